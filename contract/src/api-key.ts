@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { KeyName, LoggingPolicy, ModelPolicy, SpendPolicy } from "./policies";
+
+/** States a key can be in. PATCH moves between `active` and `disabled`; only revoke reaches `revoked`. */
+export const KeyState = z.enum(["active", "disabled", "revoked"]);
+export type KeyState = z.infer<typeof KeyState>;
+
+/** States a PATCH may set. */
+export const SettableKeyState = z.enum(["active", "disabled"], {
+  error: 'expected "active" or "disabled" (a key is revoked only by the revoke endpoint)',
+});
+export type SettableKeyState = z.infer<typeof SettableKeyState>;
+
+/** The key version callers send back as `expectedVersion`: an integer that starts at 1. */
+export const KeyVersion = z
+  .number({ error: "expected the key's current version, an integer >= 1" })
+  .int({ error: "expected the key's current version, an integer >= 1" })
+  .min(1, { error: "expected the key's current version, an integer >= 1" });
+
+const Timestamp = z.string().datetime({ offset: true });
+
+/**
+ * A regular API key as the account API returns it. Unknown extra fields are stripped, so a client
+ * keeps working when a newer gateway adds fields.
+ */
+export const ApiKey = z.object({
+  object: z.literal("api_key"),
+  keyId: z.string(),
+  ownerId: z.string(),
+  name: z.string(),
+  state: KeyState,
+  version: z.number().int().min(1),
+  /** Prefix and last four characters of the current secret; the secret itself is never returned again. */
+  hint: z.string(),
+  spendPolicy: z.object(SpendPolicy.shape).nullable(),
+  loggingPolicy: z.object(LoggingPolicy.shape),
+  modelPolicy: z.object({ mode: z.string(), modelIds: z.array(z.string()) }),
+  /** Credits spent so far, as a decimal string. */
+  spentUnits: z.string(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  rotatedAt: Timestamp.nullable(),
+  revokedAt: Timestamp.nullable(),
+});
+export type ApiKey = z.infer<typeof ApiKey>;
+
+/** The answer to create and rotate: the key record plus its new secret, shown this once. */
+export const ApiKeyWithSecret = ApiKey.extend({ secret: z.string() });
+export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecret>;
+
+/** Body of `POST /v1/account/api-keys`. Policies left out take their defaults; a missing `spendPolicy` means no cap. */
+export const CreateApiKeyRequest = z.strictObject({
+  name: KeyName,
+  spendPolicy: SpendPolicy.nullable().default(null),
+  loggingPolicy: LoggingPolicy.default({ storeRequest: false, storeResponse: false, retentionDays: 30 }),
+  modelPolicy: ModelPolicy.default({ mode: "all", modelIds: [] }),
+});
+export type CreateApiKeyRequest = z.input<typeof CreateApiKeyRequest>;
+export type CreateApiKeyParams = z.output<typeof CreateApiKeyRequest>;
+
+/** Body of `PATCH /v1/account/api-keys/{keyId}`: `expectedVersion` plus at least one change. Policies are replaced whole. */
+export const UpdateApiKeyRequest = z
+  .strictObject({
+    expectedVersion: KeyVersion,
+    name: KeyName.optional(),
+    state: SettableKeyState.optional(),
+    spendPolicy: SpendPolicy.nullable().optional(),
+    loggingPolicy: LoggingPolicy.optional(),
+    modelPolicy: ModelPolicy.optional(),
+  })
+  .refine((body) => Object.keys(body).some((field) => field !== "expectedVersion"), {
+    error: "expected at least one of name, state, spendPolicy, loggingPolicy, modelPolicy",
+  });
+export type UpdateApiKeyRequest = z.input<typeof UpdateApiKeyRequest>;
+export type UpdateApiKeyParams = z.output<typeof UpdateApiKeyRequest>;
+
+/** Body of rotate and revoke: the version the caller last saw. */
+export const VersionedRequest = z.strictObject({ expectedVersion: KeyVersion });
+export type VersionedRequest = z.infer<typeof VersionedRequest>;

@@ -1,0 +1,57 @@
+import { z } from "zod";
+
+/** Error types (the broad class) and the HTTP status each maps to. */
+export const ERROR_STATUS = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  spend_limit_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  conflict_error: 409,
+  payload_too_large_error: 413,
+  idempotency_error: 422,
+  rate_limit_error: 429,
+  api_error: 500,
+} as const;
+export type ErrorType = keyof typeof ERROR_STATUS;
+
+/**
+ * Stable machine codes. Clients branch on these, never on messages.
+ * Each code belongs to one type; `idempotency_in_flight` is the one 409 that is safe to retry.
+ */
+export const ERROR_CODES = {
+  validation_failed: "invalid_request_error",
+  missing_idempotency_key: "invalid_request_error",
+  invalid_json: "invalid_request_error",
+  invalid_credentials: "authentication_error",
+  spend_limit_reached: "spend_limit_error",
+  wrong_key_kind: "permission_error",
+  missing_scope: "permission_error",
+  model_not_allowed: "permission_error",
+  key_disabled: "permission_error",
+  key_not_found: "not_found_error",
+  route_not_found: "not_found_error",
+  model_not_found: "not_found_error",
+  conflict: "conflict_error",
+  key_revoked: "conflict_error",
+  idempotency_in_flight: "conflict_error",
+  idempotency_key_reused: "idempotency_error",
+  payload_too_large: "payload_too_large_error",
+  rate_limited: "rate_limit_error",
+  internal_error: "api_error",
+} as const satisfies Record<string, ErrorType>;
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The one error body every endpoint returns: `{ "error": { type, code, message, param?, currentVersion? } }`. */
+export const ErrorEnvelope = z.object({
+  error: z.object({
+    type: z.string(),
+    code: z.string(),
+    message: z.string(),
+    /** Dotted path of the offending field, when one field is to blame. */
+    param: z.string().optional(),
+    /** On a stale `expectedVersion` (code `conflict`): the key's version now. */
+    currentVersion: z.number().int().optional(),
+  }),
+});
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;

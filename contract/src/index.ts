@@ -1,0 +1,15 @@
+/**
+ * The gateway's wire contract, shared by the gateway, the SDK and the Pulumi provider.
+ * Each wire object is one zod schema with its type beside it; docs/api.md explains them.
+ */
+export * from "./api-key";
+export * from "./credentials";
+export * from "./errors";
+export * from "./list";
+export * from "./models";
+export * from "./paths";
+export * from "./policies";
+export * from "./scopes";
+export * from "./units";
+export * from "./usage";
+export * from "./validation";

@@ -1,0 +1,24 @@
+/** Paths of the account API, relative to the base URL. */
+export const ACCOUNT_PATHS = {
+  keys: "/v1/account/api-keys",
+  key: (keyId: string) => `/v1/account/api-keys/${encodeURIComponent(keyId)}`,
+  rotate: (keyId: string) => `/v1/account/api-keys/${encodeURIComponent(keyId)}/rotate`,
+  revoke: (keyId: string) => `/v1/account/api-keys/${encodeURIComponent(keyId)}/revoke`,
+  usageSummary: "/v1/account/usage/summary",
+  metrics: "/v1/account/metrics",
+  logs: "/v1/account/logs",
+} as const;
+
+/** Paths of the model and public endpoints. */
+export const PUBLIC_PATHS = {
+  responses: "/v1/responses",
+  models: "/v1/models",
+  startups: "/v1/startups",
+} as const;
+
+/** Header that makes an account mutation safe to retry. */
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+/** Header set on a response replayed from the idempotency store. */
+export const REPLAYED_HEADER = "idempotent-replayed";
+/** Idempotency keys: 1 to 255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;

@@ -1,0 +1,51 @@
+import { z } from "zod";
+
+const Timestamp = z.string().datetime({ offset: true });
+
+/** Usage of one key or one model inside a summary. */
+const UsageLine = z.object({ requests: z.number().int(), spentUnits: z.string() });
+
+/** `GET /v1/account/usage/summary`: what the owner's keys spent, in total and per key and model. */
+export const UsageSummary = z.object({
+  object: z.literal("usage_summary"),
+  ownerId: z.string(),
+  requests: z.number().int(),
+  spentUnits: z.string(),
+  byKey: z.array(UsageLine.extend({ keyId: z.string() })),
+  byModel: z.array(UsageLine.extend({ model: z.string() })),
+});
+export type UsageSummary = z.infer<typeof UsageSummary>;
+
+/** `GET /v1/account/metrics`: counters of the owner's keys and model requests. */
+export const Metrics = z.object({
+  object: z.literal("metrics"),
+  ownerId: z.string(),
+  keys: z.object({ active: z.number().int(), disabled: z.number().int(), revoked: z.number().int() }),
+  requests: z.object({
+    total: z.number().int(),
+    succeeded: z.number().int(),
+    /** Requests refused by a policy (model not allowed, spend limit reached). */
+    rejected: z.number().int(),
+  }),
+  spentUnits: z.string(),
+});
+export type Metrics = z.infer<typeof Metrics>;
+
+/** One row of `GET /v1/account/logs`. Content is present only when the key's logging policy asked for it. */
+export const LogEntry = z.object({
+  object: z.literal("request_log"),
+  id: z.string(),
+  keyId: z.string(),
+  model: z.string(),
+  status: z.number().int(),
+  costUnits: z.string(),
+  createdAt: Timestamp,
+  request: z.object({ input: z.string() }).nullable(),
+  response: z.object({ text: z.string() }).nullable(),
+});
+export type LogEntry = z.infer<typeof LogEntry>;
+
+/** Query of `GET /v1/account/logs`: a list query, optionally narrowed to one key. */
+export const LogsQuery = z.strictObject({
+  keyId: z.string().min(1).max(64).optional(),
+});
