@@ -1,0 +1,4 @@
+export * from "./cycle";
+export * from "./leaks";
+export * from "./operations";
+export * from "./sandbox";

@@ -1,0 +1,39 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+
+export interface Leak {
+  file: string;
+  /** Which needle was found (its label, never the value). */
+  label: string;
+}
+
+/**
+ * Reads every file under `dir` (the backend's state, history and backups) and reports each one that
+ * holds a needle in plaintext or base64. This reads the files on disk on purpose: the Automation
+ * API's `exportStack()` decrypts secrets, so it cannot show a leak.
+ */
+export async function findLeaks(dir: string, needles: Record<string, string>): Promise<Leak[]> {
+  const leaks: Leak[] = [];
+  for (const file of await listFiles(dir)) {
+    const content = await readFile(file);
+    for (const [label, value] of Object.entries(needles)) {
+      const forms = [value, Buffer.from(value).toString("base64")];
+      if (forms.some((form) => content.includes(form))) leaks.push({ file, label });
+    }
+  }
+  return leaks;
+}
+
+/** Every regular file under `dir`, recursively. */
+export async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** Whether any file under `dir` contains `text`, e.g. `"ciphertext"` in an encrypted secret. */
+export async function stateMentions(dir: string, text: string): Promise<boolean> {
+  for (const file of await listFiles(dir)) {
+    if ((await readFile(file, "utf8")).includes(text)) return true;
+  }
+  return false;
+}

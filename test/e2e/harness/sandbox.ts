@@ -1,0 +1,104 @@
+import { mkdtemp, mkdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import * as auto from "@pulumi/pulumi/automation";
+
+/** The repository root: programs must run inside it so `@pulumi/pulumi` and our packages resolve. */
+export const REPO_ROOT = resolve(__dirname, "../../..");
+
+/** Stack configuration: plain values, and values set as Pulumi secrets (`pulumi config set --secret`). */
+export interface StackConfig {
+  plain?: Record<string, string>;
+  secret?: Record<string, string>;
+}
+
+/**
+ * A throw-away Pulumi environment for one test: its own `file://` backend, its own PULUMI_HOME,
+ * passphrase secrets, no update checks and no plugin downloads, so nothing leaves the machine.
+ * Every stack made through it is removed by `dispose()`.
+ */
+export class EngineSandbox {
+  private readonly stacks: auto.Stack[] = [];
+
+  private constructor(
+    /** Folder of the `file://` backend: every state file the engine writes lands here. */
+    readonly backendDir: string,
+    private readonly scratchDir: string,
+    private readonly inlineWorkDir: string,
+    /** Environment given to every engine command of this sandbox. */
+    readonly env: Record<string, string>,
+  ) {}
+
+  static async create(extraEnv: Record<string, string> = {}): Promise<EngineSandbox> {
+    const scratch = await mkdtemp(join(tmpdir(), "gateway-keys-e2e-"));
+    const backendDir = join(scratch, "backend");
+    const home = join(scratch, "pulumi-home");
+    // Inline programs run in a folder inside the repository: the dynamic-provider plugin resolves
+    // `@pulumi/pulumi` and the provider's implementation from the program's folder.
+    const inlineWorkDir = join(REPO_ROOT, "test/e2e/.workspaces", scratch.split("-").pop()!);
+    await Promise.all([mkdir(backendDir), mkdir(home), mkdir(inlineWorkDir, { recursive: true })]);
+    const env = {
+      PULUMI_BACKEND_URL: `file://${backendDir}`,
+      PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase-not-a-secret",
+      PULUMI_HOME: home,
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      PULUMI_DIY_BACKEND_NO_LEGACY_WARNING: "true",
+      ...extraEnv,
+    };
+    return new EngineSandbox(backendDir, scratch, inlineWorkDir, env);
+  }
+
+  /** A stack whose program is a function in this process (Automation API inline program). */
+  async inlineStack(projectName: string, program: auto.PulumiFn, config: StackConfig = {}): Promise<auto.Stack> {
+    const stack = await auto.LocalWorkspace.createStack(
+      { projectName, stackName: "e2e", program },
+      {
+        workDir: this.inlineWorkDir,
+        pulumiHome: this.env.PULUMI_HOME,
+        envVars: this.env,
+        secretsProvider: "passphrase",
+        projectSettings: { name: projectName, runtime: "nodejs", backend: { url: this.env.PULUMI_BACKEND_URL! } },
+      },
+    );
+    return this.track(stack, config);
+  }
+
+  /**
+   * A stack of a project folder with its own `Pulumi.yaml`, run the way a user runs it: the CLI
+   * starts the Node language host, which runs the folder's program.
+   */
+  async projectStack(projectDir: string, config: StackConfig = {}): Promise<auto.Stack> {
+    // A unique stack name per sandbox: the project folder is shared, and its Pulumi.<stack>.yaml
+    // is the only file the engine writes there.
+    const stackName = `e2e-${this.scratchDir.split("-").pop()!.toLowerCase()}`;
+    const stack = await auto.LocalWorkspace.createStack(
+      { stackName, workDir: resolve(REPO_ROOT, projectDir) },
+      { pulumiHome: this.env.PULUMI_HOME, envVars: this.env, secretsProvider: "passphrase" },
+    );
+    return this.track(stack, config);
+  }
+
+  private async track(stack: auto.Stack, config: StackConfig): Promise<auto.Stack> {
+    this.stacks.push(stack);
+    await setStackConfig(stack, config);
+    return stack;
+  }
+
+  /** Removes every stack (and its Pulumi.<stack>.yaml) and every temporary folder. */
+  async dispose(): Promise<void> {
+    for (const stack of this.stacks) {
+      await stack.workspace.removeStack(stack.name, { force: true }).catch(() => undefined);
+    }
+    await rm(this.inlineWorkDir, { recursive: true, force: true });
+    await rm(this.scratchDir, { recursive: true, force: true });
+  }
+}
+
+/** Sets stack config the way `pulumi config set [--secret]` does. */
+export async function setStackConfig(stack: auto.Stack, config: StackConfig): Promise<void> {
+  const values: auto.ConfigMap = {};
+  for (const [key, value] of Object.entries(config.plain ?? {})) values[key] = { value, secret: false };
+  for (const [key, value] of Object.entries(config.secret ?? {})) values[key] = { value, secret: true };
+  if (Object.keys(values).length > 0) await stack.setAllConfig(values);
+}
