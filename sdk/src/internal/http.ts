@@ -1,0 +1,66 @@
+import { tryJson } from "./parse";
+import { InvalidArgumentError } from "../core/errors";
+
+/** Response headers as undici gives them: lower-case names. */
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/** The `error.code` of an error envelope, without validating the rest (the retry decision needs only this). */
+export function envelopeCode(text: string): string | undefined {
+  const json = tryJson(text);
+  if (!json.ok || typeof json.value !== "object" || json.value === null) return undefined;
+  const error = (json.value as { error?: { code?: unknown } }).error;
+  return typeof error?.code === "string" ? error.code : undefined;
+}
+
+/** A header's first value (undici gives repeated headers as arrays). */
+export function firstHeader(headers: ResponseHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** `?a=1&b=2`, leaving out undefined values; empty when nothing is left. */
+export function queryString(query: Record<string, string | number | undefined> | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+/** Checks `baseUrl` once, in the constructor, so a typo fails there rather than on the first call. */
+export function parseBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new InvalidArgumentError("invalid_argument", "baseUrl must be an absolute http(s) URL, e.g. http://127.0.0.1:8787");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new InvalidArgumentError("invalid_argument", "baseUrl must use http: or https:");
+  }
+  return url;
+}
+
+/** A non-negative integer option, or its fallback when left out. */
+export function count(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError("invalid_argument", `${name} must be a non-negative integer`);
+  return value;
+}
+
+/** undici refused the request before sending it (e.g. a header value with a newline): retrying cannot help. */
+export function isUndiciArgumentError(error: unknown): boolean {
+  return codeOf(error) === "UND_ERR_INVALID_ARG";
+}
+
+/** `ECONNRESET`, `UND_ERR_SOCKET`, … or the error's name: short enough for a log line. */
+export function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? code : error instanceof Error ? error.name : "unknown";
+}
+
+/** `CODE: message: INNER_CODE`, for connection error messages (redacted by the error constructor). */
+export function messageOf(error: unknown): string {
+  const inner = error instanceof Error && error.cause instanceof Error ? `: ${codeOf(error.cause)}` : "";
+  return error instanceof Error ? `${codeOf(error)}: ${error.message}${inner}` : String(error);
+}

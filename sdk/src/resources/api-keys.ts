@@ -1,0 +1,175 @@
+import {
+  ACCOUNT_PATHS,
+  ApiKey,
+  ApiKeyWithSecret,
+  PAGE_LIMIT,
+  type CreateApiKeyRequest,
+  type UpdateApiKeyRequest,
+  type VersionedRequest,
+} from "@gateway-keys/contract";
+import type { GatewayClient } from "../client";
+import { APIPromise } from "../core/api-promise";
+import { APIError, InvalidArgumentError, NotFoundError } from "../core/errors";
+import type { ListParams, PagePromise } from "../core/pagination";
+import type { RequestOptions, WithResponse } from "../core/request-options";
+
+/**
+ * Regular API keys of the provisioning key's owner. Mutations carry an Idempotency-Key, the same on
+ * every retry; change, rotate and revoke need the `expectedVersion` the caller last saw.
+ *
+ * @example
+ * const key = await client.apiKeys.create({ name: "ci" });
+ * const renamed = await client.apiKeys.update(key.keyId, { expectedVersion: key.version, name: "ci-2" });
+ */
+export class ApiKeys {
+  readonly #client: GatewayClient;
+  /**
+   * Whether the gateway offers `GET /v1/account/api-keys/{keyId}` (an extension of ours; the seed
+   * contract only guarantees the list). Learned on the first `get` and kept for this client.
+   */
+  #singleKeyGet: "unknown" | "supported" | "unsupported" = "unknown";
+
+  constructor(client: GatewayClient) {
+    this.#client = client;
+  }
+
+  /**
+   * Creates a key. The answer holds its `secret`, shown this once; a retried create returns the
+   * same secret, because the gateway replays its answer for the same Idempotency-Key.
+   * @example
+   * const { keyId, secret } = await client.apiKeys.create({ name: "ci", spendPolicy: { limitUnits: "100" } });
+   */
+  create(body: CreateApiKeyRequest, options?: RequestOptions): APIPromise<ApiKeyWithSecret> {
+    return this.#client.request({ method: "POST", path: ACCOUNT_PATHS.keys, body, auth: "provisioning", schema: ApiKeyWithSecret, options });
+  }
+
+  /**
+   * Lists keys in the gateway's order. Await for one page, or `for await` for every key, pages
+   * fetched as the loop reaches them.
+   * @example
+   * const page = await client.apiKeys.list({ limit: 100 });
+   * for await (const key of client.apiKeys.list()) console.log(key.keyId);
+   */
+  list(query: ListParams = {}, options?: RequestOptions): PagePromise<ApiKey> {
+    return this.#client.requestPage({ path: ACCOUNT_PATHS.keys, query: { ...query }, auth: "provisioning", item: ApiKey, options });
+  }
+
+  /**
+   * Reads one key. Uses the single-key endpoint where the gateway has it, and otherwise (remembered
+   * per client) scans the list. A key that does not exist is `NotFoundError` with code
+   * `key_not_found` either way.
+   * @example
+   * const key = await client.apiKeys.get("key_123");
+   */
+  get(keyId: string, options?: RequestOptions): APIPromise<ApiKey> {
+    return new APIPromise(this.#get(requireKeyId(keyId), options));
+  }
+
+  /**
+   * Changes name, state or policies. Policies are replaced whole.
+   * @throws ConflictError code `conflict` when `expectedVersion` is stale (`currentVersion` says the version now).
+   * @example
+   * await client.apiKeys.update(key.keyId, { expectedVersion: key.version, state: "disabled" });
+   */
+  update(keyId: string, body: UpdateApiKeyRequest, options?: RequestOptions): APIPromise<ApiKey> {
+    const id = requireKeyId(keyId);
+    return this.#client.request({
+      method: "PATCH",
+      path: ACCOUNT_PATHS.key(id),
+      body,
+      auth: "provisioning",
+      schema: ApiKey,
+      keyId: id,
+      expectedVersion: body.expectedVersion,
+      options,
+    });
+  }
+
+  /**
+   * Issues a new secret in place of the old one, which stops working. The new secret is shown once.
+   * @example
+   * const { secret, version } = await client.apiKeys.rotate(key.keyId, { expectedVersion: key.version });
+   */
+  rotate(keyId: string, body: VersionedRequest, options?: RequestOptions): APIPromise<ApiKeyWithSecret> {
+    const id = requireKeyId(keyId);
+    return this.#client.request({
+      method: "POST",
+      path: ACCOUNT_PATHS.rotate(id),
+      body,
+      auth: "provisioning",
+      schema: ApiKeyWithSecret,
+      keyId: id,
+      expectedVersion: body.expectedVersion,
+      options,
+    });
+  }
+
+  /**
+   * Revokes a key for good: it never authenticates again.
+   * @throws ConflictError code `key_revoked` when it already was.
+   * @example
+   * await client.apiKeys.revoke(key.keyId, { expectedVersion: key.version });
+   */
+  revoke(keyId: string, body: VersionedRequest, options?: RequestOptions): APIPromise<ApiKey> {
+    const id = requireKeyId(keyId);
+    return this.#client.request({
+      method: "POST",
+      path: ACCOUNT_PATHS.revoke(id),
+      body,
+      auth: "provisioning",
+      schema: ApiKey,
+      keyId: id,
+      expectedVersion: body.expectedVersion,
+      options,
+    });
+  }
+
+  async #get(keyId: string, options: RequestOptions | undefined): Promise<WithResponse<ApiKey>> {
+    if (this.#singleKeyGet !== "unsupported") {
+      try {
+        const found = await this.#client
+          .request({ method: "GET", path: ACCOUNT_PATHS.key(keyId), auth: "provisioning", schema: ApiKey, keyId, options })
+          .withResponse();
+        this.#singleKeyGet = "supported";
+        return found;
+      } catch (error) {
+        if (!lacksSingleKeyGet(error)) {
+          if (error instanceof APIError && error.enveloped) this.#singleKeyGet = "supported";
+          throw error;
+        }
+        this.#singleKeyGet = "unsupported";
+        this.#client.log("debug", "the gateway has no single-key GET; apiKeys.get scans the list from now on", { keyId });
+      }
+    }
+    return this.#scan(keyId, options);
+  }
+
+  /** The seed contract's way to read one key: walk the list until it shows up. */
+  async #scan(keyId: string, options: RequestOptions | undefined): Promise<WithResponse<ApiKey>> {
+    const first = await this.list({ limit: PAGE_LIMIT.max }, options).withResponse();
+    for await (const page of first.data.iterPages()) {
+      const found = page.data.find((key) => key.keyId === keyId);
+      if (found) return { data: found, response: first.response };
+    }
+    const request = `GET ${ACCOUNT_PATHS.keys}`;
+    const message = `no key ${keyId} in this owner's list`;
+    throw APIError.generate(404, { error: { type: "not_found_error", code: "key_not_found", message } }, { request, keyId });
+  }
+}
+
+/**
+ * The gateway does not have the single-key route: our 404 `route_not_found`, or a 404/405 that is
+ * not our envelope (another gateway, or a proxy that only forwards the seed's routes).
+ */
+function lacksSingleKeyGet(error: unknown): boolean {
+  if (!(error instanceof APIError)) return false;
+  if (error instanceof NotFoundError) return error.code === "route_not_found" || !error.enveloped;
+  return error.status === 405;
+}
+
+function requireKeyId(keyId: string): string {
+  if (typeof keyId !== "string" || keyId.length === 0) {
+    throw new InvalidArgumentError("invalid_argument", "keyId must be a non-empty string, e.g. the keyId that create returned");
+  }
+  return keyId;
+}

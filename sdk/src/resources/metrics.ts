@@ -1,0 +1,26 @@
+import { ACCOUNT_PATHS, Metrics } from "@gateway-keys/contract";
+import type { GatewayClient } from "../client";
+import type { APIPromise } from "../core/api-promise";
+import type { RequestOptions } from "../core/request-options";
+
+/**
+ * Counters of the owner's keys (by state) and model requests.
+ * @example
+ * const { keys, requests } = await client.metrics.get();
+ */
+export class AccountMetrics {
+  readonly #client: GatewayClient;
+
+  constructor(client: GatewayClient) {
+    this.#client = client;
+  }
+
+  /**
+   * `GET /v1/account/metrics`.
+   * @example
+   * const metrics = await client.metrics.get();
+   */
+  get(options?: RequestOptions): APIPromise<Metrics> {
+    return this.#client.request({ method: "GET", path: ACCOUNT_PATHS.metrics, auth: "provisioning", schema: Metrics, options });
+  }
+}

@@ -1,0 +1,26 @@
+import { ACCOUNT_PATHS, UsageSummary } from "@gateway-keys/contract";
+import type { GatewayClient } from "../client";
+import type { APIPromise } from "../core/api-promise";
+import type { RequestOptions } from "../core/request-options";
+
+/**
+ * What the owner's keys spent, in total and per key and model.
+ * @example
+ * const { spentUnits, byKey } = await client.usage.summary();
+ */
+export class Usage {
+  readonly #client: GatewayClient;
+
+  constructor(client: GatewayClient) {
+    this.#client = client;
+  }
+
+  /**
+   * `GET /v1/account/usage/summary`.
+   * @example
+   * const summary = await client.usage.summary();
+   */
+  summary(options?: RequestOptions): APIPromise<UsageSummary> {
+    return this.#client.request({ method: "GET", path: ACCOUNT_PATHS.usageSummary, auth: "provisioning", schema: UsageSummary, options });
+  }
+}
