@@ -12,4 +12,5 @@ module.exports = {
   // Engine tests start Pulumi operations that take tens of seconds.
   testTimeout: 300_000,
   maxWorkers: 2,
+  reporters: ["default", "<rootDir>/test/support/summary-reporter.js"],
 };

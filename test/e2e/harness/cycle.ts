@@ -1,5 +1,5 @@
-import type * as auto from "@pulumi/pulumi/automation";
-import { destroy, preview, refresh, up } from "./operations";
+import type * as auto from "@pulumi/pulumi/automation/index.js";
+import { destroy, preview, refresh, up } from "./operations.ts";
 
 /** One optional edit of the program, applied with another `up` in the middle of the cycle. */
 export interface CycleEdit {

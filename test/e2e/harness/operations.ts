@@ -1,4 +1,4 @@
-import * as auto from "@pulumi/pulumi/automation";
+import * as auto from "@pulumi/pulumi/automation/index.js";
 
 /**
  * Engine operations that fail loudly: a failing step's error carries the engine's own output, so a

@@ -1,10 +1,22 @@
 import { mkdtemp, mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import * as auto from "@pulumi/pulumi/automation";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import * as auto from "@pulumi/pulumi/automation/index.js";
 
-/** The repository root: programs must run inside it so `@pulumi/pulumi` and our packages resolve. */
-export const REPO_ROOT = resolve(__dirname, "../../..");
+/**
+ * The repository root: programs must run inside it so `@pulumi/pulumi` and our packages resolve.
+ * Found from the working folder (npm scripts run at the root), so this file also runs as plain
+ * Node type-stripped TypeScript (bench/), where `__dirname` does not exist.
+ */
+export const REPO_ROOT = findRepoRoot(process.cwd());
+
+function findRepoRoot(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "tsconfig.base.json")) && existsSync(join(dir, "provider/package.json"))) return dir;
+    if (dirname(dir) === dir) throw new Error(`run from inside the gateway-keys repository (cwd: ${start})`);
+  }
+}
 
 /** Stack configuration: plain values, and values set as Pulumi secrets (`pulumi config set --secret`). */
 export interface StackConfig {
@@ -19,15 +31,19 @@ export interface StackConfig {
  */
 export class EngineSandbox {
   private readonly stacks: auto.Stack[] = [];
+  /** Folder of the `file://` backend: every state file the engine writes lands here. */
+  readonly backendDir: string;
+  /** Environment given to every engine command of this sandbox. */
+  readonly env: Record<string, string>;
+  private readonly scratchDir: string;
+  private readonly inlineWorkDir: string;
 
-  private constructor(
-    /** Folder of the `file://` backend: every state file the engine writes lands here. */
-    readonly backendDir: string,
-    private readonly scratchDir: string,
-    private readonly inlineWorkDir: string,
-    /** Environment given to every engine command of this sandbox. */
-    readonly env: Record<string, string>,
-  ) {}
+  private constructor(backendDir: string, scratchDir: string, inlineWorkDir: string, env: Record<string, string>) {
+    this.backendDir = backendDir;
+    this.scratchDir = scratchDir;
+    this.inlineWorkDir = inlineWorkDir;
+    this.env = env;
+  }
 
   static async create(extraEnv: Record<string, string> = {}): Promise<EngineSandbox> {
     const scratch = await mkdtemp(join(tmpdir(), "gateway-keys-e2e-"));
