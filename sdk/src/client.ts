@@ -148,16 +148,17 @@ export class GatewayClient {
   }
 
   /**
-   * Closes the connections of the client's own agent. An injected `dispatcher` is left open: its
-   * owner closes it.
+   * Closes the connections of the client's own agent; a later call opens new ones. An injected
+   * `dispatcher` is left open: its owner closes it.
    * @example
    * await client.close();
    */
   async close(): Promise<void> {
     const agent = this.#ownAgent;
+    if (!agent) return;
     this.#ownAgent = undefined;
     this.#dispatcher = undefined;
-    if (agent) await agent.close();
+    await agent.close();
   }
 
   /**
@@ -340,7 +341,7 @@ export class GatewayClient {
   #headers(spec: RequestSpec<unknown>, options: ModelRequestOptions, idempotencyKey: string | undefined): Record<string, string> {
     const headers: Record<string, string> = { accept: "application/json", "user-agent": USER_AGENT };
     const credential = this.#credential(spec, options);
-    if (credential !== undefined) headers.authorization = `Bearer ${credential}`;
+    if (credential !== undefined) headers.authorization = `Bearer ${checkedCredential(credential)}`;
     if (spec.body !== undefined) headers["content-type"] = "application/json";
     if (idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = idempotencyKey;
     return headers;
@@ -380,6 +381,21 @@ export class GatewayClient {
   #secrets(extra?: string): (string | undefined)[] {
     return [this.#provisioningKey, this.#apiKey, extra];
   }
+}
+
+/**
+ * A key read from a file or an environment variable often ends in a newline; sent as is it would be
+ * refused by undici (with a message about the header) or, worse, split the header. Caught here with
+ * a message that says where to look, and without the key in it.
+ */
+function checkedCredential(credential: string): string {
+  if (credential.length === 0 || /[\u0000-\u001f\u007f\s]/.test(credential)) {
+    throw new InvalidArgumentError(
+      "invalid_argument",
+      "a credential contains whitespace or a control character (a trailing newline from a file or variable?): trim it",
+    );
+  }
+  return credential;
 }
 
 /**
