@@ -1,1 +1,20 @@
-export {};
+/**
+ * `@gateway-keys/gateway`: a self-hostable model gateway with key management, embeddable in tests
+ * and demos (`startGateway`) or run from the `gateway` CLI.
+ */
+export { createApp, BODY_LIMIT_BYTES, DEFAULT_IDEMPOTENCY_TTL_MS } from "./app";
+export type { AppDependencies, GatewayControls, LoggerSetting } from "./app";
+export { startGateway } from "./server";
+export type { StartGatewayOptions, RunningGateway } from "./server";
+export { openSqliteStore } from "./store/sqlite/sqlite-store";
+export type { SqliteStoreOptions } from "./store/sqlite/sqlite-store";
+export type * from "./store/types";
+export { createProvisioningKey, OWNER_ID_PATTERN } from "./keys/provisioning";
+export type { CreateProvisioningKeyOptions, CreatedProvisioningKey } from "./keys/provisioning";
+export { GatewayError } from "./errors";
+export type { GatewayErrorDetails } from "./errors";
+export { ENCRYPTION_KEY_ENV, keyFilePathFor } from "./encryption-key";
+export type { RateLimitOptions } from "./rate-limit";
+export type { MaintenanceResult } from "./policies/retention";
+export type { BuiltInModel } from "./models/catalog";
+export { EXTENSIONS } from "./routes/public";

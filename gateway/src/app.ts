@@ -1,0 +1,109 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import type { DestinationStream, LevelWithSilent } from "pino";
+import type { GatewayContext } from "./context";
+import { ReplyCipher } from "./crypto";
+import { resolveEncryptionKey } from "./encryption-key";
+import { installErrorHandling } from "./errors";
+import { loggerOptions } from "./logging";
+import { ModelCatalog, type BuiltInModel } from "./models/catalog";
+import { runMaintenance, scheduleMaintenance, type MaintenanceResult } from "./policies/retention";
+import { RateLimiter, type RateLimitOptions } from "./rate-limit";
+import { accountKeyRoutes } from "./routes/account-keys";
+import { publicRoutes } from "./routes/public";
+import { responsesRoutes } from "./routes/responses";
+import { usageRoutes } from "./routes/usage";
+import type { Store } from "./store/types";
+import { installZodValidation } from "./validation";
+
+/** Request bodies above this are refused with 413 `payload_too_large`. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+/** How long a completed idempotent reply is replayed, unless configured: 24 hours. */
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Logging of an app: off, on at `info`, or a level and where lines go. Secrets are always redacted. */
+export type LoggerSetting = boolean | { level?: LevelWithSilent; stream?: DestinationStream };
+
+/** What {@link createApp} needs. Only `store` is required. */
+export interface AppDependencies {
+  /** Where keys, logs and idempotency records live (see `openSqliteStore`). */
+  store: Store;
+  /** The clock every timestamp, expiry, retention and rate limit reads; tests move it. Default: system time. */
+  clock?: () => Date;
+  /** Default `false` (silent), which suits tests and embedding. */
+  logger?: LoggerSetting;
+  /** Lifetime of stored idempotent replies. Default 24 h. */
+  idempotencyTtlMs?: number;
+  /** Per-credential token bucket. Default 200 requests/s, burst 1000. */
+  rateLimit?: RateLimitOptions;
+  /**
+   * Key (32 bytes, or its base64/hex text) that encrypts stored replies. Default: the
+   * `GATEWAY_ENCRYPTION_KEY` variable, else a `<db>.key` file beside the database (mode 0600),
+   * else, for an in-memory store, a random key for the life of the process.
+   */
+  encryptionKey?: Buffer | string;
+  /** How often expired logs and idempotency records are purged. Default 60 000 ms; 0 turns the timer off. */
+  maintenanceIntervalMs?: number;
+  /** The models served. Default: the built-in deterministic models (`echo-1`, `reverse-1`, `count-1`). */
+  models?: readonly BuiltInModel[];
+}
+
+/** Operations on a running app beyond HTTP. */
+export interface GatewayControls {
+  /** Purges expired request logs and idempotency records now, at the injected clock's time. */
+  runMaintenance(): MaintenanceResult;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Gateway operations beyond HTTP; see {@link GatewayControls}. */
+    gateway: GatewayControls;
+  }
+}
+
+/**
+ * Builds the gateway as a Fastify app: the account API, the model endpoints and the public
+ * endpoints, over the given store and clock. It does not listen; call `listen` (or use
+ * `startGateway`) or `inject`. Closing the app stops its timers but leaves the store open: the
+ * caller opened it, the caller closes it.
+ */
+export function createApp(deps: AppDependencies): FastifyInstance {
+  const clock = deps.clock ?? (() => new Date());
+  const ctx: GatewayContext = {
+    store: deps.store,
+    now: () => clock().getTime(),
+    cipher: new ReplyCipher(resolveEncryptionKey(deps.encryptionKey, deps.store.location)),
+    idempotencyTtlMs: deps.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
+    rateLimiter: new RateLimiter(deps.rateLimit),
+    models: new ModelCatalog(deps.models),
+  };
+
+  const app = Fastify({
+    logger: loggerOptions(deps.logger ?? false),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Requests that arrive while closing are still served: the store stays open until close ends.
+    return503OnClosing: false,
+    forceCloseConnections: "idle",
+  });
+  app.decorateRequest("account", null);
+  app.decorateRequest("apiKey", null);
+  app.decorateRequest("idempotencyKey", null);
+  app.decorate("gateway", { runMaintenance: () => runMaintenance(ctx) } satisfies GatewayControls);
+
+  installZodValidation(app);
+  installErrorHandling(app);
+
+  app.register(publicRoutes, { prefix: "/v1", ctx });
+  app.register(responsesRoutes, { prefix: "/v1", ctx });
+  app.register(accountKeyRoutes, { prefix: "/v1/account/api-keys", ctx });
+  app.register(usageRoutes, { prefix: "/v1/account", ctx });
+
+  const intervalMs = deps.maintenanceIntervalMs ?? 60_000;
+  if (intervalMs > 0) {
+    let stop: (() => void) | undefined;
+    app.addHook("onReady", async () => {
+      stop = scheduleMaintenance(ctx, intervalMs, app.log);
+    });
+    app.addHook("onClose", async () => stop?.());
+  }
+  return app;
+}

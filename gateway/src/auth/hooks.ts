@@ -1,0 +1,91 @@
+import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
+import { keyKindOf, type Scope } from "@gateway-keys/contract";
+import type { GatewayContext } from "../context";
+import { hashesEqual, sha256 } from "../crypto";
+import { GatewayError } from "../errors";
+import type { StoredApiKey } from "../store/types";
+import { bearerToken, modelCredential } from "./credentials";
+
+// Our decision: the kind of a key is part of its format (gwk_ / gwp_), so a well-formed key of the
+// wrong kind gets 403 wrong_key_kind before any look-up; that tells the caller exactly which key
+// to use and reveals nothing a format check would not.
+const WRONG_KIND_ON_ACCOUNT =
+  "This is a regular API key (gwk_…); /v1/account/* takes a provisioning key (gwp_…) in Authorization: Bearer.";
+const WRONG_KIND_ON_MODELS = "This is a provisioning key (gwp_…); model endpoints take a regular API key (gwk_…).";
+const MALFORMED = "The key is not well-formed (wrong prefix, length or checksum); check that it was copied whole.";
+
+/**
+ * Authenticates `Authorization: Bearer <provisioning key>`, applies the rate limit and checks that
+ * the key carries `scope`. Sets `request.account`.
+ */
+export function requireProvisioningKey(ctx: GatewayContext, scope: Scope): onRequestAsyncHookHandler {
+  return async (request) => {
+    const secret = bearerToken(request.headers);
+    if (secret === undefined) {
+      throw new GatewayError("invalid_credentials", "Send a provisioning key as Authorization: Bearer <key>.");
+    }
+    const kind = keyKindOf(secret);
+    if (kind === undefined) throw new GatewayError("invalid_credentials", MALFORMED);
+    if (kind === "regular") throw new GatewayError("wrong_key_kind", WRONG_KIND_ON_ACCOUNT);
+    const hash = sha256(secret);
+    const key = ctx.store.findProvisioningKeyByHash(hash);
+    if (!key || !hashesEqual(key.secretHash, hash) || key.revokedAt !== null) {
+      throw new GatewayError("invalid_credentials", "The provisioning key is not valid; it may have been revoked or never existed.");
+    }
+    ctx.rateLimiter.take(`pk:${key.id}`, ctx.now());
+    if (!key.scopes.includes(scope)) {
+      throw new GatewayError("missing_scope", `This provisioning key lacks the scope ${scope}; use a key that carries it.`);
+    }
+    request.account = { ownerId: key.ownerId, provisioningKeyId: key.id, scopes: key.scopes };
+  };
+}
+
+/** Looks up a regular key and refuses it unless it may call models now. */
+function authenticateApiKey(ctx: GatewayContext, secret: string): StoredApiKey {
+  const kind = keyKindOf(secret);
+  if (kind === undefined) throw new GatewayError("invalid_credentials", MALFORMED);
+  if (kind === "provisioning") throw new GatewayError("wrong_key_kind", WRONG_KIND_ON_MODELS);
+  const hash = sha256(secret);
+  const key = ctx.store.findApiKeyByHash(hash);
+  // A rotated-away secret no longer matches any stored hash, so it lands here as unknown.
+  if (!key || !hashesEqual(key.secretHash, hash)) {
+    throw new GatewayError("invalid_credentials", "The API key is not valid; it may have been rotated or never existed.");
+  }
+  if (key.state === "revoked") throw new GatewayError("invalid_credentials", "The API key has been revoked.");
+  if (key.state === "disabled") {
+    throw new GatewayError("key_disabled", "The API key is disabled; its owner can enable it again with PATCH state \"active\".");
+  }
+  return key;
+}
+
+/** Model endpoints: a regular key is required. Sets `request.apiKey`. */
+export function requireApiKey(ctx: GatewayContext): onRequestAsyncHookHandler {
+  return async (request) => {
+    const secret = modelCredential(request.headers);
+    if (secret === undefined) {
+      throw new GatewayError("invalid_credentials", "Send a regular API key as Authorization: Bearer <key> (or x-api-key).");
+    }
+    const key = authenticateApiKey(ctx, secret);
+    ctx.rateLimiter.take(`key:${key.id}`, ctx.now());
+    request.apiKey = key;
+  };
+}
+
+/** `GET /v1/models`: no key is fine; a key that is sent must be valid. */
+export function optionalApiKey(ctx: GatewayContext): onRequestAsyncHookHandler {
+  return async (request) => {
+    const secret = modelCredential(request.headers);
+    if (secret === undefined) {
+      ctx.rateLimiter.take(anonymous(request), ctx.now());
+      return;
+    }
+    const key = authenticateApiKey(ctx, secret);
+    ctx.rateLimiter.take(`key:${key.id}`, ctx.now());
+    request.apiKey = key;
+  };
+}
+
+/** Anonymous callers share a bucket per client address. */
+export function anonymous(request: FastifyRequest): string {
+  return `ip:${request.ip}`;
+}

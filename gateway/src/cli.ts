@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+/**
+ * The `gateway` command:
+ *   gateway serve [--port 8787] [--host 127.0.0.1] [--db ./gateway.db] [--bootstrap --owner ID]
+ *   gateway provisioning-key create --db FILE --owner ID [--scopes keys:read,keys:write,usage:read]
+ * Human-readable lines (and secrets, once) go to stdout; JSON logs go to stderr.
+ */
+import { resolve } from "node:path";
+import pino from "pino";
+import { SCOPES, type Scope } from "@gateway-keys/contract";
+import { createProvisioningKey } from "./keys/provisioning";
+import { startGateway } from "./server";
+import { openSqliteStore } from "./store/sqlite/sqlite-store";
+
+interface ServeOptions {
+  port: number;
+  host: string;
+  db: string;
+  bootstrap?: boolean;
+  owner?: string;
+  scopes: Scope[];
+  logLevel: string;
+  meteringDurability: "normal" | "full";
+}
+
+interface CreateKeyOptions {
+  db: string;
+  owner: string;
+  scopes: Scope[];
+}
+
+async function main(argv: string[]): Promise<void> {
+  // commander 15 is ESM-only; this package compiles to CommonJS, where import() still loads ESM.
+  const { Command, InvalidArgumentError, Option } = await import("commander");
+
+  const parsePort = (text: string): number => {
+    const port = Number(text);
+    if (!/^\d+$/.test(text) || port > 65535) throw new InvalidArgumentError("expected a port number from 0 to 65535");
+    return port;
+  };
+  const parseScopes = (text: string): Scope[] => {
+    const scopes = text.split(",").map((scope) => scope.trim()).filter(Boolean);
+    const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
+    if (scopes.length === 0 || unknown.length > 0) {
+      throw new InvalidArgumentError(`expected a comma-separated list of ${SCOPES.join(", ")}`);
+    }
+    return scopes as Scope[];
+  };
+
+  const program = new Command()
+    .name("gateway")
+    .description("A self-hostable model gateway with API keys managed as code.")
+    .showHelpAfterError();
+
+  program
+    .command("serve")
+    .description("Run the gateway until SIGINT or SIGTERM.")
+    .addOption(new Option("--port <port>", "port to listen on (0: any free port)").default(8787).argParser(parsePort))
+    .option("--host <address>", "address to bind; loopback unless you mean to expose it", "127.0.0.1")
+    .option("--db <file>", "SQLite database file (created if missing)", "./gateway.db")
+    .option("--bootstrap", "create a provisioning key for --owner and print its secret once")
+    .option("--owner <id>", "owner of the bootstrap provisioning key")
+    .addOption(new Option("--scopes <list>", "scopes of the bootstrap key").default([...SCOPES], SCOPES.join(",")).argParser(parseScopes))
+    .addOption(new Option("--log-level <level>", "log level").default("info").choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"]))
+    .addOption(
+      new Option("--metering-durability <mode>", "fsync of usage and log writes (see docs/api.md)").default("normal").choices(["normal", "full"]),
+    )
+    .action(async (options: ServeOptions) => serve(options));
+
+  program
+    .command("provisioning-key")
+    .description("Manage provisioning keys (they are created offline: holding the database is the root of trust).")
+    .command("create")
+    .description("Create a provisioning key for an owner; prints its secret once, on stdout.")
+    .requiredOption("--db <file>", "SQLite database file of the gateway")
+    .requiredOption("--owner <id>", "the account or organisation the key acts for")
+    .addOption(new Option("--scopes <list>", "comma-separated scopes").default([...SCOPES], SCOPES.join(",")).argParser(parseScopes))
+    .action((options: CreateKeyOptions) => createKey(options));
+
+  await program.parseAsync(argv);
+}
+
+async function serve(options: ServeOptions): Promise<void> {
+  if (options.bootstrap && !options.owner) throw new Error("--bootstrap needs --owner <id>: the owner the provisioning key acts for");
+  const dbPath = resolve(options.db);
+  const gateway = await startGateway({
+    port: options.port,
+    host: options.host,
+    dbPath,
+    storeOptions: { meteringDurability: options.meteringDurability },
+    logger: { level: options.logLevel as "info", stream: pino.destination(2) },
+    ...(options.bootstrap ? { bootstrap: { ownerId: options.owner!, scopes: options.scopes } } : {}),
+  });
+  process.stdout.write(`gateway listening on ${gateway.url} (database ${dbPath})\n`);
+  if (gateway.provisioningKey) {
+    process.stdout.write(`provisioning key for owner ${gateway.ownerId} (shown once; store it now): ${gateway.provisioningKey}\n`);
+  }
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`${signal}: finishing requests in flight, closing the database\n`);
+    gateway.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`error while stopping: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+function createKey(options: CreateKeyOptions): void {
+  const store = openSqliteStore(resolve(options.db));
+  try {
+    const key = createProvisioningKey(store, { ownerId: options.owner, scopes: options.scopes });
+    process.stderr.write(`created provisioning key ${key.id} for owner ${key.ownerId} with scopes ${key.scopes.join(",")}; the secret below is shown once\n`);
+    process.stdout.write(`${key.secret}\n`);
+  } finally {
+    store.close();
+  }
+}
+
+main(process.argv).catch((error: unknown) => {
+  process.stderr.write(`gateway: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

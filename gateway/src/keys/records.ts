@@ -1,0 +1,127 @@
+import {
+  formatUnits,
+  hintOf,
+  parseUnits,
+  type ApiKey,
+  type ApiKeyWithSecret,
+  type CreateApiKeyParams,
+  type UpdateApiKeyParams,
+} from "@gateway-keys/contract";
+import { newId, newSecret, sha256 } from "../crypto";
+import { GatewayError } from "../errors";
+import type { ApiKeyUpdate, NewApiKey, StoredApiKey } from "../store/types";
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+
+/** The wire record of a stored key. Never includes the secret or its hash. */
+export function toWireKey(key: StoredApiKey): ApiKey {
+  return {
+    object: "api_key",
+    keyId: key.id,
+    ownerId: key.ownerId,
+    name: key.name,
+    state: key.state,
+    version: key.version,
+    hint: key.hint,
+    spendPolicy: key.spendLimitMicros === null ? null : { limitUnits: formatUnits(key.spendLimitMicros), currency: "unit" },
+    loggingPolicy: { ...key.loggingPolicy },
+    modelPolicy: { mode: key.modelPolicy.mode, modelIds: [...key.modelPolicy.modelIds] },
+    spentUnits: formatUnits(key.spentMicros),
+    createdAt: iso(key.createdAt),
+    updatedAt: iso(key.updatedAt),
+    rotatedAt: isoOrNull(key.rotatedAt),
+    revokedAt: isoOrNull(key.revokedAt),
+  };
+}
+
+/** The wire record plus the secret: the answer of create and rotate, the one time a secret is shown. */
+export function toWireKeyWithSecret(key: StoredApiKey, secret: string): ApiKeyWithSecret {
+  return { ...toWireKey(key), secret };
+}
+
+/** A new key and its secret, ready to insert. */
+export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: number): { key: NewApiKey; secret: string } {
+  const secret = newSecret("regular");
+  return {
+    secret,
+    key: {
+      id: newId("key"),
+      ownerId,
+      name: params.name,
+      state: "active",
+      version: 1,
+      secretHash: sha256(secret),
+      hint: hintOf(secret),
+      spendLimitMicros: params.spendPolicy ? parseUnits(params.spendPolicy.limitUnits) : null,
+      loggingPolicy: { ...params.loggingPolicy },
+      modelPolicy: { mode: params.modelPolicy.mode, modelIds: [...params.modelPolicy.modelIds] },
+      createdAt: now,
+      updatedAt: now,
+      rotatedAt: null,
+      revokedAt: null,
+    },
+  };
+}
+
+/**
+ * The checks every change, rotate and revoke makes, in this order: a revoked key refuses all of
+ * them (revoke is terminal, so a stale version does not matter), then the version must be current.
+ * (An unknown key, or another owner's, was already answered with 404 by the store.)
+ */
+function assertMutable(current: StoredApiKey, expectedVersion: number): void {
+  if (current.state === "revoked") {
+    throw new GatewayError("key_revoked", "The key is revoked; a revoked key cannot be changed, rotated or revoked again.");
+  }
+  if (current.version !== expectedVersion) {
+    throw new GatewayError(
+      "conflict",
+      `The key changed since you read it (expectedVersion ${expectedVersion}, current version ${current.version}); read it again and reapply your change.`,
+      { param: "expectedVersion", currentVersion: current.version },
+    );
+  }
+}
+
+function unchanged(current: StoredApiKey, now: number): ApiKeyUpdate {
+  return {
+    name: current.name,
+    state: current.state,
+    version: current.version + 1,
+    secretHash: current.secretHash,
+    hint: current.hint,
+    spendLimitMicros: current.spendLimitMicros,
+    loggingPolicy: current.loggingPolicy,
+    modelPolicy: current.modelPolicy,
+    updatedAt: now,
+    rotatedAt: current.rotatedAt,
+    revokedAt: current.revokedAt,
+  };
+}
+
+/** PATCH: fields present in the body replace the stored ones (policies whole); the version goes up by one. */
+export function applyUpdate(current: StoredApiKey, params: UpdateApiKeyParams, now: number): ApiKeyUpdate {
+  assertMutable(current, params.expectedVersion);
+  const next = unchanged(current, now);
+  if (params.name !== undefined) next.name = params.name;
+  if (params.state !== undefined) next.state = params.state;
+  if (params.spendPolicy !== undefined) {
+    next.spendLimitMicros = params.spendPolicy === null ? null : parseUnits(params.spendPolicy.limitUnits);
+  }
+  if (params.loggingPolicy !== undefined) next.loggingPolicy = { ...params.loggingPolicy };
+  if (params.modelPolicy !== undefined) {
+    next.modelPolicy = { mode: params.modelPolicy.mode, modelIds: [...params.modelPolicy.modelIds] };
+  }
+  return next;
+}
+
+/** Rotate: a new secret replaces the old at once; the old one stops authenticating with this commit. */
+export function applyRotate(current: StoredApiKey, expectedVersion: number, secret: string, now: number): ApiKeyUpdate {
+  assertMutable(current, expectedVersion);
+  return { ...unchanged(current, now), secretHash: sha256(secret), hint: hintOf(secret), rotatedAt: now };
+}
+
+/** Revoke: terminal. The secret hash stays so the key is still recognised, and refused, on every call. */
+export function applyRevoke(current: StoredApiKey, expectedVersion: number, now: number): ApiKeyUpdate {
+  assertMutable(current, expectedVersion);
+  return { ...unchanged(current, now), state: "revoked", revokedAt: now };
+}

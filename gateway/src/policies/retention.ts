@@ -1,0 +1,36 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { GatewayContext } from "../context";
+
+/** What one maintenance pass removed. */
+export interface MaintenanceResult {
+  /** Request logs older than their key's `retentionDays`. */
+  logs: number;
+  /** Idempotency records past their lifetime, and abandoned claims. */
+  idempotencyKeys: number;
+}
+
+/**
+ * Deletes request logs past retention and expired idempotency records, at the injected clock's
+ * time, and forgets idle rate-limit buckets. Logs past retention are already hidden from reads;
+ * this reclaims the space and removes the stored content for good.
+ */
+export function runMaintenance(ctx: GatewayContext): MaintenanceResult {
+  const now = ctx.now();
+  ctx.rateLimiter.prune(now);
+  return ctx.store.purgeExpired(now);
+}
+
+/** Runs {@link runMaintenance} every `intervalMs`; returns the function that stops it. */
+export function scheduleMaintenance(ctx: GatewayContext, intervalMs: number, log: FastifyBaseLogger): () => void {
+  const timer = setInterval(() => {
+    try {
+      const removed = runMaintenance(ctx);
+      if (removed.logs > 0 || removed.idempotencyKeys > 0) log.info(removed, "purged expired records");
+    } catch (error) {
+      log.error({ err: error }, "maintenance failed; it will run again");
+    }
+  }, intervalMs);
+  // Maintenance must never keep a process alive on its own.
+  timer.unref();
+  return () => clearInterval(timer);
+}

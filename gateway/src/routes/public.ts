@@ -1,0 +1,49 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import type { GatewayInfo, ListPage, Model } from "@gateway-keys/contract";
+import { anonymous, optionalApiKey } from "../auth/hooks";
+import { modelAllowed } from "../policies/model-policy";
+import type { RouteOptions } from "./account-keys";
+
+/** What this gateway offers beyond the seed contract; clients may check before using it. */
+export const EXTENSIONS = [
+  "single_key_get", // GET /v1/account/api-keys/{keyId}
+  "disabled_state", // state "disabled" settable with PATCH
+  "model_allow_list", // modelPolicy.mode "allowList"
+  "usage_metrics", // GET /v1/account/metrics
+  "request_logs", // GET /v1/account/logs
+] as const;
+
+function packageVersion(): string {
+  try {
+    // dist/routes/public.js → gateway/package.json
+    return (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/** `GET /v1/models` and `GET /v1/startups`. */
+export async function publicRoutes(app: FastifyInstance, { ctx }: RouteOptions): Promise<void> {
+  const info: GatewayInfo = {
+    object: "gateway_info",
+    name: "gateway-keys",
+    version: packageVersion(),
+    apiVersion: "v1",
+    extensions: [...EXTENSIONS],
+  };
+
+  app.get("/models", { onRequest: [optionalApiKey(ctx)] }, async (request): Promise<ListPage<Model>> => {
+    const key = request.apiKey;
+    // With a key, list what that key may call; without one, everything.
+    const data = ctx.models.list().filter((model) => !key || modelAllowed(key, model.id));
+    return { object: "list", data, has_more: false, next_cursor: null };
+  });
+
+  app.get(
+    "/startups",
+    { onRequest: [async (request) => ctx.rateLimiter.take(anonymous(request), ctx.now())] },
+    async (): Promise<GatewayInfo> => info,
+  );
+}

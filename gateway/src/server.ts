@@ -1,0 +1,80 @@
+import type { AddressInfo } from "node:net";
+import type { FastifyInstance } from "fastify";
+import type { Scope } from "@gateway-keys/contract";
+import { createApp, type AppDependencies } from "./app";
+import { createProvisioningKey } from "./keys/provisioning";
+import { openSqliteStore, type SqliteStoreOptions } from "./store/sqlite/sqlite-store";
+import type { Store } from "./store/types";
+
+/** Options of {@link startGateway}: where to listen and what to serve, plus every app option. */
+export interface StartGatewayOptions extends Omit<AppDependencies, "store"> {
+  /** Default 0: an ephemeral port, read it back from `url`. */
+  port?: number;
+  /** Default `127.0.0.1`: loopback only, unless you mean otherwise. */
+  host?: string;
+  /** SQLite file, or `":memory:"` (the default). Ignored when `store` is given. */
+  dbPath?: string;
+  /** Options of the SQLite store opened for `dbPath`. */
+  storeOptions?: SqliteStoreOptions;
+  /** A store you opened; the gateway will not close it. */
+  store?: Store;
+  /** Creates a provisioning key for this owner at start; its secret is returned once. */
+  bootstrap?: { ownerId: string; scopes?: readonly Scope[] };
+}
+
+/** A listening gateway. */
+export interface RunningGateway {
+  /** Base URL, e.g. `http://127.0.0.1:43817`. */
+  url: string;
+  port: number;
+  /** The bootstrap provisioning key's secret, when `bootstrap` was asked for. */
+  provisioningKey?: string;
+  /** The bootstrap owner. */
+  ownerId?: string;
+  store: Store;
+  app: FastifyInstance;
+  /** Stops listening, waits for requests in flight, then closes the store if the gateway opened it. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store, optionally creates a provisioning key, and listens. Defaults suit tests and
+ * demos: an in-memory database on an ephemeral loopback port.
+ */
+export async function startGateway(options: StartGatewayOptions = {}): Promise<RunningGateway> {
+  const { port = 0, host = "127.0.0.1", dbPath = ":memory:", storeOptions, bootstrap, store: givenStore, ...appOptions } = options;
+  // This process owns a database it opens itself, so it may clear what a dead predecessor left.
+  const store = givenStore ?? openSqliteStore(dbPath, { recover: true, ...storeOptions });
+  const closeStore = () => {
+    if (!givenStore) store.close();
+  };
+  let app: FastifyInstance | undefined;
+  try {
+    const created = bootstrap
+      ? createProvisioningKey(store, { ownerId: bootstrap.ownerId, scopes: bootstrap.scopes, clock: appOptions.clock })
+      : undefined;
+    app = createApp({ ...appOptions, store });
+    await app.listen({ port, host });
+    const listening = app;
+    const address = app.server.address() as AddressInfo;
+    const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+    return {
+      url: `http://${shownHost}:${address.port}`,
+      port: address.port,
+      ...(created ? { provisioningKey: created.secret, ownerId: created.ownerId } : {}),
+      store,
+      app: listening,
+      close: async () => {
+        try {
+          await listening.close();
+        } finally {
+          closeStore();
+        }
+      },
+    };
+  } catch (error) {
+    await app?.close();
+    closeStore();
+    throw error;
+  }
+}

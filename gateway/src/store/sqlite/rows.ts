@@ -1,0 +1,127 @@
+import type { KeyState, ModelPolicy, Scope } from "@gateway-keys/contract";
+import type { StoredApiKey, StoredLogEntry, StoredProvisioningKey, UsageLine } from "../types";
+
+// Statements that read credits use setReadBigInts(true), so every integer column arrives as bigint;
+// the helpers below turn the ones that are not credits back into numbers.
+type Int = bigint | number;
+const num = (value: Int): number => Number(value);
+const numOrNull = (value: Int | null): number | null => (value === null ? null : Number(value));
+const big = (value: Int): bigint => BigInt(value);
+
+/** Raw `api_keys` row. */
+export interface ApiKeyRow {
+  seq: Int;
+  id: string;
+  owner_id: string;
+  name: string;
+  state: string;
+  version: Int;
+  secret_hash: Uint8Array;
+  hint: string;
+  spend_limit_micros: Int | null;
+  spent_micros: Int;
+  store_request: Int;
+  store_response: Int;
+  retention_days: Int;
+  model_mode: string;
+  model_ids: string;
+  created_at: Int;
+  updated_at: Int;
+  rotated_at: Int | null;
+  revoked_at: Int | null;
+}
+
+export function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
+  return {
+    seq: num(row.seq),
+    id: row.id,
+    ownerId: row.owner_id,
+    name: row.name,
+    state: row.state as KeyState,
+    version: num(row.version),
+    secretHash: Buffer.from(row.secret_hash),
+    hint: row.hint,
+    spendLimitMicros: row.spend_limit_micros === null ? null : big(row.spend_limit_micros),
+    spentMicros: big(row.spent_micros),
+    loggingPolicy: {
+      storeRequest: num(row.store_request) === 1,
+      storeResponse: num(row.store_response) === 1,
+      retentionDays: num(row.retention_days),
+    },
+    modelPolicy: { mode: row.model_mode as ModelPolicy["mode"], modelIds: JSON.parse(row.model_ids) as string[] },
+    createdAt: num(row.created_at),
+    updatedAt: num(row.updated_at),
+    rotatedAt: numOrNull(row.rotated_at),
+    revokedAt: numOrNull(row.revoked_at),
+  };
+}
+
+export interface ProvisioningKeyRow {
+  id: string;
+  owner_id: string;
+  secret_hash: Uint8Array;
+  hint: string;
+  scopes: string;
+  created_at: Int;
+  revoked_at: Int | null;
+}
+
+export function provisioningKeyFromRow(row: ProvisioningKeyRow): StoredProvisioningKey {
+  return {
+    id: row.id,
+    ownerId: row.owner_id,
+    secretHash: Buffer.from(row.secret_hash),
+    hint: row.hint,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    createdAt: num(row.created_at),
+    revokedAt: numOrNull(row.revoked_at),
+  };
+}
+
+export interface LogRow {
+  seq: Int;
+  id: string;
+  owner_id: string;
+  key_id: string;
+  model: string;
+  status: Int;
+  cost_micros: Int;
+  created_at: Int;
+  request_input: string | null;
+  response_text: string | null;
+}
+
+export function logFromRow(row: LogRow): StoredLogEntry {
+  return {
+    seq: num(row.seq),
+    id: row.id,
+    ownerId: row.owner_id,
+    keyId: row.key_id,
+    model: row.model,
+    status: num(row.status),
+    costMicros: big(row.cost_micros),
+    createdAt: num(row.created_at),
+    requestInput: row.request_input,
+    responseText: row.response_text,
+  };
+}
+
+export interface UsageRow {
+  key_id: string;
+  model: string;
+  total: Int;
+  succeeded: Int;
+  rejected: Int;
+  spent_micros: Int;
+}
+
+export function usageFromRow(row: UsageRow): UsageLine {
+  return {
+    keyId: row.key_id,
+    model: row.model,
+    total: num(row.total),
+    succeeded: num(row.succeeded),
+    rejected: num(row.rejected),
+    spentMicros: big(row.spent_micros),
+  };
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodType, core } from "zod";
+import { describeIssues, fieldIssues, formatPath } from "@gateway-keys/contract";
+import { GatewayError } from "./errors";
+
+/**
+ * Makes route schemas zod schemas from the contract. Fastify runs them before the handler; a
+ * failure becomes 400 `validation_failed` naming every issue, with `param` the first field's path,
+ * and the parsed value (defaults applied) replaces the raw one, so handlers see contract types.
+ */
+export function installZodValidation(app: FastifyInstance): void {
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const zodSchema = schema as unknown as ZodType;
+    return (data: unknown) => {
+      if (httpPart === "body" && (data === null || typeof data !== "object" || Array.isArray(data))) {
+        return {
+          error: new GatewayError("invalid_json", "The body must be one JSON object sent with Content-Type: application/json."),
+        };
+      }
+      const result = zodSchema.safeParse(data);
+      if (result.success) return { value: result.data };
+      const issues = fieldIssues(result.error);
+      const param = paramOf(result.error.issues[0]);
+      const where = httpPart === "querystring" ? "query parameter" : "field";
+      const message = `Invalid ${where}s: ${describeIssues(issues)}.`;
+      return { error: new GatewayError("validation_failed", message, param === undefined ? {} : { param }) };
+    };
+  });
+}
+
+/** The field to blame for an issue; for an unknown field, the unknown field itself. */
+function paramOf(issue: core.$ZodIssue | undefined): string | undefined {
+  if (!issue) return undefined;
+  const path = issue.code === "unrecognized_keys" && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]] : issue.path;
+  return path.length === 0 ? undefined : formatPath(path);
+}
