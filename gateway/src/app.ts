@@ -12,6 +12,7 @@ import { accountKeyRoutes } from "./routes/account-keys";
 import { publicRoutes } from "./routes/public";
 import { responsesRoutes } from "./routes/responses";
 import { usageRoutes } from "./routes/usage";
+import { whoamiRoutes } from "./routes/whoami";
 import type { Store } from "./store/types";
 import { installZodValidation } from "./validation";
 
@@ -96,6 +97,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.register(responsesRoutes, { prefix: "/v1", ctx });
   app.register(accountKeyRoutes, { prefix: "/v1/account/api-keys", ctx });
   app.register(usageRoutes, { prefix: "/v1/account", ctx });
+  app.register(whoamiRoutes, { prefix: "/v1/account", ctx });
 
   const intervalMs = deps.maintenanceIntervalMs ?? 60_000;
   if (intervalMs > 0) {

@@ -19,6 +19,8 @@ export interface GatewayContext {
 export interface AccountPrincipal {
   ownerId: string;
   provisioningKeyId: string;
+  /** Prefix and last four characters of the calling provisioning key. */
+  hint: string;
   scopes: readonly Scope[];
 }
 

@@ -16,9 +16,9 @@ const MALFORMED = "The key is not well-formed (wrong prefix, length or checksum)
 
 /**
  * Authenticates `Authorization: Bearer <provisioning key>`, applies the rate limit and checks that
- * the key carries `scope`. Sets `request.account`.
+ * the key carries `scope` (`"any"`: only authentication). Sets `request.account`.
  */
-export function requireProvisioningKey(ctx: GatewayContext, scope: Scope): onRequestAsyncHookHandler {
+export function requireProvisioningKey(ctx: GatewayContext, scope: Scope | "any"): onRequestAsyncHookHandler {
   return async (request) => {
     const secret = bearerToken(request.headers);
     if (secret === undefined) {
@@ -33,10 +33,10 @@ export function requireProvisioningKey(ctx: GatewayContext, scope: Scope): onReq
       throw new GatewayError("invalid_credentials", "The provisioning key is not valid; it may have been revoked or never existed.");
     }
     ctx.rateLimiter.take(`pk:${key.id}`, ctx.now());
-    if (!key.scopes.includes(scope)) {
+    if (scope !== "any" && !key.scopes.includes(scope)) {
       throw new GatewayError("missing_scope", `This provisioning key lacks the scope ${scope}; use a key that carries it.`);
     }
-    request.account = { ownerId: key.ownerId, provisioningKeyId: key.id, scopes: key.scopes };
+    request.account = { ownerId: key.ownerId, provisioningKeyId: key.id, hint: key.hint, scopes: key.scopes };
   };
 }
 

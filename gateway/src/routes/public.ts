@@ -13,6 +13,7 @@ export const EXTENSIONS = [
   "model_allow_list", // modelPolicy.mode "allowList"
   "usage_metrics", // GET /v1/account/metrics
   "request_logs", // GET /v1/account/logs
+  "whoami", // GET /v1/account/whoami
 ] as const;
 
 function packageVersion(): string {
