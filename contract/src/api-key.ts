@@ -51,6 +51,8 @@ export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecret>;
 /** Body of `POST /v1/account/api-keys`. Policies left out take their defaults; a missing `spendPolicy` means no cap. */
 export const CreateApiKeyRequest = z.strictObject({
   name: KeyName,
+  /** Extension: a key may be created `disabled`, so declaring one never takes two requests. */
+  state: SettableKeyState.default("active"),
   spendPolicy: SpendPolicy.nullable().default(null),
   loggingPolicy: LoggingPolicy.default({ storeRequest: false, storeResponse: false, retentionDays: 30 }),
   modelPolicy: ModelPolicy.default({ mode: "all", modelIds: [] }),

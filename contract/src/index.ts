@@ -9,6 +9,7 @@ export * from "./list";
 export * from "./models";
 export * from "./paths";
 export * from "./policies";
+export * from "./principal";
 export * from "./scopes";
 export * from "./units";
 export * from "./usage";

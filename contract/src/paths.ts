@@ -7,6 +7,8 @@ export const ACCOUNT_PATHS = {
   usageSummary: "/v1/account/usage/summary",
   metrics: "/v1/account/metrics",
   logs: "/v1/account/logs",
+  /** Extension: which owner and scopes the calling provisioning key has. */
+  whoami: "/v1/account/whoami",
 } as const;
 
 /** Paths of the model and public endpoints. */

@@ -1,0 +1,86 @@
+import type * as pulumi from "@pulumi/pulumi";
+import type { KeyState, SettableKeyState } from "@gateway-keys/contract";
+
+/** Spending cap of a key, in credits. */
+export interface SpendPolicyArgs {
+  /**
+   * Maximum spend of the key, in credits, as a decimal string: greater than 0, at most 12 integer
+   * and 6 fraction digits, no sign or exponent (e.g. `"100"`, `"12.5"`).
+   */
+  limitUnits: pulumi.Input<string>;
+  /** The credit unit. Only `"unit"` is allowed. Default `"unit"`. */
+  currency?: pulumi.Input<"unit">;
+}
+
+/** What the gateway stores about requests made with the key. */
+export interface LoggingPolicyArgs {
+  /** Store request content. Default `false`. */
+  storeRequest?: pulumi.Input<boolean>;
+  /** Store response content. Default `false`. */
+  storeResponse?: pulumi.Input<boolean>;
+  /** Days to keep request logs: an integer from 1 to 365. Default `30`. */
+  retentionDays?: pulumi.Input<number>;
+}
+
+/** Which models the key may call. */
+export interface ModelPolicyArgs {
+  /** `"all"` (every model) or `"allowList"` (only `modelIds`). Default `"all"`. */
+  mode?: pulumi.Input<"all" | "allowList">;
+  /** Model ids: empty with `"all"`, 1 to 100 distinct ids with `"allowList"`. Default `[]`. */
+  modelIds?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/**
+ * Where the key lives: a gateway and a provisioning key (which fixes the owner). Give it to manage
+ * keys of several gateways or owners in one program; left out, the stack config `gateway:baseUrl`
+ * and `gateway:provisioningKey` apply, then the environment variables `GATEWAY_BASE_URL` and
+ * `GATEWAY_PROVISIONING_KEY`. Pass it as a secret (`pulumi.secret({...})`) or from secret config.
+ */
+export interface GatewayConnectionArgs {
+  /** Base URL of the gateway, e.g. `http://127.0.0.1:8787`. */
+  baseUrl?: pulumi.Input<string>;
+  /** Provisioning key of the owner (`gwp_...`). Keep it secret. */
+  provisioningKey?: pulumi.Input<string>;
+}
+
+/** Inputs of an {@link ApiKey}. */
+export interface ApiKeyArgs {
+  /** Human-readable label: 1 to 128 characters, no control characters. Default: the resource name. */
+  name?: pulumi.Input<string>;
+  /** `"active"` or `"disabled"`. Default `"active"`. A key is revoked only by deleting the resource. */
+  state?: pulumi.Input<SettableKeyState>;
+  /** Spending cap. Left out, the key has no cap. */
+  spendPolicy?: pulumi.Input<SpendPolicyArgs>;
+  /** Request logging. Default: store nothing, keep log rows 30 days. */
+  loggingPolicy?: pulumi.Input<LoggingPolicyArgs>;
+  /** Model access. Default: all models. */
+  modelPolicy?: pulumi.Input<ModelPolicyArgs>;
+  /**
+   * Any value; changing it rotates the key's secret in place (the keyId stays, the old secret stops
+   * working at once). E.g. a date, a counter, or `time.now` of a schedule.
+   */
+  rotationTrigger?: pulumi.Input<unknown>;
+  /** The gateway and owner; see {@link GatewayConnectionArgs}. */
+  connection?: pulumi.Input<GatewayConnectionArgs>;
+}
+
+/** What the provider stores for a key (its outputs); the secret only encrypted. */
+export interface ApiKeyState {
+  keyId: string;
+  version: number;
+  secret: string | undefined;
+  secretKnown: boolean;
+  hint: string;
+  state: KeyState;
+  ownerId: string;
+  baseUrl: string;
+  provisioningKeyHint: string;
+  name: string;
+  spendPolicy?: { limitUnits: string; currency: "unit" };
+  loggingPolicy: { storeRequest: boolean; storeResponse: boolean; retentionDays: number };
+  modelPolicy: { mode: "all" | "allowList"; modelIds: string[] };
+  rotationTrigger?: unknown;
+  createdAt: string;
+  updatedAt: string;
+  rotatedAt: string | null;
+}
