@@ -51,6 +51,13 @@ describe("create", () => {
     });
   });
 
+  test("creates a disabled key when asked (extension), whose secret then answers 403 key_disabled", async () => {
+    const created = await account.create({ name: "born disabled", state: "disabled" });
+    expect(created.body).toMatchObject({ state: "disabled", version: 1 });
+    const answer = await respond(gateway, created.body.secret);
+    expect({ status: answer.status, code: answer.body.error?.code }).toEqual({ status: 403, code: "key_disabled" });
+  });
+
   test("issues a secret that authenticates on the model endpoint at once", async () => {
     const created = await account.create({ name: "usable" });
     const answer = await respond(gateway, created.body.secret);

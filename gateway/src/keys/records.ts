@@ -49,7 +49,8 @@ export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: numb
       id: newId("key"),
       ownerId,
       name: params.name,
-      state: "active",
+      // Extension: a key may be created disabled (default active).
+      state: params.state,
       version: 1,
       secretHash: sha256(secret),
       hint: hintOf(secret),

@@ -10,6 +10,7 @@ import type { RouteOptions } from "./account-keys";
 export const EXTENSIONS = [
   "single_key_get", // GET /v1/account/api-keys/{keyId}
   "disabled_state", // state "disabled" settable with PATCH
+  "create_with_state", // POST /v1/account/api-keys may set state "disabled"
   "model_allow_list", // modelPolicy.mode "allowList"
   "usage_metrics", // GET /v1/account/metrics
   "request_logs", // GET /v1/account/logs

@@ -1,0 +1,247 @@
+/** Idempotency-Key on account mutations: replay, reuse, in-flight, scope, expiry, at-rest encryption. */
+import { createHash } from "node:crypto";
+import { readFileSync, existsSync } from "node:fs";
+import { connect } from "node:net";
+import { createTestClock, startTestGateway, type TestGateway } from "../support/gateway";
+import { accountClient, call, expectError, respond } from "./helpers";
+
+let gateway: TestGateway;
+let account: ReturnType<typeof accountClient>;
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+  account = accountClient(gateway);
+});
+afterAll(() => gateway.stop());
+
+const namedKeys = async (name: string) => (await account.listAll()).filter((key) => key.name === name);
+
+describe("replay", () => {
+  test("the same key and body replays the create: same record, same secret, Idempotent-Replayed: true", async () => {
+    const first = await account.create({ name: "replayed create" }, "create-1");
+    const second = await account.create({ name: "replayed create" }, "create-1");
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    expect(second.status).toBe(201);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(second.body).toEqual(first.body);
+    expect(await namedKeys("replayed create")).toHaveLength(1);
+  });
+
+  test("a body differing only in key order and whitespace counts as the same request", async () => {
+    const first = await call(gateway.baseUrl, "POST", "/v1/account/api-keys", {
+      bearer: gateway.provisioningKey,
+      idempotencyKey: "create-order",
+      rawBody: '{"name":"ordered","loggingPolicy":{"retentionDays":3,"storeRequest":true}}',
+    });
+    const second = await call(gateway.baseUrl, "POST", "/v1/account/api-keys", {
+      bearer: gateway.provisioningKey,
+      idempotencyKey: "create-order",
+      rawBody: '{ "loggingPolicy": { "storeRequest": true, "retentionDays": 3 }, "name": "ordered" }',
+    });
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(second.body.keyId).toBe(first.body.keyId);
+  });
+
+  test("a replayed rotate returns the same new secret, which is the one that works", async () => {
+    const created = await account.create({ name: "rotate replay" });
+    const first = await account.rotate(created.body.keyId, { expectedVersion: 1 }, "rotate-1");
+    const second = await account.rotate(created.body.keyId, { expectedVersion: 1 }, "rotate-1");
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(second.body.secret).toBe(first.body.secret);
+    expect((await account.get(created.body.keyId)).body.version).toBe(2);
+    expect((await respond(gateway, first.body.secret)).status).toBe(200);
+  });
+
+  test("a replayed PATCH does not apply the change a second time", async () => {
+    const created = await account.create({ name: "patch replay" });
+    await account.patch(created.body.keyId, { expectedVersion: 1, name: "patched once" }, "patch-1");
+    const replay = await account.patch(created.body.keyId, { expectedVersion: 1, name: "patched once" }, "patch-1");
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect((await account.get(created.body.keyId)).body.version).toBe(2);
+  });
+});
+
+describe("reuse and scope", () => {
+  test("the same key with a different body answers 422 idempotency_key_reused and creates nothing", async () => {
+    await account.create({ name: "reuse original" }, "reuse-1");
+    const reused = await account.create({ name: "reuse different" }, "reuse-1");
+    expect(expectError(reused, 422, "idempotency_key_reused").param).toBe("Idempotency-Key");
+    expect(await namedKeys("reuse different")).toHaveLength(0);
+  });
+
+  test("the same key on another path is a separate operation", async () => {
+    const one = await account.create({ name: "scope one" });
+    const two = await account.create({ name: "scope two" });
+    const first = await account.patch(one.body.keyId, { expectedVersion: 1, state: "disabled" }, "scoped-by-path");
+    const second = await account.patch(two.body.keyId, { expectedVersion: 1, state: "disabled" }, "scoped-by-path");
+    expect(second.headers.get("idempotent-replayed")).toBeNull();
+    expect([first.body.keyId, second.body.keyId]).toEqual([one.body.keyId, two.body.keyId]);
+  });
+
+  test("the same key used by another owner is a separate operation", async () => {
+    const otherKey = await gateway.newProvisioningKey("idempotency-other-owner");
+    const mine = await account.create({ name: "shared idem key" }, "shared-between-owners");
+    const theirs = await accountClient(gateway, otherKey).create({ name: "shared idem key" }, "shared-between-owners");
+    expect(theirs.status).toBe(201);
+    expect(theirs.headers.get("idempotent-replayed")).toBeNull();
+    expect(theirs.body.ownerId).toBe("idempotency-other-owner");
+    expect(theirs.body.keyId).not.toBe(mine.body.keyId);
+  });
+
+  test("a mutation that failed leaves its key free, so a retry runs again", async () => {
+    const created = await account.create({ name: "failed then retried" });
+    const early = await account.patch(created.body.keyId, { expectedVersion: 2, name: "mine" }, "retry-after-failure");
+    expectError(early, 409, "conflict");
+    await account.patch(created.body.keyId, { expectedVersion: 1, name: "theirs" });
+    const retried = await account.patch(created.body.keyId, { expectedVersion: 2, name: "mine" }, "retry-after-failure");
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+    expect(retried.body).toMatchObject({ name: "mine", version: 3 });
+  });
+});
+
+describe("the header", () => {
+  const mutations = [
+    ["create", () => call(gateway.baseUrl, "POST", "/v1/account/api-keys", { bearer: gateway.provisioningKey, body: { name: "no header" } })],
+    ["change", () => call(gateway.baseUrl, "PATCH", "/v1/account/api-keys/key_x", { bearer: gateway.provisioningKey, body: { expectedVersion: 1, name: "n" } })],
+    ["rotate", () => call(gateway.baseUrl, "POST", "/v1/account/api-keys/key_x/rotate", { bearer: gateway.provisioningKey, body: { expectedVersion: 1 } })],
+    ["revoke", () => call(gateway.baseUrl, "POST", "/v1/account/api-keys/key_x/revoke", { bearer: gateway.provisioningKey, body: { expectedVersion: 1 } })],
+  ] as const;
+
+  test.each(mutations)("%s without Idempotency-Key answers 400 missing_idempotency_key", async (_name, send) => {
+    const before = await account.listAll();
+    expect(expectError(await send(), 400, "missing_idempotency_key").param).toBe("Idempotency-Key");
+    expect(await account.listAll()).toEqual(before);
+  });
+
+  test.each([
+    ["longer than 255 characters", "k".repeat(256)],
+    ["with a space", "two words"],
+  ])("an Idempotency-Key %s answers 400 validation_failed naming the header", async (_what, value) => {
+    const answer = await account.create({ name: "bad header" }, value);
+    expect(expectError(answer, 400, "validation_failed").param).toBe("Idempotency-Key");
+    expect(await namedKeys("bad header")).toHaveLength(0);
+  });
+});
+
+describe("in flight and concurrency", () => {
+  // The body with every default spelled out, so the server's fingerprint is the SHA-256 of this
+  // canonical (sorted-key) JSON: lets the test plant a claim as a second process would.
+  const explicitBody = {
+    loggingPolicy: { retentionDays: 30, storeRequest: false, storeResponse: false },
+    modelPolicy: { mode: "all", modelIds: [] },
+    name: "claimed elsewhere",
+    spendPolicy: null,
+    state: "active",
+  };
+  const fingerprint = createHash("sha256").update(JSON.stringify(explicitBody)).digest();
+
+  test("a request whose key is claimed by an unfinished attempt answers 409 idempotency_in_flight with Retry-After", async () => {
+    const now = Date.now();
+    gateway.store.claimIdempotencyKey({
+      ownerId: gateway.ownerId,
+      method: "POST",
+      path: "/v1/account/api-keys",
+      key: "in-flight-1",
+      fingerprint,
+      now,
+      expiresAt: now + 60_000,
+      leaseUntil: now + 60_000,
+    });
+    const answer = await account.create(explicitBody, "in-flight-1");
+    expectError(answer, 409, "idempotency_in_flight");
+    expect(answer.headers.get("retry-after")).toBe("1");
+    expect(await namedKeys("claimed elsewhere")).toHaveLength(0);
+  });
+
+  test("once the unfinished attempt releases its claim, the retry runs", async () => {
+    const now = Date.now();
+    const scope = { ownerId: gateway.ownerId, method: "POST", path: "/v1/account/api-keys", key: "in-flight-2" };
+    gateway.store.claimIdempotencyKey({ ...scope, fingerprint, now, expiresAt: now + 60_000, leaseUntil: now + 60_000 });
+    expectError(await account.create(explicitBody, "in-flight-2"), 409, "idempotency_in_flight");
+    gateway.store.releaseIdempotencyKey(scope);
+    expect((await account.create(explicitBody, "in-flight-2")).status).toBe(201);
+  });
+
+  test("of 20 concurrent duplicates exactly one key is created; the others replay it or are told it is in flight", async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => account.create({ name: "duplicated" }, "concurrent-dup")));
+    expect(await namedKeys("duplicated")).toHaveLength(1);
+    const created = answers.filter((answer) => answer.status === 201);
+    expect(created.filter((answer) => answer.headers.get("idempotent-replayed") === null)).toHaveLength(1);
+    for (const answer of answers) {
+      if (answer.status === 201) expect(answer.body).toEqual(created[0]!.body);
+      else expectError(answer, 409, "idempotency_in_flight");
+    }
+  });
+
+  test("a create whose connection dropped after the commit, retried with the same key, leaves exactly one key", async () => {
+    const body = JSON.stringify({ name: "dropped connection" });
+    const port = new URL(gateway.baseUrl).port;
+    const socket = connect(Number(port), "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", resolve));
+    socket.on("error", () => {});
+    socket.write(
+      `POST /v1/account/api-keys HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${gateway.provisioningKey}\r\n` +
+        `Content-Type: application/json\r\nIdempotency-Key: dropped-1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    // Wait until the server has committed (the key is visible to another reader), then drop the
+    // connection without reading the reply: the client does not know whether it worked.
+    for (let attempt = 0; (await namedKeys("dropped connection")).length === 0; attempt++) {
+      if (attempt > 200) throw new Error("the server never committed the create");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    socket.destroy();
+    const retry = await account.create({ name: "dropped connection" }, "dropped-1");
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    const keys = await namedKeys("dropped connection");
+    expect(keys).toHaveLength(1);
+    expect(retry.body.keyId).toBe(keys[0]!.keyId);
+    expect((await respond(gateway, retry.body.secret)).status).toBe(200);
+  });
+});
+
+describe("storage of replies", () => {
+  test("the stored reply of a create does not hold the secret in plaintext anywhere in the database files", async () => {
+    const created = await account.create({ name: "encrypted at rest" }, "at-rest-1");
+    expect((await account.create({ name: "encrypted at rest" }, "at-rest-1")).body.secret).toBe(created.body.secret);
+    const files = [gateway.dbPath!, `${gateway.dbPath}-wal`].filter(existsSync);
+    const contents = Buffer.concat(files.map((file) => readFileSync(file)));
+    // The key id is stored in plaintext, so finding it proves we are reading the right bytes.
+    expect(contents.includes(created.body.keyId)).toBe(true);
+    expect(contents.includes(created.body.secret)).toBe(false);
+    expect(contents.includes(created.body.secret.slice(4, 36))).toBe(false);
+  });
+
+  test("replies expire after the configured lifetime: the same key then runs a new operation", async () => {
+    const clock = createTestClock();
+    const timed = await startTestGateway({ clock: clock.now, idempotencyTtlMs: 60 * 60 * 1000, storage: "memory" });
+    try {
+      const timedAccount = accountClient(timed);
+      const first = await timedAccount.create({ name: "expiring" }, "expiring-1");
+      clock.advance(60 * 60 * 1000 - 1);
+      expect((await timedAccount.create({ name: "expiring" }, "expiring-1")).headers.get("idempotent-replayed")).toBe("true");
+      clock.advance(1);
+      const after = await timedAccount.create({ name: "expiring" }, "expiring-1");
+      expect(after.headers.get("idempotent-replayed")).toBeNull();
+      expect(after.body.keyId).not.toBe(first.body.keyId);
+    } finally {
+      await timed.stop();
+    }
+  });
+
+  test("maintenance purges expired replies and abandoned claims from the store", async () => {
+    const clock = createTestClock();
+    const timed = await startTestGateway({ clock: clock.now, idempotencyTtlMs: 1000, storage: "memory" });
+    try {
+      await accountClient(timed).create({ name: "purged" }, "purge-1");
+      expect(timed.gateway.app.gateway.runMaintenance().idempotencyKeys).toBe(0);
+      clock.advance(1000);
+      expect(timed.gateway.app.gateway.runMaintenance().idempotencyKeys).toBe(1);
+    } finally {
+      await timed.stop();
+    }
+  });
+});
