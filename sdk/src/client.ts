@@ -1,14 +1,23 @@
 import { randomUUID } from "node:crypto";
-import { setTimeout as delay } from "node:timers/promises";
-import { GatewayInfo, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, ListPage, PUBLIC_PATHS, REPLAYED_HEADER } from "@gateway-keys/contract";
+import {
+  ACCOUNT_PATHS,
+  GatewayInfo,
+  IDEMPOTENCY_HEADER,
+  IDEMPOTENCY_KEY_PATTERN,
+  ListPage,
+  Principal,
+  PUBLIC_PATHS,
+  REPLAYED_HEADER,
+} from "@gateway-keys/contract";
 import { Agent, type Dispatcher } from "undici";
 import type { z } from "zod";
 import { APIPromise } from "./core/api-promise";
 import { AbortError, APIError, ConnectionError, GatewayError, InvalidArgumentError, TimeoutError } from "./core/errors";
 import { Page, PagePromise } from "./core/pagination";
 import type { Logger, ModelRequestOptions, PageSpec, RequestOptions, RequestSpec, WithResponse } from "./core/request-options";
-import { parseRetryAfter, retryDelay, type BackoffSettings } from "./internal/backoff";
+import { parseRetryAfter, retryDelay, sleep, type BackoffSettings } from "./internal/backoff";
 import {
+  checkedCredential,
   codeOf,
   count,
   envelopeCode,
@@ -145,6 +154,16 @@ export class GatewayClient {
    */
   startups(options?: RequestOptions): APIPromise<GatewayInfo> {
     return this.request({ method: "GET", path: PUBLIC_PATHS.startups, auth: "none", schema: GatewayInfo, options });
+  }
+
+  /**
+   * The owner and scopes of the client's provisioning key (`GET /v1/account/whoami`, an extension
+   * of this gateway; others answer `NotFoundError` with a code other than `key_not_found`).
+   * @example
+   * const { ownerId, scopes } = await client.whoami();
+   */
+  whoami(options?: RequestOptions): APIPromise<Principal> {
+    return this.request({ method: "GET", path: ACCOUNT_PATHS.whoami, auth: "provisioning", schema: Principal, options });
   }
 
   /**
@@ -384,21 +403,6 @@ export class GatewayClient {
 }
 
 /**
- * A key read from a file or an environment variable often ends in a newline; sent as is it would be
- * refused by undici (with a message about the header) or, worse, split the header. Caught here with
- * a message that says where to look, and without the key in it.
- */
-function checkedCredential(credential: string): string {
-  if (credential.length === 0 || /[\u0000-\u001f\u007f\s]/.test(credential)) {
-    throw new InvalidArgumentError(
-      "invalid_argument",
-      "a credential contains whitespace or a control character (a trailing newline from a file or variable?): trim it",
-    );
-  }
-  return credential;
-}
-
-/**
  * The retry policy, in one place. A mutation may be repeated only because every attempt carries the
  * same Idempotency-Key: the gateway replays its stored answer instead of acting twice. Returns why
  * to retry, or undefined for an answer that repeating cannot change.
@@ -420,8 +424,4 @@ function retryReason(outcome: Attempt): string | undefined {
   if (status >= 500) return String(status);
   // Any other status is a definite answer the caller must act on (bad field, wrong key, not found).
   return undefined;
-}
-
-async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  await delay(ms, undefined, { signal });
 }

@@ -65,6 +65,7 @@ export type {
   LoggingPolicy,
   Model,
   ModelPolicy,
+  Principal,
   ResponseObject,
   ResponsesRequest,
   SpendPolicy,

@@ -134,6 +134,14 @@ describe("happy paths against the real gateway", () => {
     await anonymous.close();
   });
 
+  test("whoami names the provisioning key's owner and scopes", async () => {
+    await expect(client.whoami()).resolves.toMatchObject({
+      object: "provisioning_key",
+      ownerId: gateway.ownerId,
+      scopes: expect.arrayContaining(["keys:read", "keys:write", "usage:read"]),
+    });
+  });
+
   test("startups describes the gateway", async () => {
     await expect(client.startups()).resolves.toMatchObject({ object: "gateway_info", apiVersion: "v1", extensions: expect.arrayContaining(["single_key_get"]) });
   });

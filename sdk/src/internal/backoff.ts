@@ -1,3 +1,5 @@
+import { setTimeout as delay } from "node:timers/promises";
+
 /**
  * Arithmetic of waiting between attempts. The decision *whether* to retry lives in client.ts; this
  * file only says *how long*.
@@ -45,4 +47,9 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
 export function retryDelay(retryIndex: number, retryAfterMs: number | undefined, settings: BackoffSettings): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, settings.maxRetryAfterMs);
   return backoffDelay(retryIndex, settings);
+}
+
+/** The default wait between attempts: a timer that an AbortSignal cancels. */
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  await delay(ms, undefined, { signal });
 }

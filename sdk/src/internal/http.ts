@@ -64,3 +64,18 @@ export function messageOf(error: unknown): string {
   const inner = error instanceof Error && error.cause instanceof Error ? `: ${codeOf(error.cause)}` : "";
   return error instanceof Error ? `${codeOf(error)}: ${error.message}${inner}` : String(error);
 }
+
+/**
+ * A key read from a file or an environment variable often ends in a newline; sent as is it would be
+ * refused by undici (with a message about the header) or, worse, split the header. Caught here with
+ * a message that says where to look, and without the key in it.
+ */
+export function checkedCredential(credential: string): string {
+  if (credential.length === 0 || /[\u0000-\u001f\u007f\s]/.test(credential)) {
+    throw new InvalidArgumentError(
+      "invalid_argument",
+      "a credential contains whitespace or a control character (a trailing newline from a file or variable?): trim it",
+    );
+  }
+  return credential;
+}
