@@ -157,6 +157,18 @@ describe("happy paths against the real gateway", () => {
   });
 });
 
+describe("the client's own agent", () => {
+  test("close() releases the connections and a later call opens new ones", async () => {
+    const own = new GatewayClient({ baseUrl: gateway.baseUrl, provisioningKey: gateway.provisioningKey });
+    await own.apiKeys.list();
+
+    await own.close();
+
+    await expect(own.apiKeys.list()).resolves.toMatchObject({ data: expect.any(Array) });
+    await own.close();
+  });
+});
+
 describe("iteration over many keys", () => {
   test("for await over 250 keys sees each once, in creation order, a page at a time", async () => {
     const owner = await freshOwner();

@@ -57,6 +57,24 @@ describe("time limits", () => {
     await done();
   });
 
+  test("an abort while waiting to retry ends the wait at once with AbortError", async () => {
+    // The real timer this time: a 10 s backoff that the signal must cut short.
+    const { pool, client, sent, done } = mockGateway({ backoff: { baseDelayMs: 10_000, sleep: undefined } });
+    pool.intercept(LIST).reply(503, { error: { type: "api_error", code: "internal_error", message: "down" } });
+    const controller = new AbortController();
+
+    const started = Date.now();
+    const call = client.apiKeys.list({}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 30);
+    const error = await call.then(() => null, (e: unknown) => e);
+
+    expect(error).toMatchObject({ constructor: AbortError, code: "aborted" });
+    expect((error as Error).message).toMatch(/while waiting to retry/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(sent()).toHaveLength(1);
+    await done();
+  });
+
   test("an already-aborted signal sends nothing", async () => {
     const { client, sent, done } = mockGateway();
 

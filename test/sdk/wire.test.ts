@@ -154,10 +154,11 @@ describe("requests on the wire", () => {
     await done();
   });
 
-  test("an empty keyId is rejected before sending", async () => {
+  test("an empty keyId rejects with InvalidArgumentError before sending", async () => {
     const { client, sent, done } = mockGateway();
 
-    expect(() => client.apiKeys.rotate("", { expectedVersion: 1 })).toThrow(InvalidArgumentError);
+    await expect(client.apiKeys.rotate("", { expectedVersion: 1 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(client.apiKeys.get("")).rejects.toMatchObject({ code: "invalid_argument" });
     expect(sent()).toHaveLength(0);
     await done();
   });

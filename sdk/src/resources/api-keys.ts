@@ -29,6 +29,7 @@ export class ApiKeys {
    */
   #singleKeyGet: "unknown" | "supported" | "unsupported" = "unknown";
 
+  /** Built by {@link GatewayClient}; reach it as `client.apiKeys`. */
   constructor(client: GatewayClient) {
     this.#client = client;
   }
@@ -62,7 +63,7 @@ export class ApiKeys {
    * const key = await client.apiKeys.get("key_123");
    */
   get(keyId: string, options?: RequestOptions): APIPromise<ApiKey> {
-    return new APIPromise(this.#get(requireKeyId(keyId), options));
+    return withKeyId(keyId, (id) => new APIPromise(this.#get(id, options)));
   }
 
   /**
@@ -72,17 +73,18 @@ export class ApiKeys {
    * await client.apiKeys.update(key.keyId, { expectedVersion: key.version, state: "disabled" });
    */
   update(keyId: string, body: UpdateApiKeyRequest, options?: RequestOptions): APIPromise<ApiKey> {
-    const id = requireKeyId(keyId);
-    return this.#client.request({
-      method: "PATCH",
-      path: ACCOUNT_PATHS.key(id),
-      body,
-      auth: "provisioning",
-      schema: ApiKey,
-      keyId: id,
-      expectedVersion: body.expectedVersion,
-      options,
-    });
+    return withKeyId(keyId, (id) =>
+      this.#client.request({
+        method: "PATCH",
+        path: ACCOUNT_PATHS.key(id),
+        body,
+        auth: "provisioning",
+        schema: ApiKey,
+        keyId: id,
+        expectedVersion: body.expectedVersion,
+        options,
+      }),
+    );
   }
 
   /**
@@ -91,17 +93,18 @@ export class ApiKeys {
    * const { secret, version } = await client.apiKeys.rotate(key.keyId, { expectedVersion: key.version });
    */
   rotate(keyId: string, body: VersionedRequest, options?: RequestOptions): APIPromise<ApiKeyWithSecret> {
-    const id = requireKeyId(keyId);
-    return this.#client.request({
-      method: "POST",
-      path: ACCOUNT_PATHS.rotate(id),
-      body,
-      auth: "provisioning",
-      schema: ApiKeyWithSecret,
-      keyId: id,
-      expectedVersion: body.expectedVersion,
-      options,
-    });
+    return withKeyId(keyId, (id) =>
+      this.#client.request({
+        method: "POST",
+        path: ACCOUNT_PATHS.rotate(id),
+        body,
+        auth: "provisioning",
+        schema: ApiKeyWithSecret,
+        keyId: id,
+        expectedVersion: body.expectedVersion,
+        options,
+      }),
+    );
   }
 
   /**
@@ -111,17 +114,18 @@ export class ApiKeys {
    * await client.apiKeys.revoke(key.keyId, { expectedVersion: key.version });
    */
   revoke(keyId: string, body: VersionedRequest, options?: RequestOptions): APIPromise<ApiKey> {
-    const id = requireKeyId(keyId);
-    return this.#client.request({
-      method: "POST",
-      path: ACCOUNT_PATHS.revoke(id),
-      body,
-      auth: "provisioning",
-      schema: ApiKey,
-      keyId: id,
-      expectedVersion: body.expectedVersion,
-      options,
-    });
+    return withKeyId(keyId, (id) =>
+      this.#client.request({
+        method: "POST",
+        path: ACCOUNT_PATHS.revoke(id),
+        body,
+        auth: "provisioning",
+        schema: ApiKey,
+        keyId: id,
+        expectedVersion: body.expectedVersion,
+        options,
+      }),
+    );
   }
 
   async #get(keyId: string, options: RequestOptions | undefined): Promise<WithResponse<ApiKey>> {
@@ -167,9 +171,14 @@ function lacksSingleKeyGet(error: unknown): boolean {
   return error.status === 405;
 }
 
-function requireKeyId(keyId: string): string {
+/**
+ * Runs `call` with a usable keyId, or returns a rejected promise without sending anything: every
+ * failure of an SDK call arrives the same way, through the promise.
+ */
+function withKeyId<T>(keyId: string, call: (id: string) => APIPromise<T>): APIPromise<T> {
   if (typeof keyId !== "string" || keyId.length === 0) {
-    throw new InvalidArgumentError("invalid_argument", "keyId must be a non-empty string, e.g. the keyId that create returned");
+    const error = new InvalidArgumentError("invalid_argument", "keyId must be a non-empty string, e.g. the keyId that create returned");
+    return new APIPromise(Promise.reject(error));
   }
-  return keyId;
+  return call(keyId);
 }

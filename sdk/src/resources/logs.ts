@@ -21,6 +21,7 @@ export interface LogsListQuery extends ListParams {
 export class Logs {
   readonly #client: GatewayClient;
 
+  /** Built by {@link GatewayClient}; reach it as `client.logs`. */
   constructor(client: GatewayClient) {
     this.#client = client;
   }

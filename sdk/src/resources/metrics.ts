@@ -11,6 +11,7 @@ import type { RequestOptions } from "../core/request-options";
 export class AccountMetrics {
   readonly #client: GatewayClient;
 
+  /** Built by {@link GatewayClient}; reach it as `client.metrics`. */
   constructor(client: GatewayClient) {
     this.#client = client;
   }

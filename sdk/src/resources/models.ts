@@ -12,6 +12,7 @@ import type { ModelRequestOptions } from "../core/request-options";
 export class Models {
   readonly #client: GatewayClient;
 
+  /** Built by {@link GatewayClient}; reach it as `client.models`. */
   constructor(client: GatewayClient) {
     this.#client = client;
   }

@@ -13,6 +13,7 @@ import type { ModelRequestOptions } from "../core/request-options";
 export class Responses {
   readonly #client: GatewayClient;
 
+  /** Built by {@link GatewayClient}; reach it as `client.responses`. */
   constructor(client: GatewayClient) {
     this.#client = client;
   }

@@ -11,6 +11,7 @@ import type { RequestOptions } from "../core/request-options";
 export class Usage {
   readonly #client: GatewayClient;
 
+  /** Built by {@link GatewayClient}; reach it as `client.usage`. */
   constructor(client: GatewayClient) {
     this.#client = client;
   }
