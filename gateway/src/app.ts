@@ -90,6 +90,8 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.decorateRequest("idempotencyKey", null);
   app.decorate("gateway", { runMaintenance: () => runMaintenance(ctx) } satisfies GatewayControls);
 
+  // JSON only: a text/plain body would otherwise reach validation as a string.
+  app.removeContentTypeParser("text/plain");
   installZodValidation(app);
   installErrorHandling(app);
 

@@ -12,10 +12,13 @@ export function installZodValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const zodSchema = schema as unknown as ZodType;
     return (data: unknown) => {
-      if (httpPart === "body" && (data === null || typeof data !== "object" || Array.isArray(data))) {
+      if (httpPart === "body" && (data === null || data === undefined)) {
         return {
-          error: new GatewayError("invalid_json", "The body must be one JSON object sent with Content-Type: application/json."),
+          error: new GatewayError("invalid_json", "Send a JSON object body with Content-Type: application/json."),
         };
+      }
+      if (httpPart === "body" && (typeof data !== "object" || Array.isArray(data))) {
+        return { error: new GatewayError("validation_failed", "The body must be a JSON object, not an array or a bare value.") };
       }
       const result = zodSchema.safeParse(data);
       if (result.success) return { value: result.data };
