@@ -1,10 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { KeyState } from "@gateway-keys/contract";
 import type { ApiKeyArgs } from "./inputs";
-import { serializedProvider } from "./provider";
+import { API_KEY_TYPE, PROVIDER_MODULE } from "./provider";
 
 /**
- * A regular API key of the gateway, managed as code.
+ * A regular API key of the gateway, managed as code. It is a Pulumi dynamic resource: the engine
+ * runs its provider (./runtime) in the Node dynamic-provider plugin.
  *
  * - Create issues the key; its one-time `secret` is an encrypted Pulumi secret output.
  * - Changing `name`, `state` or a policy is an in-place update (one PATCH).
@@ -24,7 +25,7 @@ import { serializedProvider } from "./provider";
  * });
  * export const ciSecret = ci.secret;
  */
-export class ApiKey extends pulumi.dynamic.Resource {
+export class ApiKey extends pulumi.CustomResource {
   /** The key's id on the gateway (`key_...`); also the resource id. */
   declare readonly keyId: pulumi.Output<string>;
   /** The key's version; goes up on every change, rotation and revoke. */
@@ -71,6 +72,8 @@ export class ApiKey extends pulumi.dynamic.Resource {
       "provisioningKeyHint", "createdAt", "updatedAt", "rotatedAt",
     ];
     for (const output of outputs) inputs[output] = undefined;
-    super(serializedProvider, name, inputs, { ...opts, additionalSecretOutputs: ["secret", "connection"] }, "gateway", "ApiKey");
+    // What pulumi.dynamic.Resource does, with a hand-written `__provider` (see ./provider.ts).
+    inputs.__provider = PROVIDER_MODULE;
+    super(API_KEY_TYPE, name, inputs, { ...opts, additionalSecretOutputs: ["secret", "connection"] });
   }
 }

@@ -32,6 +32,15 @@ export function resolveConnection(connection: DesiredKey["connection"]): Partial
   };
 }
 
+/**
+ * The connection of a key that already exists: the gateway it was created on, and the provisioning
+ * key it was managed with (its `connection` input, else the one configured now).
+ */
+export function existingConnection(stored: { baseUrl?: string; connection?: DesiredKey["connection"] } | undefined): Connection {
+  const configured = resolveConnection(stored?.connection);
+  return requireComplete({ ...configured, baseUrl: stored?.connection?.baseUrl ?? stored?.baseUrl ?? configured.baseUrl });
+}
+
 /** What is missing from a connection, as a message that says how to provide it; undefined when complete. */
 export function missingConnection(connection: Partial<Connection>): string | undefined {
   if (!connection.baseUrl) {
@@ -45,10 +54,13 @@ export function missingConnection(connection: Partial<Connection>): string | und
 
 /** A complete connection, or an error saying what to configure. */
 export function requireConnection(connection: DesiredKey["connection"]): Connection {
-  const resolved = resolveConnection(connection);
-  const missing = missingConnection(resolved);
+  return requireComplete(resolveConnection(connection));
+}
+
+function requireComplete(connection: Partial<Connection>): Connection {
+  const missing = missingConnection(connection);
   if (missing) throw new Error(missing);
-  return resolved as Connection;
+  return connection as Connection;
 }
 
 /** The provisioning key's public hint: which credential a key was last managed with. */

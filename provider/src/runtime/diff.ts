@@ -3,6 +3,7 @@ import { hintOf } from "@gateway-keys/contract";
 import type { ApiKeyState } from "../inputs";
 import { resolveConnection } from "./connection";
 import { canonical, changedFields, UNKNOWN, type DesiredKey } from "./desired";
+import { wrongOwner } from "./messages";
 import { ownerOf } from "./owner";
 
 /** Outputs that never change while the key lives: the engine may rely on them during an update. */
@@ -26,7 +27,13 @@ export async function diffKey(stored: ApiKeyState & { connection?: DesiredKey["c
     replaces.push("connection");
   } else if (target.baseUrl && target.provisioningKey && hintOf(target.provisioningKey) !== stored.provisioningKeyHint) {
     const owner = await ownerOf({ baseUrl: target.baseUrl, provisioningKey: target.provisioningKey });
-    if (owner !== undefined && owner !== stored.ownerId) replaces.push("connection");
+    if (owner !== undefined && owner !== stored.ownerId) {
+      // Moving a key to another owner means revoking it with the old owner's credentials. Only a
+      // key whose own `connection` input holds them can be moved; otherwise the configured
+      // provisioning key is simply the wrong one for this stack, and nothing may be touched.
+      if (!stored.connection?.provisioningKey) throw wrongOwner(stored.keyId, stored.ownerId, owner, target.baseUrl);
+      replaces.push("connection");
+    }
   }
   const changes =
     replaces.length > 0 ||

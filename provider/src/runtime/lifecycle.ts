@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { ConflictError, NotFoundError } from "@gateway-keys/sdk";
 import type { ApiKeyState } from "../inputs";
-import { clientFor, requireConnection } from "./connection";
+import { clientFor, existingConnection, requireConnection } from "./connection";
 import { canonical, changedFields, type DesiredKey } from "./desired";
 import { inputsOf, keyState } from "./key-state";
 import { describeFailure, goneOutside, KeyOperationError, wrongOwner } from "./messages";
@@ -31,7 +31,7 @@ export async function createKey(inputs: DesiredKey): Promise<pulumi.dynamic.Crea
  * change made outside Pulumi shows in the next preview. A revoked or missing key leaves the stack.
  */
 export async function readKey(id: string, stored: Partial<StoredKey> | undefined): Promise<pulumi.dynamic.ReadResult> {
-  const connection = requireConnection(stored?.connection);
+  const connection = existingConnection(stored);
   let record;
   try {
     record = await clientFor(connection).apiKeys.get(id);
@@ -97,7 +97,7 @@ export async function updateKey(id: string, stored: StoredKey, desired: DesiredK
 
 /** Revokes the key (irreversible). Already revoked or gone counts as done; another owner's credentials do not. */
 export async function deleteKey(id: string, stored: StoredKey): Promise<void> {
-  const connection = requireConnection(stored.connection);
+  const connection = existingConnection(stored);
   try {
     await clientFor(connection).apiKeys.revoke(id, { expectedVersion: stored.version });
   } catch (error) {

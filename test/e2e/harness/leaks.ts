@@ -37,3 +37,14 @@ export async function stateMentions(dir: string, text: string): Promise<boolean>
   }
   return false;
 }
+
+/**
+ * The resources of a stack as the backend stores them on disk: secrets still encrypted, so their
+ * size is the size a user's state file really has.
+ */
+export async function storedResources(backendDir: string): Promise<Array<{ type: string; urn: string; outputs?: Record<string, unknown> }>> {
+  const files = (await listFiles(backendDir)).filter((file) => /\/\.pulumi\/stacks\/.+\.json$/.test(file));
+  if (files.length !== 1) throw new Error(`expected one stack file in the backend, found ${files.length}`);
+  const checkpoint = JSON.parse(await readFile(files[0]!, "utf8"));
+  return checkpoint.checkpoint?.latest?.resources ?? [];
+}
