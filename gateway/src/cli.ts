@@ -91,11 +91,7 @@ async function serve(options: ServeOptions): Promise<void> {
     logger: { level: options.logLevel as "info", stream: pino.destination(2) },
     ...(options.bootstrap ? { bootstrap: { ownerId: options.owner!, scopes: options.scopes } } : {}),
   });
-  process.stdout.write(`gateway listening on ${gateway.url} (database ${dbPath})\n`);
-  if (gateway.provisioningKey) {
-    process.stdout.write(`provisioning key for owner ${gateway.ownerId} (shown once; store it now): ${gateway.provisioningKey}\n`);
-  }
-
+  // Handlers first: whoever reads the "listening" line may signal at once.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -111,6 +107,11 @@ async function serve(options: ServeOptions): Promise<void> {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+
+  process.stdout.write(`gateway listening on ${gateway.url} (database ${dbPath})\n`);
+  if (gateway.provisioningKey) {
+    process.stdout.write(`provisioning key for owner ${gateway.ownerId} (shown once; store it now): ${gateway.provisioningKey}\n`);
+  }
 }
 
 function createKey(options: CreateKeyOptions): void {
