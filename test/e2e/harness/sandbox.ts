@@ -82,12 +82,13 @@ export class EngineSandbox {
 
   /**
    * A stack of a project folder with its own `Pulumi.yaml`, run the way a user runs it: the CLI
-   * starts the Node language host, which runs the folder's program.
+   * starts the Node language host, which runs the folder's program. `stackPrefix` (default `e2e`)
+   * starts the stack's name, so a caller can tell its own Pulumi.<stack>.yaml from others'.
    */
-  async projectStack(projectDir: string, config: StackConfig = {}): Promise<auto.Stack> {
+  async projectStack(projectDir: string, config: StackConfig = {}, stackPrefix = "e2e"): Promise<auto.Stack> {
     // A unique stack name per sandbox: the project folder is shared, and its Pulumi.<stack>.yaml
     // is the only file the engine writes there.
-    const stackName = `e2e-${this.scratchDir.split("-").pop()!.toLowerCase()}`;
+    const stackName = `${stackPrefix}-${this.scratchDir.split("-").pop()!.toLowerCase()}`;
     const stack = await auto.LocalWorkspace.createStack(
       { stackName, workDir: resolve(REPO_ROOT, projectDir) },
       { pulumiHome: this.env.PULUMI_HOME, envVars: this.env, secretsProvider: "passphrase" },

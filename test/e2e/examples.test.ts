@@ -1,0 +1,222 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type * as auto from "@pulumi/pulumi/automation/index.js";
+import { GatewayClient } from "@gateway-keys/sdk";
+import { startTestGateway, type TestGateway } from "../support/gateway";
+import { EngineSandbox, REPO_ROOT, findLeaks, preview, runLifecycle, setStackConfig, type StackConfig } from "./harness";
+
+/**
+ * The root quickstart and every example, each run as a project folder by the CLI (the way a user
+ * runs it) against a real gateway: the full cycle with an edit, destroy revoking, and no secret on
+ * disk in plaintext.
+ */
+describe("the quickstart and the examples", () => {
+  let gateway: TestGateway;
+  let sandbox: EngineSandbox;
+
+  beforeAll(async () => {
+    gateway = await startTestGateway({ ownerId: "staging" });
+  });
+  afterAll(() => gateway.stop());
+  beforeEach(async () => {
+    sandbox = await EngineSandbox.create();
+  });
+  afterEach(() => sandbox.dispose());
+
+  /** A stack of `projectDir` connected to the test gateway through stack config. */
+  function stackOf(projectDir: string, config: StackConfig = {}): Promise<auto.Stack> {
+    return sandbox.projectStack(projectDir, {
+      plain: { "gateway:baseUrl": gateway.baseUrl, ...config.plain },
+      secret: { "gateway:provisioningKey": gateway.provisioningKey, ...config.secret },
+    });
+  }
+
+  /** HTTP status of a model request made with `secret`: 200 when the key works, 401 once revoked. */
+  async function statusWith(secret: string, model = "echo-1"): Promise<number> {
+    const response = await fetch(`${gateway.baseUrl}/v1/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ model, input: "ping" }),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  }
+
+  /** Fails with the file and label of every secret found in plaintext or base64 in the state or the stack's config file. */
+  async function expectNoLeaks(stack: auto.Stack, projectDir: string, secrets: Record<string, string>): Promise<void> {
+    expect(await findLeaks(sandbox.backendDir, secrets)).toEqual([]);
+    const stackConfig = await readFile(join(REPO_ROOT, projectDir, `Pulumi.${stack.name}.yaml`), "utf8");
+    expect(Object.entries(secrets).filter(([, value]) => stackConfig.includes(value)).map(([label]) => label)).toEqual([]);
+  }
+
+  const text = (result: auto.UpResult, name: string) => result.outputs[name]!.value as string;
+
+  it("quickstart: the root project creates a working key, applies a new limit and a rotation in one update, and revokes it on destroy", async () => {
+    const stack = await stackOf(".");
+    let keyId = "";
+    let first = "";
+    let second = "";
+    await runLifecycle(stack, {
+      async afterCreate(result) {
+        expect(result.outputs.secret!.secret).toBe(true);
+        keyId = text(result, "keyId");
+        first = text(result, "secret");
+        expect(result.outputs.hint!.value).toBe(`${first.slice(0, 4)}...${first.slice(-4)}`);
+        expect(result.outputs.version!.value).toBe(1);
+        expect(await statusWith(first)).toBe(200);
+      },
+      edit: {
+        apply: () => setStackConfig(stack, { plain: { "gateway-keys-quickstart:limitUnits": "250", "gateway-keys-quickstart:rotation": "2" } }),
+        async verify(result) {
+          expect(result.summary.resourceChanges).toMatchObject({ update: 1 });
+          expect(text(result, "keyId")).toBe(keyId);
+          second = text(result, "secret");
+          expect(second).not.toBe(first);
+          expect(result.outputs.version!.value).toBe(3); // one PATCH, one rotation
+          expect(await statusWith(first)).toBe(401);
+          expect(await statusWith(second)).toBe(200);
+        },
+      },
+      async afterDestroy() {
+        expect(await statusWith(second)).toBe(401);
+      },
+    });
+    await expectNoLeaks(stack, ".", { first, second, provisioningKey: gateway.provisioningKey });
+  });
+
+  it("basic: a policy change is an in-place update that raises the version and keeps the secret", async () => {
+    const stack = await stackOf("examples/basic");
+    const client = new GatewayClient({ baseUrl: gateway.baseUrl, provisioningKey: gateway.provisioningKey });
+    let keyId = "";
+    let secret = "";
+    await runLifecycle(stack, {
+      async afterCreate(result) {
+        keyId = text(result, "keyId");
+        secret = text(result, "secret");
+        expect(result.outputs.secret!.secret).toBe(true);
+        expect(await statusWith(secret)).toBe(200);
+        const live = await client.apiKeys.get(keyId);
+        expect(live).toMatchObject({ name: "ci pipeline", version: 1, spendPolicy: { limitUnits: "50" } });
+        expect(live.loggingPolicy).toEqual({ storeRequest: false, storeResponse: false, retentionDays: 14 });
+      },
+      edit: {
+        async apply() {
+          await setStackConfig(stack, { plain: { "gateway-keys-basic:limitUnits": "75.5", "gateway-keys-basic:retentionDays": "30" } });
+          const planned = await preview(stack);
+          expect(planned.result.changeSummary).toMatchObject({ update: 1 });
+          expect(planned.output).toMatch(/~\s+limitUnits\s*:\s*"50"\s*=>\s*"75.5"/);
+          expect(planned.output).toMatch(/~\s+retentionDays\s*:\s*14\s*=>\s*30/);
+        },
+        async verify(result) {
+          expect(result.summary.resourceChanges).toMatchObject({ update: 1 });
+          expect(text(result, "keyId")).toBe(keyId);
+          expect(result.outputs.version!.value).toBe(2);
+          expect(text(result, "secret")).toBe(secret);
+          expect(await statusWith(secret)).toBe(200);
+          const live = await client.apiKeys.get(keyId);
+          expect(live).toMatchObject({ version: 2, spendPolicy: { limitUnits: "75.5" }, loggingPolicy: { retentionDays: 30 } });
+        },
+      },
+      async afterDestroy() {
+        expect(await statusWith(secret)).toBe(401);
+      },
+    });
+    await expectNoLeaks(stack, "examples/basic", { secret, provisioningKey: gateway.provisioningKey });
+  });
+
+  it("rotation: a new trigger rotates that key in place (same keyId, new secret, old one refused) and leaves the other key alone", async () => {
+    const stack = await stackOf("examples/rotation");
+    const secrets: Record<string, string> = {};
+    let blueKeyId = "";
+    await runLifecycle(stack, {
+      async afterCreate(result) {
+        blueKeyId = text(result, "blueKeyId");
+        secrets.blue = text(result, "blueSecret");
+        secrets.green = text(result, "greenSecret");
+        expect(result.outputs.blueRotatedAt!.value).toBeNull();
+        expect(await statusWith(secrets.blue!)).toBe(200);
+        expect(await statusWith(secrets.green!)).toBe(200);
+      },
+      edit: {
+        async apply() {
+          await setStackConfig(stack, { plain: { "gateway-keys-rotation:blueRotation": "2025-02-01" } });
+          const planned = await preview(stack);
+          expect(planned.result.changeSummary).toEqual({ update: 1, same: 2 });
+          expect(planned.output).toMatch(/~ pulumi-nodejs:dynamic\/gateway:ApiKey: \(update\)/);
+          expect(planned.output).toMatch(/~\s+rotationTrigger\s*:\s*"2025-01-01"\s*=>\s*"2025-02-01"/);
+          expect(planned.output).not.toMatch(/replace/);
+        },
+        async verify(result) {
+          expect(result.summary.resourceChanges).toEqual({ update: 1, same: 2 });
+          expect(text(result, "blueKeyId")).toBe(blueKeyId);
+          const rotated = (secrets.rotatedBlue = text(result, "blueSecret"));
+          expect(rotated).not.toBe(secrets.blue);
+          expect(result.outputs.blueHint!.value).toBe(`${rotated.slice(0, 4)}...${rotated.slice(-4)}`);
+          expect(result.outputs.blueRotatedAt!.value).toEqual(expect.any(String));
+          expect(text(result, "greenSecret")).toBe(secrets.green);
+          expect(await statusWith(secrets.blue!)).toBe(401);
+          expect(await statusWith(rotated)).toBe(200);
+          expect(await statusWith(secrets.green!)).toBe(200);
+        },
+      },
+      async afterDestroy() {
+        expect(await statusWith(secrets.rotatedBlue!)).toBe(401);
+        expect(await statusWith(secrets.green!)).toBe(401);
+      },
+    });
+    await expectNoLeaks(stack, "examples/rotation", { ...secrets, provisioningKey: gateway.provisioningKey });
+  });
+
+  it("multi-env: each key lands on the owner of its own provisioning key, and production may call only allow-listed models", async () => {
+    const productionKey = await gateway.newProvisioningKey("production");
+    // Only the per-environment keys: nothing falls back on gateway:provisioningKey.
+    const stack = await sandbox.projectStack("examples/multi-env", {
+      plain: { "gateway:baseUrl": gateway.baseUrl },
+      secret: {
+        "gateway-keys-multi-env:stagingProvisioningKey": gateway.provisioningKey,
+        "gateway-keys-multi-env:productionProvisioningKey": productionKey,
+      },
+    });
+    const keysOf = async (provisioningKey: string) => {
+      const ids: string[] = [];
+      for await (const key of new GatewayClient({ baseUrl: gateway.baseUrl, provisioningKey }).apiKeys.list()) ids.push(key.keyId);
+      return ids;
+    };
+    const secrets: Record<string, string> = {};
+    await runLifecycle(stack, {
+      async afterCreate(result) {
+        const staging = text(result, "stagingKeyId");
+        const production = text(result, "productionKeyId");
+        expect([text(result, "stagingOwner"), text(result, "productionOwner")]).toEqual(["staging", "production"]);
+        const stagingList = await keysOf(gateway.provisioningKey);
+        const productionList = await keysOf(productionKey);
+        expect(stagingList).toContain(staging);
+        expect(stagingList).not.toContain(production);
+        expect(productionList).toContain(production);
+        expect(productionList).not.toContain(staging);
+        const stagingSecret = (secrets.staging = text(result, "stagingSecret"));
+        const productionSecret = (secrets.production = text(result, "productionSecret"));
+        expect(await statusWith(productionSecret, "echo-1")).toBe(200);
+        expect(await statusWith(productionSecret, "reverse-1")).toBe(403);
+        expect(await statusWith(stagingSecret, "reverse-1")).toBe(200);
+      },
+      edit: {
+        apply: () => setStackConfig(stack, { plain: { "gateway-keys-multi-env:stagingLimitUnits": "40" } }),
+        verify(result) {
+          expect(result.summary.resourceChanges).toMatchObject({ update: 1, same: 2 });
+          expect(result.outputs.stagingVersion!.value).toBe(2);
+          expect(result.outputs.productionVersion!.value).toBe(1);
+        },
+      },
+      async afterDestroy() {
+        expect(await statusWith(secrets.staging!)).toBe(401);
+        expect(await statusWith(secrets.production!)).toBe(401);
+      },
+    });
+    await expectNoLeaks(stack, "examples/multi-env", {
+      ...secrets,
+      stagingProvisioningKey: gateway.provisioningKey,
+      productionProvisioningKey: productionKey,
+    });
+  });
+});
