@@ -14,8 +14,9 @@ import { API_KEY_TYPE, PROVIDER_MODULE } from "./provider";
  * - Delete revokes the key, irreversibly.
  * - Every change sends the version in state as `expectedVersion`: a key changed outside the stack
  *   fails the update (run `pulumi refresh`, review, `pulumi up`) and is never overwritten.
- * - Adopt an existing key with the `import` resource option: `new ApiKey("ci", args, { import: "key_..." })`.
- *   Its secret is unknown (`secretKnown: false`) until you rotate it by setting `rotationTrigger`.
+ * - Adopt an existing key with the `import` resource option, `new ApiKey("ci", args, { import: "key_..." })`,
+ *   or the `adoptKeyId` input. Its secret is unknown (`secretKnown: false`) until you rotate it by
+ *   changing `rotationTrigger`.
  *
  * @example
  * const ci = new ApiKey("ci", {
@@ -57,7 +58,11 @@ export class ApiKey extends pulumi.CustomResource {
   /** When the secret was last rotated (ISO 8601), or null. */
   declare readonly rotatedAt: pulumi.Output<string | null>;
 
-  constructor(name: string, args: ApiKeyArgs = {}, opts?: pulumi.CustomResourceOptions) {
+  constructor(name: string, args: ApiKeyArgs = {}, opts: pulumi.CustomResourceOptions = {}) {
+    // The engine's own import cannot reach a dynamic provider (its read gets no `__provider`;
+    // pulumi/pulumi#16175), so the `import` option becomes an adoption the provider performs in
+    // `create`: it checks the live key matches the program and takes it over, creating nothing.
+    const { import: importId, ...options } = opts;
     const inputs: Record<string, unknown> = {
       name: args.name ?? name,
       state: args.state,
@@ -66,6 +71,7 @@ export class ApiKey extends pulumi.CustomResource {
       modelPolicy: args.modelPolicy,
       rotationTrigger: args.rotationTrigger,
       connection: args.connection === undefined ? undefined : pulumi.secret(args.connection),
+      adoptKeyId: args.adoptKeyId ?? importId,
     };
     const outputs = [
       "keyId", "version", "secret", "secretKnown", "hint", "ownerId", "baseUrl",
@@ -74,6 +80,6 @@ export class ApiKey extends pulumi.CustomResource {
     for (const output of outputs) inputs[output] = undefined;
     // What pulumi.dynamic.Resource does, with a hand-written `__provider` (see ./provider.ts).
     inputs.__provider = PROVIDER_MODULE;
-    super(API_KEY_TYPE, name, inputs, { ...opts, additionalSecretOutputs: ["secret", "connection"] });
+    super(API_KEY_TYPE, name, inputs, { ...options, additionalSecretOutputs: ["secret", "connection"] });
   }
 }

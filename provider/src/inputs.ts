@@ -62,6 +62,13 @@ export interface ApiKeyArgs {
   rotationTrigger?: pulumi.Input<unknown>;
   /** The gateway and owner; see {@link GatewayConnectionArgs}. */
   connection?: pulumi.Input<GatewayConnectionArgs>;
+  /**
+   * Adopt this existing key (`key_...`) instead of creating one. The key's live name, state and
+   * policies must equal the declared ones, or the adoption fails and nothing changes. Its secret is
+   * unknown to the stack (`secretKnown: false`) until a `rotationTrigger` change rotates it.
+   * The `import` resource option sets this too.
+   */
+  adoptKeyId?: pulumi.Input<string>;
 }
 
 /** What the provider stores for a key (its outputs); the secret only encrypted. */

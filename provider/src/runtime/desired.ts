@@ -21,6 +21,8 @@ export interface DesiredKey {
   modelPolicy: ApiKeyState["modelPolicy"];
   rotationTrigger?: unknown;
   connection?: { baseUrl?: string; provisioningKey?: string };
+  /** An existing key to take over instead of creating one. */
+  adoptKeyId?: string;
 }
 
 /** The inputs `check` returns, or the failures that stop the preview. */
@@ -53,6 +55,9 @@ export function checkInputs(news: Record<string, unknown>): CheckOutcome {
   const state = SettableKeyState.safeParse(news.state ?? "active");
   if (!state.success) issues.push({ path: "state", message: state.error.issues[0]!.message });
   issues.push(...checkConnection(news.connection));
+  if (news.adoptKeyId !== undefined && (typeof news.adoptKeyId !== "string" || !/^key_[A-Za-z0-9]{1,60}$/.test(news.adoptKeyId))) {
+    issues.push({ path: "adoptKeyId", message: "expected the id of an existing key, e.g. key_0r4B9TXiCfin7DT82uB3" });
+  }
   if (issues.length > 0 || !parsed.success || !state.success) return { inputs: news, failures: issues };
 
   const { name, spendPolicy, loggingPolicy, modelPolicy } = parsed.data;
@@ -66,6 +71,7 @@ export function checkInputs(news: Record<string, unknown>): CheckOutcome {
   if (spendPolicy) desired.spendPolicy = { limitUnits: formatUnits(parseUnits(spendPolicy.limitUnits)), currency: "unit" };
   if (news.rotationTrigger !== undefined) desired.rotationTrigger = news.rotationTrigger;
   if (news.connection !== undefined) desired.connection = news.connection as DesiredKey["connection"];
+  if (typeof news.adoptKeyId === "string") desired.adoptKeyId = news.adoptKeyId;
   return { inputs: desired, failures: [] };
 }
 

@@ -19,7 +19,7 @@ export function keyState(
   const state: ApiKeyState & { connection?: DesiredKey["connection"] } = {
     keyId: record.keyId,
     version: record.version,
-    secret: secret.secret,
+    secret: undefined,
     secretKnown: secret.secretKnown,
     hint: record.hint,
     state: record.state,
@@ -33,6 +33,9 @@ export function keyState(
     updatedAt: record.updatedAt,
     rotatedAt: record.rotatedAt,
   };
+  // The engine's wire format has no `undefined`: an unknown secret is left out, not set to undefined.
+  if (secret.secret === undefined) delete state.secret;
+  else state.secret = secret.secret;
   if (record.spendPolicy) state.spendPolicy = { limitUnits: record.spendPolicy.limitUnits, currency: "unit" };
   if (carried.rotationTrigger !== undefined) state.rotationTrigger = carried.rotationTrigger;
   // Kept (as a secret output) so refresh and delete reach the same gateway and owner as create did.

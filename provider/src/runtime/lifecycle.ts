@@ -9,8 +9,38 @@ import { isAnotherOwner } from "./owner";
 
 type StoredKey = ApiKeyState & { connection?: DesiredKey["connection"] };
 
+/**
+ * Takes over an existing key instead of creating one: one read, and no change at all. The live key
+ * must already be what the program declares, as with Pulumi's own import.
+ */
+async function adoptKey(keyId: string, inputs: DesiredKey): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
+  const connection = requireConnection(inputs.connection);
+  let record;
+  try {
+    record = await clientFor(connection).apiKeys.get(keyId);
+  } catch (error) {
+    if (error instanceof NotFoundError) {
+      throw new KeyOperationError(`cannot adopt key ${keyId}: no such key for this provisioning key's owner on ${connection.baseUrl}`);
+    }
+    throw describeFailure(keyId, "adopt", error, 0);
+  }
+  if (record.state === "revoked") throw new KeyOperationError(`cannot adopt key ${keyId}: it is revoked, and a revoked key can never be used again`);
+  const state = keyState(record, connection, { secret: undefined, secretKnown: false }, inputs);
+  const differences = changedFields(state, inputs).map(
+    (field) => `${field}: the key has ${canonical(state[field] ?? null)}, the program declares ${canonical(inputs[field] ?? null)}`,
+  );
+  if (differences.length > 0) {
+    throw new KeyOperationError(
+      `cannot adopt key ${keyId}: it differs from the program (${differences.join("; ")}). ` +
+        "Make the program match the key, adopt it, then change it in a later update. Nothing was changed.",
+    );
+  }
+  return { id: record.keyId, outs: state };
+}
+
 /** Creates the key with one request. The SDK retries with one Idempotency-Key, so a retry never makes a second key. */
 export async function createKey(inputs: DesiredKey): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
+  if (inputs.adoptKeyId) return adoptKey(inputs.adoptKeyId, inputs);
   const connection = requireConnection(inputs.connection);
   try {
     const { secret, ...record } = await clientFor(connection).apiKeys.create({
@@ -90,7 +120,10 @@ export async function updateKey(id: string, stored: StoredKey, desired: DesiredK
   }
   if (!record) {
     // Only the connection input changed (same gateway and owner): nothing to send.
-    return { outs: { ...stored, connection: desired.connection, rotationTrigger: desired.rotationTrigger } as StoredKey };
+    const outs: StoredKey = { ...stored };
+    delete outs.connection;
+    if (desired.connection !== undefined) outs.connection = desired.connection;
+    return { outs };
   }
   return { outs: keyState(record, connection, secret, desired) };
 }
