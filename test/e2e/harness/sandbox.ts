@@ -68,7 +68,8 @@ export class EngineSandbox {
   /** A stack whose program is a function in this process (Automation API inline program). */
   async inlineStack(projectName: string, program: auto.PulumiFn, config: StackConfig = {}): Promise<auto.Stack> {
     const stack = await auto.LocalWorkspace.createStack(
-      { projectName, stackName: "e2e", program },
+      // Stack names are unique within the sandbox, so one sandbox can hold several stacks.
+      { projectName, stackName: `e2e-${this.stacks.length + 1}`, program },
       {
         workDir: this.inlineWorkDir,
         pulumiHome: this.env.PULUMI_HOME,

@@ -1,0 +1,72 @@
+import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { REPO_ROOT } from "./harness";
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node scripts/demo.ts` from the repository root, with this process's environment (and so its toolchain). */
+function runDemo(): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--disable-warning=MODULE_TYPELESS_PACKAGE_JSON", "scripts/demo.ts"], {
+      cwd: REPO_ROOT,
+      env: process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const demoScratchDirs = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("gateway-keys-demo-")));
+const demoStackFiles = () => readdirSync(REPO_ROOT).filter((name) => /^Pulumi\.demo-.*\.yaml$/.test(name));
+
+/** `npm run demo`, the README's first command, run the way a newcomer runs it. */
+describe("npm run demo", () => {
+  let run: Finished;
+  let scratchBefore: Set<string>;
+
+  beforeAll(async () => {
+    scratchBefore = demoScratchDirs();
+    run = await runDemo();
+  });
+
+  it("exits 0 and says nothing on stderr", () => {
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+  });
+
+  it("walks through the six numbered steps, each with the result it checked", () => {
+    const lines = [
+      /^1\. pulumi preview: the plan\n {3}\+ create ApiKey "quickstart"$/m,
+      /^2\. pulumi up: the key is created\n {3}key_\w+, version 1, secret gwk_\.\.\.\w{4} /m,
+      /^3\. the key calls a model: POST \/v1\/responses \(echo-1\)\n {3}200 "hello from the demo"$/m,
+      /^4\. policy change: .*\n {3}preview {2}~ update ApiKey "quickstart" in place: spendPolicy\.limitUnits "100" -> "250"$/m,
+      /^ {3}up {7}version 1 -> 2, same key and secret; the gateway caps it at 250 units$/m,
+      /^5\. rotation: .*\n {3}preview {2}~ update ApiKey "quickstart" in place: rotationTrigger "1" -> "2" \(a rotation, not a replacement\)$/m,
+      /^ {3}up {7}same key key_\w+, version 2 -> 3, new secret gwk_\.\.\.\w{4}$/m,
+      /old secret gwk_\.\.\.\w{4} -> 401, new secret gwk_\.\.\.\w{4} -> 200$/m,
+      /^6\. pulumi destroy: the key is revoked\n {3}secret gwk_\.\.\.\w{4} -> 401; the gateway lists key_\w+ as revoked$/m,
+      /^Done in \d+ s: every step checked\./m,
+    ];
+    for (const line of lines) expect(run.stdout).toMatch(line);
+  });
+
+  it("shows only hints of secrets, never a key or the provisioning key", () => {
+    const output = run.stdout + run.stderr;
+    expect(output).toMatch(/gwp_\.\.\.\w{4}/);
+    expect(output.match(/gw[kp]_(?!\.\.\.\w{4}\b)\S*/g) ?? []).toEqual([]);
+  });
+
+  it("leaves no stack file in the repository and no temporary folder behind", () => {
+    expect(demoStackFiles()).toEqual([]);
+    expect([...demoScratchDirs()].filter((name) => !scratchBefore.has(name))).toEqual([]);
+  });
+});
