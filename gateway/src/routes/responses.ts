@@ -18,9 +18,9 @@ export async function responsesRoutes(app: FastifyInstance, { ctx }: RouteOption
     const key = request.apiKey!;
     const { model: modelId, input } = request.body as ResponsesRequest;
     const now = ctx.now();
-    const refuse = (error: GatewayError, outcome: "rejected" | "failed"): never => {
+    const refuse = async (error: GatewayError, outcome: "rejected" | "failed"): Promise<never> => {
       const entry = logEntryFor(key, { model: modelId, status: error.statusCode, costMicros: 0n, input, output: null }, now);
-      ctx.store.recordUnbilledRequest(entry, outcome);
+      await ctx.store.recordUnbilledRequest(entry, outcome);
       throw error;
     };
 
@@ -61,12 +61,13 @@ export async function responsesRoutes(app: FastifyInstance, { ctx }: RouteOption
       text = model.generate(input);
     } catch (error) {
       const entry = logEntryFor(key, { model: modelId, status: 500, costMicros: 0n, input, output: null }, now);
-      ctx.store.settleSpend(key.id, maxCostMicros, entry);
+      await ctx.store.settleSpend(key.id, maxCostMicros, entry);
       throw error;
     }
     const outputCharacters = countCharacters(text);
     const costMicros = costOf(model, inputCharacters, outputCharacters);
-    ctx.store.settleSpend(key.id, maxCostMicros, logEntryFor(key, { model: modelId, status: 200, costMicros, input, output: text }, now));
+    // Answered only once the charge is committed: no response is ever acknowledged unbilled.
+    await ctx.store.settleSpend(key.id, maxCostMicros, logEntryFor(key, { model: modelId, status: 200, costMicros, input, output: text }, now));
 
     const response: ResponseObject = {
       id: newId("resp"),

@@ -5,7 +5,9 @@ import type { KeyState, LoggingPolicy, ModelPolicy, Scope } from "@gateway-keys/
  * all, so the gateway never has to hold a transaction open across its own code.
  *
  * The interface is synchronous because the embedded default (`node:sqlite`) is: that keeps each
- * method atomic within the process for free and keeps promises off the hot path. Callbacks passed
+ * method atomic within the process for free. The exception is metering (`settleSpend`,
+ * `recordUnbilledRequest`), which resolves once committed so that concurrent requests can share
+ * one commit. Callbacks passed
  * in (`change`, `reply`) are pure and synchronous, and run inside the unit, so a networked
  * database can implement the same shape with `SELECT … FOR UPDATE` once the interface goes async.
  *
@@ -51,10 +53,14 @@ export interface Store {
    * under its limit (keys without a limit always fit).
    */
   reserveSpend(keyId: string, micros: bigint): ReserveOutcome;
-  /** Turns a reservation into the actual cost and records the request, in one transaction. */
-  settleSpend(keyId: string, reservedMicros: bigint, entry: NewLogEntry): void;
-  /** Records a model request that was refused or failed before it could be charged. */
-  recordUnbilledRequest(entry: NewLogEntry, outcome: "rejected" | "failed"): void;
+  /**
+   * Releases a reservation, charges the actual cost and records the request, in one transaction.
+   * Resolves once committed: metering writes of concurrent requests may share a commit, so this
+   * is the one asynchronous write (answer the request only after it resolves).
+   */
+  settleSpend(keyId: string, reservedMicros: bigint, entry: NewLogEntry): Promise<void>;
+  /** Records a model request that was refused or failed before it could be charged; resolves once committed. */
+  recordUnbilledRequest(entry: NewLogEntry, outcome: "rejected" | "failed"): Promise<void>;
 
   /** The owner's usage per key and model. */
   usageLines(ownerId: string): UsageLine[];

@@ -27,14 +27,15 @@ import {
   type ProvisioningKeyRow,
   type UsageRow,
 } from "./rows";
+import { GroupCommitter } from "./group-commit";
 import { prepareStatements, type Statements } from "./statements";
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
   /**
-   * Clear what only a live process can own: spend reservations and pending idempotency claims.
-   * Set it in the one server process that owns the database, after a restart; never in a second
-   * process (a CLI command) that opens the file while a server runs. Default `false`.
+   * Clear what only a live process can own: idempotency claims left pending by a process that died
+   * between claim and commit. Set it in the one server process that owns the database; never in a
+   * second process (a CLI command) that opens the file while a server runs. Default `false`.
    */
   recover?: boolean;
   /**
@@ -50,6 +51,8 @@ export interface SqliteStoreOptions {
 }
 
 const DAY_MS = 86_400_000;
+/** Keys kept in the look-up cache; past this the oldest entry is dropped. */
+const KEY_CACHE_SIZE = 10_000;
 
 /**
  * Opens (creating and migrating as needed) the gateway's SQLite database: a file, or `":memory:"`.
@@ -65,6 +68,21 @@ class SqliteStore implements Store {
   readonly #db: DatabaseSync;
   readonly #sql: Statements;
   readonly #meteringFull: boolean;
+  /**
+   * Keys by id, and ids by secret hash, for the look-up every model request makes. Coherent
+   * because this store is the only writer of api_keys (one server process per database): every
+   * update drops the entry, every committed charge updates it.
+   */
+  readonly #cachedKeys = new Map<string, StoredApiKey>();
+  /** Metering writes (spend, logs, usage) of concurrent requests share one commit. */
+  readonly #metering = new GroupCommitter((writes) =>
+    this.#write(this.#meteringFull, () => {
+      for (const write of writes) write();
+    }),
+  );
+  readonly #cachedKeyIdByHash = new Map<string, string>();
+  /** Spend reserved by requests in flight, per key id (see reserveSpend). */
+  readonly #reservations = new Map<string, bigint>();
 
   constructor(path: string, options: SqliteStoreOptions) {
     const inMemory = path === ":memory:" || path === "";
@@ -106,7 +124,6 @@ class SqliteStore implements Store {
 
   #recover(): void {
     this.#write(true, () => {
-      this.#sql.clearReservations.run();
       this.#sql.deletePendingClaims.run();
     });
   }
@@ -131,8 +148,33 @@ class SqliteStore implements Store {
   }
 
   findApiKeyByHash(secretHash: Buffer): StoredApiKey | undefined {
+    const cachedId = this.#cachedKeyIdByHash.get(secretHash.toString("base64"));
+    const cached = cachedId === undefined ? undefined : this.#cachedKeys.get(cachedId);
+    if (cached) return { ...cached };
     const row = this.#sql.apiKeyByHash.get(secretHash) as ApiKeyRow | undefined;
-    return row && apiKeyFromRow(row);
+    return row && { ...this.#remember(apiKeyFromRow(row)) };
+  }
+
+  /** The key from the cache, else from the database (then cached). */
+  #keyById(keyId: string): StoredApiKey | undefined {
+    const cached = this.#cachedKeys.get(keyId);
+    if (cached) return cached;
+    const row = this.#sql.apiKeyByIdOfAnyOwner.get(keyId) as ApiKeyRow | undefined;
+    return row && this.#remember(apiKeyFromRow(row));
+  }
+
+  #remember(key: StoredApiKey): StoredApiKey {
+    if (this.#cachedKeys.size >= KEY_CACHE_SIZE) this.#forget(this.#cachedKeys.keys().next().value!);
+    this.#cachedKeys.set(key.id, key);
+    this.#cachedKeyIdByHash.set(key.secretHash.toString("base64"), key.id);
+    return key;
+  }
+
+  #forget(keyId: string): void {
+    const cached = this.#cachedKeys.get(keyId);
+    if (!cached) return;
+    this.#cachedKeys.delete(keyId);
+    this.#cachedKeyIdByHash.delete(cached.secretHash.toString("base64"));
   }
 
   getApiKey(ownerId: string, keyId: string): StoredApiKey | undefined {
@@ -170,6 +212,8 @@ class SqliteStore implements Store {
     return this.#write(true, () => {
       const current = this.getApiKey(ownerId, keyId);
       if (!current) return undefined;
+      // Dropped before the write, so no reader can see the old record once it is replaced.
+      this.#forget(keyId);
       const next = change(current);
       // The version guard is redundant inside BEGIN IMMEDIATE, and cheap insurance if this ever
       // runs without one (another process, another database).
@@ -218,25 +262,43 @@ class SqliteStore implements Store {
     if (Number(result.changes) !== 1) throw new Error("the idempotency claim was lost before the mutation committed");
   }
 
+  /**
+   * Spend reservations are process-local: they belong to requests in flight in this process and
+   * die with it (a crash cannot leak one). The check — committed spend plus every reservation in
+   * flight plus this one, against the limit — and the reservation are one synchronous step, so no
+   * two requests can both pass it. Charges are committed in SQLite, and `spentMicros` of the
+   * cached key and the reservation are updated in the same synchronous step as that commit.
+   */
   reserveSpend(keyId: string, micros: bigint): ReserveOutcome {
-    // One conditional UPDATE: the check and the reservation are a single atomic statement.
-    const result = this.#sql.reserveSpend.run({ id: keyId, amount: micros });
-    if (Number(result.changes) === 1) return "reserved";
-    const row = this.#sql.keyState.get(keyId) as { state: KeyState } | undefined;
-    return row?.state === "active" ? "limit_reached" : "inactive";
+    const key = this.#keyById(keyId);
+    if (!key || key.state !== "active") return "inactive";
+    const reserved = this.#reservations.get(keyId) ?? 0n;
+    if (key.spendLimitMicros !== null && key.spentMicros + reserved + micros > key.spendLimitMicros) return "limit_reached";
+    this.#reservations.set(keyId, reserved + micros);
+    return "reserved";
   }
 
-  settleSpend(keyId: string, reservedMicros: bigint, entry: NewLogEntry): void {
-    this.#write(this.#meteringFull, () => {
-      this.#sql.settleSpend.run({ id: keyId, reserved: reservedMicros, cost: entry.costMicros });
-      this.#insertLog(entry);
-      const succeeded = entry.status < 400 ? 1 : 0;
-      this.#sql.countUsage.run(usageParams(entry, succeeded, 0));
-    });
+  settleSpend(keyId: string, reservedMicros: bigint, entry: NewLogEntry): Promise<void> {
+    return this.#metering.submit(
+      () => {
+        this.#sql.chargeSpend.run({ id: keyId, cost: entry.costMicros });
+        this.#insertLog(entry);
+        this.#sql.countUsage.run(usageParams(entry, entry.status < 400 ? 1 : 0, 0));
+      },
+      () => this.#afterCharge(keyId, reservedMicros, entry.costMicros),
+    );
   }
 
-  recordUnbilledRequest(entry: NewLogEntry, outcome: "rejected" | "failed"): void {
-    this.#write(this.#meteringFull, () => {
+  #afterCharge(keyId: string, reservedMicros: bigint, costMicros: bigint): void {
+    const left = (this.#reservations.get(keyId) ?? 0n) - reservedMicros;
+    if (left > 0n) this.#reservations.set(keyId, left);
+    else this.#reservations.delete(keyId);
+    const cached = this.#cachedKeys.get(keyId);
+    if (cached) cached.spentMicros += costMicros;
+  }
+
+  recordUnbilledRequest(entry: NewLogEntry, outcome: "rejected" | "failed"): Promise<void> {
+    return this.#metering.submit(() => {
       this.#insertLog(entry);
       this.#sql.countUsage.run(usageParams(entry, 0, outcome === "rejected" ? 1 : 0));
     });
@@ -280,7 +342,9 @@ class SqliteStore implements Store {
   }
 
   close(): void {
-    if (this.#db.isOpen) this.#db.close();
+    if (!this.#db.isOpen) return;
+    this.#metering.flush();
+    this.#db.close();
   }
 }
 

@@ -5,6 +5,7 @@ const API_KEY_COLUMNS = `seq, id, owner_id, name, state, version, secret_hash, h
 
 /** Every statement the store runs, prepared once: parsing SQL per request would dominate the hot path. */
 export function prepareStatements(db: DatabaseSync) {
+
   const prepare = (sql: string, readBigInts = false): StatementSync => {
     const statement = db.prepare(sql);
     // Credits can exceed 2^53 micro-units (a 1e12-unit limit is 1e18 micros), so read them exactly.
@@ -18,7 +19,6 @@ export function prepareStatements(db: DatabaseSync) {
     syncFull: prepare("PRAGMA synchronous = FULL"),
     syncNormal: prepare("PRAGMA synchronous = NORMAL"),
 
-    clearReservations: prepare("UPDATE api_keys SET reserved_micros = 0 WHERE reserved_micros != 0"),
     deletePendingClaims: prepare("DELETE FROM idempotency_keys WHERE state = 'pending'"),
 
     insertProvisioningKey: prepare(`INSERT INTO provisioning_keys (id, owner_id, secret_hash, hint, scopes, created_at, revoked_at)
@@ -27,6 +27,7 @@ export function prepareStatements(db: DatabaseSync) {
 
     apiKeyByHash: prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE secret_hash = ?`, true),
     apiKeyById: prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ? AND owner_id = ?`, true),
+    apiKeyByIdOfAnyOwner: prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`, true),
     listApiKeys: prepare(
       `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE owner_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
       true,
@@ -41,7 +42,6 @@ export function prepareStatements(db: DatabaseSync) {
         store_response = :store_response, retention_days = :retention_days, model_mode = :model_mode,
         model_ids = :model_ids, updated_at = :updated_at, rotated_at = :rotated_at, revoked_at = :revoked_at
       WHERE id = :id AND version = :read_version`),
-    keyState: prepare("SELECT state FROM api_keys WHERE id = ?"),
 
     idempotencyRow: prepare(`SELECT fingerprint, state, status, sealed_reply, expires_at, lease_until FROM idempotency_keys
       WHERE owner_id = :owner_id AND method = :method AND path = :path AND idem_key = :idem_key`),
@@ -55,11 +55,7 @@ export function prepareStatements(db: DatabaseSync) {
     purgeIdempotency: prepare(`DELETE FROM idempotency_keys
       WHERE (state = 'completed' AND expires_at <= :now) OR (state = 'pending' AND lease_until <= :now)`),
 
-    reserveSpend: prepare(`UPDATE api_keys SET reserved_micros = reserved_micros + :amount
-      WHERE id = :id AND state = 'active'
-        AND (spend_limit_micros IS NULL OR spent_micros + reserved_micros + :amount <= spend_limit_micros)`),
-    settleSpend: prepare(`UPDATE api_keys
-      SET reserved_micros = reserved_micros - :reserved, spent_micros = spent_micros + :cost WHERE id = :id`),
+    chargeSpend: prepare("UPDATE main.api_keys SET spent_micros = spent_micros + :cost WHERE id = :id"),
     insertLog: prepare(`INSERT INTO request_logs
         (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text)
       VALUES (:id, :owner_id, :key_id, :model, :status, :cost_micros, :created_at, :request_input, :response_text)`),
@@ -81,9 +77,10 @@ export function prepareStatements(db: DatabaseSync) {
       ORDER BY l.seq DESC LIMIT :limit`,
       true,
     ),
+    // The first condition only narrows the scan to the age index: no retention is shorter than a day.
     purgeLogs: prepare(`DELETE FROM request_logs WHERE seq IN (
       SELECT l.seq FROM request_logs l JOIN api_keys k ON k.id = l.key_id
-      WHERE l.created_at <= :now - k.retention_days * :day_ms)`),
+      WHERE l.created_at <= :now - :day_ms AND l.created_at <= :now - k.retention_days * :day_ms)`),
   };
 }
 

@@ -1,0 +1,54 @@
+/**
+ * Group commit: writes queued during one turn of the event loop are committed together in one
+ * transaction (one WAL append) on `setImmediate`, and each caller's promise resolves only once
+ * its write is committed, so nothing is acknowledged before it is stored. Under concurrency this
+ * turns N commits into one; a lone request waits one event-loop hop.
+ */
+export class GroupCommitter {
+  readonly #commit: (writes: readonly (() => void)[]) => void;
+  #queue: { write: () => void; committed: (() => void) | undefined; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  #scheduled: ReturnType<typeof setImmediate> | undefined;
+
+  /** `commit` runs every write of a batch inside one transaction, or throws to roll all back. */
+  constructor(commit: (writes: readonly (() => void)[]) => void) {
+    this.#commit = commit;
+  }
+
+  /**
+   * Queues `write`; resolves once it is committed. `committed` runs synchronously right after the
+   * commit (before any other code can run), for in-memory state that must follow the database.
+   */
+  submit(write: () => void, committed?: () => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ write, committed, resolve, reject });
+      this.#scheduled ??= setImmediate(() => this.flush());
+    });
+  }
+
+  /** Commits everything queued now (also used before closing the database). */
+  flush(): void {
+    if (this.#scheduled) clearImmediate(this.#scheduled);
+    this.#scheduled = undefined;
+    const batch = this.#queue;
+    this.#queue = [];
+    if (batch.length === 0) return;
+    try {
+      this.#commit(batch.map((item) => item.write));
+      for (const item of batch) {
+        item.committed?.();
+        item.resolve();
+      }
+    } catch {
+      // One failing write must not fail its neighbours: commit each alone to find out whose it is.
+      for (const item of batch) {
+        try {
+          this.#commit([item.write]);
+          item.committed?.();
+          item.resolve();
+        } catch (error) {
+          item.reject(error);
+        }
+      }
+    }
+  }
+}
