@@ -1,0 +1,41 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+/** A gateway running as its own process, the way it is deployed, so it never shares a CPU's event loop with the engine's program. */
+export interface GatewayProcess {
+  url: string;
+  provisioningKey: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `gateway serve --bootstrap` on an ephemeral loopback port with a fresh database. */
+export async function startGatewayProcess(ownerId = "bench"): Promise<GatewayProcess> {
+  const dir = await mkdtemp(join(tmpdir(), "gateway-bench-"));
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["gateway/dist/cli.js", "serve", "--port", "0", "--db", join(dir, "gateway.db"), "--bootstrap", "--owner", ownerId, "--log-level", "silent"],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let url = "";
+  let provisioningKey = "";
+  for await (const line of createInterface({ input: child.stdout! })) {
+    url ||= /gateway listening on (http:\/\/\S+)/.exec(line)?.[1] ?? "";
+    provisioningKey ||= /(gwp_[A-Za-z0-9]+)/.exec(line)?.[1] ?? "";
+    if (url && provisioningKey) break;
+  }
+  if (!url || !provisioningKey) throw new Error("the gateway process did not start");
+  child.stdout!.resume();
+  return {
+    url,
+    provisioningKey,
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
