@@ -43,6 +43,8 @@ export class ApiKey extends pulumi.CustomResource {
   declare readonly ownerId: pulumi.Output<string>;
   /** The gateway the key lives on. */
   declare readonly baseUrl: pulumi.Output<string>;
+  /** Hint of the provisioning key the key was last managed with; a new one makes the next preview ask its owner. */
+  declare readonly provisioningKeyHint: pulumi.Output<string>;
   /** The key's label. */
   declare readonly name: pulumi.Output<string>;
   /** The spending cap; undefined when the key has none. */
