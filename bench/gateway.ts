@@ -120,20 +120,21 @@ function percentile(sorted: number[], fraction: number): number {
 /** Drives `url` with autocannon for `seconds` at `connections`. */
 async function load(url: string, secret: string, connections: number, seconds: number): Promise<Cell> {
   const latencies: number[] = [];
-  const instance = autocannon({
-    url: `${url}/v1/responses`,
-    method: "POST",
-    connections,
-    duration: seconds,
-    headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
-    body: REQUEST_BODY,
-  });
-  instance.on("response", (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
-    latencies.push(responseTime);
-  });
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    instance.once("done", resolve);
-    instance.once("error", reject);
+    const instance = autocannon(
+      {
+        url: `${url}/v1/responses`,
+        method: "POST",
+        connections,
+        duration: seconds,
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: REQUEST_BODY,
+      },
+      (error, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    instance.on("response", (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
+      latencies.push(responseTime);
+    });
   });
   latencies.sort((a, b) => a - b);
   return {

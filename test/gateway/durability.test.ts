@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startTestGateway, type TestGateway } from "../support/gateway";
-import { accountClient, respond } from "./helpers";
+import { accountClient, expectError, respond } from "./helpers";
 
 const CLI = resolve(__dirname, "../../gateway/dist/cli.js");
 let dir: string;
@@ -169,7 +169,7 @@ describe("the CLI server", () => {
     try {
       const view = accountClient(asGateway(server, created.out.trim()));
       expect((await view.list()).status).toBe(200);
-      expect((await view.create({ name: "x" })).body.error.code).toBe("missing_scope");
+      expectError(await view.create({ name: "x" }), 403, "missing_scope");
     } finally {
       server.child.kill("SIGTERM");
       await exited(server.child);

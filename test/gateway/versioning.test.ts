@@ -109,7 +109,7 @@ describe("concurrent changes", () => {
     const losers = answers.filter((answer) => answer.status === 409);
     expect(winners).toHaveLength(1);
     expect(losers).toHaveLength(49);
-    for (const loser of losers) expect(loser.body.error).toMatchObject({ code: "conflict", currentVersion: 2 });
+    for (const loser of losers) expect(expectError(loser, 409, "conflict").currentVersion).toBe(2);
     const final = await account.get(created.body.keyId);
     expect(final.body).toMatchObject({ version: 2, name: winners[0]!.body.name });
   });
