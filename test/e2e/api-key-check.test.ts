@@ -1,26 +1,12 @@
 import { ApiKey, type ApiKeyArgs } from "@gateway-keys/provider";
-import { startTestGateway, type TestGateway } from "../support/gateway";
-import { startRequestRecorder, type RequestRecorder } from "../support/request-recorder";
-import { EngineSandbox, expectFailure, preview } from "./harness";
+import { useKeyTestEnvironment } from "./fixture";
+import { expectFailure, preview } from "./harness";
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** A bad program fails at preview, naming the property and what is allowed, before any gateway call. */
 describe("ApiKey input validation at preview", () => {
-  let gateway: TestGateway;
-  let recorder: RequestRecorder;
-  let sandbox: EngineSandbox;
-
-  beforeAll(async () => {
-    gateway = await startTestGateway();
-    recorder = await startRequestRecorder(gateway.baseUrl);
-    sandbox = await EngineSandbox.create();
-  });
-  afterAll(async () => {
-    await sandbox.dispose();
-    await recorder.close();
-    await gateway.stop();
-  });
+  const env = useKeyTestEnvironment();
 
   const invalidPrograms: Array<[string, ApiKeyArgs, string[]]> = [
     [
@@ -46,14 +32,13 @@ describe("ApiKey input validation at preview", () => {
   ];
 
   it.each(invalidPrograms)("rejects %s with zero gateway calls", async (_label, args, reasons) => {
-    const stack = await sandbox.inlineStack(
+    const stack = await env.sandbox.inlineStack(
       "check",
       async () => {
         new ApiKey("bad", args);
       },
-      { plain: { "gateway:baseUrl": recorder.baseUrl }, secret: { "gateway:provisioningKey": gateway.provisioningKey } },
+      env.stackConfig(),
     );
-    recorder.reset();
     const failure = await expectFailure(preview(stack));
     // The engine's wording: "resource 'bad': property <path> value <v> has a problem: <reason>".
     for (const reason of reasons) {
@@ -62,12 +47,12 @@ describe("ApiKey input validation at preview", () => {
       expect(failure).toContain(`resource 'bad': property ${path} value`);
       expect(failure).toMatch(new RegExp(`property ${escape(path)} value .* has a problem: ${escape(message)}`));
     }
-    expect(recorder.calls()).toEqual([]);
-    expect(failure).not.toContain(gateway.provisioningKey);
+    expect(env.recorder.calls()).toEqual([]);
+    expect(failure).not.toContain(env.gateway.provisioningKey);
   });
 
   it("says how to configure the gateway when none is configured", async () => {
-    const stack = await sandbox.inlineStack("unconfigured", async () => {
+    const stack = await env.sandbox.inlineStack("unconfigured", async () => {
       new ApiKey("orphan", {});
     });
     const failure = await expectFailure(preview(stack));

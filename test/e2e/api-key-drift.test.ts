@@ -1,42 +1,28 @@
 import type * as auto from "@pulumi/pulumi/automation/index.js";
 import { ApiKey, type ApiKeyArgs } from "@gateway-keys/provider";
 import { GatewayClient } from "@gateway-keys/sdk";
-import { startTestGateway, type TestGateway } from "../support/gateway";
-import { startRequestRecorder, type RequestRecorder } from "../support/request-recorder";
-import { destroy, EngineSandbox, expectFailure, findLeaks, preview, refresh, setStackConfig, up } from "./harness";
+import { useKeyTestEnvironment } from "./fixture";
+import { destroy, expectFailure, findLeaks, preview, refresh, setStackConfig, up } from "./harness";
 
 /** Keys changed outside the stack, adopted keys and foreign credentials, through the real engine. */
 describe("ApiKey and the world outside the stack", () => {
-  let gateway: TestGateway;
-  let recorder: RequestRecorder;
-  let sandbox: EngineSandbox;
+  const env = useKeyTestEnvironment();
+  /** Someone changing keys by hand, outside the stack. */
   let outside: GatewayClient;
-
-  beforeAll(async () => {
-    gateway = await startTestGateway();
-    recorder = await startRequestRecorder(gateway.baseUrl);
-    outside = new GatewayClient({ baseUrl: gateway.baseUrl, provisioningKey: gateway.provisioningKey, maxRetries: 0 });
+  beforeAll(() => {
+    outside = new GatewayClient({ baseUrl: env.gateway.baseUrl, provisioningKey: env.gateway.provisioningKey, maxRetries: 0 });
   });
-  afterAll(async () => {
-    await outside.close();
-    await recorder.close();
-    await gateway.stop();
-  });
-  beforeEach(async () => {
-    sandbox = await EngineSandbox.create();
-    recorder.reset();
-  });
-  afterEach(() => sandbox.dispose());
+  afterAll(() => outside.close());
 
   async function keyStack(args: () => ApiKeyArgs, importId?: () => string | undefined): Promise<auto.Stack> {
-    return sandbox.inlineStack(
+    return env.sandbox.inlineStack(
       "drift",
       async () => {
         const id = importId?.();
         const key = new ApiKey("ci", args(), id ? { import: id } : undefined);
         return { keyId: key.keyId, secret: key.secret, secretKnown: key.secretKnown, version: key.version };
       },
-      { plain: { "gateway:baseUrl": recorder.baseUrl }, secret: { "gateway:provisioningKey": gateway.provisioningKey } },
+      env.stackConfig(),
     );
   }
 
@@ -87,9 +73,9 @@ describe("ApiKey and the world outside the stack", () => {
 
     const refreshed = await refresh(stack);
     expect(refreshed.result.summary.resourceChanges).toMatchObject({ delete: 1 });
-    recorder.reset();
+    env.recorder.reset();
     await destroy(stack);
-    expect(recorder.calls()).toEqual([]);
+    expect(env.recorder.calls()).toEqual([]);
   });
 
   it("treats a key revoked outside as already done when destroying without a refresh", async () => {
@@ -102,15 +88,15 @@ describe("ApiKey and the world outside the stack", () => {
   });
 
   it("adopts an existing key with the import option, says its secret is unknown, and rotating makes it managed", async () => {
-    const existing = await gateway.createRegularKey({ name: "legacy", spendPolicy: { limitUnits: "50" } });
+    const existing = await env.gateway.createRegularKey({ name: "legacy", spendPolicy: { limitUnits: "50" } });
     let args: ApiKeyArgs = { name: "legacy", spendPolicy: { limitUnits: "50" } };
     let importId: string | undefined = existing.keyId;
     const stack = await keyStack(() => args, () => importId);
 
     const keysBefore = (await outside.apiKeys.list({ limit: 100 })).data.length;
-    recorder.reset();
+    env.recorder.reset();
     const adopted = await up(stack);
-    expect(recorder.calls()).toEqual(["GET /v1/account/api-keys/{id}"]);
+    expect(env.recorder.calls()).toEqual(["GET /v1/account/api-keys/{id}"]);
     expect((await outside.apiKeys.list({ limit: 100 })).data.length).toBe(keysBefore);
     expect(adopted.result.outputs.keyId!.value).toBe(existing.keyId);
     expect(adopted.result.outputs.secretKnown!.value).toBe(false);
@@ -123,12 +109,12 @@ describe("ApiKey and the world outside the stack", () => {
     expect(rotated.result.outputs.secretKnown!.value).toBe(true);
     const managedSecret = rotated.result.outputs.secret!.value as string;
     expect(managedSecret).not.toBe(existing.secret);
-    expect(await findLeaks(sandbox.backendDir, { managedSecret, original: existing.secret })).toEqual([]);
+    expect(await findLeaks(env.sandbox.backendDir, { managedSecret, original: existing.secret })).toEqual([]);
     await destroy(stack);
   });
 
   it("refuses to adopt a key that differs from the program, naming the difference and changing nothing", async () => {
-    const existing = await gateway.createRegularKey({ name: "legacy", spendPolicy: { limitUnits: "50" } });
+    const existing = await env.gateway.createRegularKey({ name: "legacy", spendPolicy: { limitUnits: "50" } });
     const stack = await keyStack(() => ({ name: "legacy", spendPolicy: { limitUnits: "75" } }), () => existing.keyId);
     const failure = await expectFailure(up(stack));
     expect(failure).toContain(`cannot adopt key ${existing.keyId}: it differs from the program`);
@@ -140,22 +126,22 @@ describe("ApiKey and the world outside the stack", () => {
     const stack = await keyStack(() => ({ name: "ci" }));
     const created = await up(stack);
     const keyId = created.result.outputs.keyId!.value as string;
-    const otherOwnersKey = await gateway.newProvisioningKey("someone-else");
+    const otherOwnersKey = await env.gateway.newProvisioningKey("someone-else");
     await setStackConfig(stack, { secret: { "gateway:provisioningKey": otherOwnersKey } });
 
-    recorder.reset();
+    env.recorder.reset();
     const planFailure = await expectFailure(preview(stack));
     expect(planFailure).toContain(`key ${keyId} belongs to owner test-owner, but the provisioning key configured for`);
     expect(planFailure).toContain("belongs to owner someone-else; nothing was changed");
     const upFailure = await expectFailure(up(stack));
     expect(upFailure).toContain("nothing was changed");
-    expect(recorder.requests.every((request) => request.method === "GET")).toBe(true);
+    expect(env.recorder.requests.every((request) => request.method === "GET")).toBe(true);
     expect(await outside.apiKeys.get(keyId)).toMatchObject({ state: "active", version: 1 });
     expect(planFailure).not.toContain(otherOwnersKey);
 
     // Destroy runs with the provider configuration the last deployment recorded: an `up` with the
     // right key records it again.
-    await setStackConfig(stack, { secret: { "gateway:provisioningKey": gateway.provisioningKey } });
+    await setStackConfig(stack, { secret: { "gateway:provisioningKey": env.gateway.provisioningKey } });
     const restored = await up(stack);
     expect(restored.result.summary.resourceChanges).toMatchObject({ same: 2 });
     await destroy(stack);

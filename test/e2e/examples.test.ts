@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type * as auto from "@pulumi/pulumi/automation/index.js";
 import { GatewayClient } from "@gateway-keys/sdk";
-import { startTestGateway, type TestGateway } from "../support/gateway";
-import { EngineSandbox, REPO_ROOT, findLeaks, preview, runLifecycle, setStackConfig, type StackConfig } from "./harness";
+import { useKeyTestEnvironment } from "./fixture";
+import { REPO_ROOT, findLeaks, preview, runLifecycle, setStackConfig, type StackConfig } from "./harness";
 
 /**
  * The root quickstart and every example, each run as a project folder by the CLI (the way a user
@@ -11,40 +11,19 @@ import { EngineSandbox, REPO_ROOT, findLeaks, preview, runLifecycle, setStackCon
  * disk in plaintext.
  */
 describe("the quickstart and the examples", () => {
-  let gateway: TestGateway;
-  let sandbox: EngineSandbox;
-
-  beforeAll(async () => {
-    gateway = await startTestGateway({ ownerId: "staging" });
-  });
-  afterAll(() => gateway.stop());
-  beforeEach(async () => {
-    sandbox = await EngineSandbox.create();
-  });
-  afterEach(() => sandbox.dispose());
+  const env = useKeyTestEnvironment({ ownerId: "staging" });
 
   /** A stack of `projectDir` connected to the test gateway through stack config. */
   function stackOf(projectDir: string, config: StackConfig = {}): Promise<auto.Stack> {
-    return sandbox.projectStack(projectDir, {
-      plain: { "gateway:baseUrl": gateway.baseUrl, ...config.plain },
-      secret: { "gateway:provisioningKey": gateway.provisioningKey, ...config.secret },
+    return env.sandbox.projectStack(projectDir, {
+      plain: { "gateway:baseUrl": env.gateway.baseUrl, ...config.plain },
+      secret: { "gateway:provisioningKey": env.gateway.provisioningKey, ...config.secret },
     });
-  }
-
-  /** HTTP status of a model request made with `secret`: 200 when the key works, 401 once revoked. */
-  async function statusWith(secret: string, model = "echo-1"): Promise<number> {
-    const response = await fetch(`${gateway.baseUrl}/v1/responses`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
-      body: JSON.stringify({ model, input: "ping" }),
-    });
-    await response.arrayBuffer();
-    return response.status;
   }
 
   /** Fails with the file and label of every secret found in plaintext or base64 in the state or the stack's config file. */
   async function expectNoLeaks(stack: auto.Stack, projectDir: string, secrets: Record<string, string>): Promise<void> {
-    expect(await findLeaks(sandbox.backendDir, secrets)).toEqual([]);
+    expect(await findLeaks(env.sandbox.backendDir, secrets)).toEqual([]);
     const stackConfig = await readFile(join(REPO_ROOT, projectDir, `Pulumi.${stack.name}.yaml`), "utf8");
     expect(Object.entries(secrets).filter(([, value]) => stackConfig.includes(value)).map(([label]) => label)).toEqual([]);
   }
@@ -63,7 +42,7 @@ describe("the quickstart and the examples", () => {
         first = text(result, "secret");
         expect(result.outputs.hint!.value).toBe(`${first.slice(0, 4)}...${first.slice(-4)}`);
         expect(result.outputs.version!.value).toBe(1);
-        expect(await statusWith(first)).toBe(200);
+        expect(await env.statusWith(first)).toBe(200);
       },
       edit: {
         apply: () => setStackConfig(stack, { plain: { "gateway-keys-quickstart:limitUnits": "250", "gateway-keys-quickstart:rotation": "2" } }),
@@ -73,20 +52,20 @@ describe("the quickstart and the examples", () => {
           second = text(result, "secret");
           expect(second).not.toBe(first);
           expect(result.outputs.version!.value).toBe(3); // one PATCH, one rotation
-          expect(await statusWith(first)).toBe(401);
-          expect(await statusWith(second)).toBe(200);
+          expect(await env.statusWith(first)).toBe(401);
+          expect(await env.statusWith(second)).toBe(200);
         },
       },
       async afterDestroy() {
-        expect(await statusWith(second)).toBe(401);
+        expect(await env.statusWith(second)).toBe(401);
       },
     });
-    await expectNoLeaks(stack, ".", { first, second, provisioningKey: gateway.provisioningKey });
+    await expectNoLeaks(stack, ".", { first, second, provisioningKey: env.gateway.provisioningKey });
   });
 
   it("basic: a policy change is an in-place update that raises the version and keeps the secret", async () => {
     const stack = await stackOf("examples/basic");
-    const client = new GatewayClient({ baseUrl: gateway.baseUrl, provisioningKey: gateway.provisioningKey });
+    const client = new GatewayClient({ baseUrl: env.gateway.baseUrl, provisioningKey: env.gateway.provisioningKey });
     let keyId = "";
     let secret = "";
     await runLifecycle(stack, {
@@ -94,7 +73,7 @@ describe("the quickstart and the examples", () => {
         keyId = text(result, "keyId");
         secret = text(result, "secret");
         expect(result.outputs.secret!.secret).toBe(true);
-        expect(await statusWith(secret)).toBe(200);
+        expect(await env.statusWith(secret)).toBe(200);
         const live = await client.apiKeys.get(keyId);
         expect(live).toMatchObject({ name: "ci pipeline", version: 1, spendPolicy: { limitUnits: "50" } });
         expect(live.loggingPolicy).toEqual({ storeRequest: false, storeResponse: false, retentionDays: 14 });
@@ -112,16 +91,16 @@ describe("the quickstart and the examples", () => {
           expect(text(result, "keyId")).toBe(keyId);
           expect(result.outputs.version!.value).toBe(2);
           expect(text(result, "secret")).toBe(secret);
-          expect(await statusWith(secret)).toBe(200);
+          expect(await env.statusWith(secret)).toBe(200);
           const live = await client.apiKeys.get(keyId);
           expect(live).toMatchObject({ version: 2, spendPolicy: { limitUnits: "75.5" }, loggingPolicy: { retentionDays: 30 } });
         },
       },
       async afterDestroy() {
-        expect(await statusWith(secret)).toBe(401);
+        expect(await env.statusWith(secret)).toBe(401);
       },
     });
-    await expectNoLeaks(stack, "examples/basic", { secret, provisioningKey: gateway.provisioningKey });
+    await expectNoLeaks(stack, "examples/basic", { secret, provisioningKey: env.gateway.provisioningKey });
   });
 
   it("rotation: a new trigger rotates that key in place (same keyId, new secret, old one refused) and leaves the other key alone", async () => {
@@ -134,8 +113,8 @@ describe("the quickstart and the examples", () => {
         secrets.blue = text(result, "blueSecret");
         secrets.green = text(result, "greenSecret");
         expect(result.outputs.blueRotatedAt!.value).toBeNull();
-        expect(await statusWith(secrets.blue!)).toBe(200);
-        expect(await statusWith(secrets.green!)).toBe(200);
+        expect(await env.statusWith(secrets.blue!)).toBe(200);
+        expect(await env.statusWith(secrets.green!)).toBe(200);
       },
       edit: {
         async apply() {
@@ -154,32 +133,32 @@ describe("the quickstart and the examples", () => {
           expect(result.outputs.blueHint!.value).toBe(`${rotated.slice(0, 4)}...${rotated.slice(-4)}`);
           expect(result.outputs.blueRotatedAt!.value).toEqual(expect.any(String));
           expect(text(result, "greenSecret")).toBe(secrets.green);
-          expect(await statusWith(secrets.blue!)).toBe(401);
-          expect(await statusWith(rotated)).toBe(200);
-          expect(await statusWith(secrets.green!)).toBe(200);
+          expect(await env.statusWith(secrets.blue!)).toBe(401);
+          expect(await env.statusWith(rotated)).toBe(200);
+          expect(await env.statusWith(secrets.green!)).toBe(200);
         },
       },
       async afterDestroy() {
-        expect(await statusWith(secrets.rotatedBlue!)).toBe(401);
-        expect(await statusWith(secrets.green!)).toBe(401);
+        expect(await env.statusWith(secrets.rotatedBlue!)).toBe(401);
+        expect(await env.statusWith(secrets.green!)).toBe(401);
       },
     });
-    await expectNoLeaks(stack, "examples/rotation", { ...secrets, provisioningKey: gateway.provisioningKey });
+    await expectNoLeaks(stack, "examples/rotation", { ...secrets, provisioningKey: env.gateway.provisioningKey });
   });
 
   it("multi-env: each key lands on the owner of its own provisioning key, and production may call only allow-listed models", async () => {
-    const productionKey = await gateway.newProvisioningKey("production");
+    const productionKey = await env.gateway.newProvisioningKey("production");
     // Only the per-environment keys: nothing falls back on gateway:provisioningKey.
-    const stack = await sandbox.projectStack("examples/multi-env", {
-      plain: { "gateway:baseUrl": gateway.baseUrl },
+    const stack = await env.sandbox.projectStack("examples/multi-env", {
+      plain: { "gateway:baseUrl": env.gateway.baseUrl },
       secret: {
-        "gateway-keys-multi-env:stagingProvisioningKey": gateway.provisioningKey,
+        "gateway-keys-multi-env:stagingProvisioningKey": env.gateway.provisioningKey,
         "gateway-keys-multi-env:productionProvisioningKey": productionKey,
       },
     });
     const keysOf = async (provisioningKey: string) => {
       const ids: string[] = [];
-      for await (const key of new GatewayClient({ baseUrl: gateway.baseUrl, provisioningKey }).apiKeys.list()) ids.push(key.keyId);
+      for await (const key of new GatewayClient({ baseUrl: env.gateway.baseUrl, provisioningKey }).apiKeys.list()) ids.push(key.keyId);
       return ids;
     };
     const secrets: Record<string, string> = {};
@@ -188,7 +167,7 @@ describe("the quickstart and the examples", () => {
         const staging = text(result, "stagingKeyId");
         const production = text(result, "productionKeyId");
         expect([text(result, "stagingOwner"), text(result, "productionOwner")]).toEqual(["staging", "production"]);
-        const stagingList = await keysOf(gateway.provisioningKey);
+        const stagingList = await keysOf(env.gateway.provisioningKey);
         const productionList = await keysOf(productionKey);
         expect(stagingList).toContain(staging);
         expect(stagingList).not.toContain(production);
@@ -196,9 +175,9 @@ describe("the quickstart and the examples", () => {
         expect(productionList).not.toContain(staging);
         const stagingSecret = (secrets.staging = text(result, "stagingSecret"));
         const productionSecret = (secrets.production = text(result, "productionSecret"));
-        expect(await statusWith(productionSecret, "echo-1")).toBe(200);
-        expect(await statusWith(productionSecret, "reverse-1")).toBe(403);
-        expect(await statusWith(stagingSecret, "reverse-1")).toBe(200);
+        expect(await env.statusWith(productionSecret, "echo-1")).toBe(200);
+        expect(await env.statusWith(productionSecret, "reverse-1")).toBe(403);
+        expect(await env.statusWith(stagingSecret, "reverse-1")).toBe(200);
       },
       edit: {
         apply: () => setStackConfig(stack, { plain: { "gateway-keys-multi-env:stagingLimitUnits": "40" } }),
@@ -209,13 +188,13 @@ describe("the quickstart and the examples", () => {
         },
       },
       async afterDestroy() {
-        expect(await statusWith(secrets.staging!)).toBe(401);
-        expect(await statusWith(secrets.production!)).toBe(401);
+        expect(await env.statusWith(secrets.staging!)).toBe(401);
+        expect(await env.statusWith(secrets.production!)).toBe(401);
       },
     });
     await expectNoLeaks(stack, "examples/multi-env", {
       ...secrets,
-      stagingProvisioningKey: gateway.provisioningKey,
+      stagingProvisioningKey: env.gateway.provisioningKey,
       productionProvisioningKey: productionKey,
     });
   });
