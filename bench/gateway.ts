@@ -34,10 +34,10 @@ interface Ready {
 type Role = "gateway" | "bare";
 
 /** Worker side: the gateway on a fresh SQLite file, with one regular key whose policies all apply. */
-async function serveGateway(): Promise<void> {
+async function serveGateway(storage: "file" | "memory"): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "gateway-bench-"));
   const gateway = await startGateway({
-    dbPath: join(dir, "bench.db"),
+    dbPath: storage === "memory" ? ":memory:" : join(dir, "bench.db"),
     bootstrap: { ownerId: "bench" },
     // The default (200 req/s per key) would measure the rate limiter, not the gateway.
     rateLimit: { ratePerSecond: 1e9, burst: 1e9 },
@@ -89,8 +89,8 @@ function serveBare(sample: string): void {
 }
 
 /** A server in a worker thread; `stop` ends it. */
-async function startWorker(role: Role, sample?: string): Promise<Ready & { stop(): Promise<void> }> {
-  const worker = new Worker(new URL(import.meta.url), { workerData: { role, sample } });
+async function startWorker(role: Role, sample?: string, storage: "file" | "memory" = "file"): Promise<Ready & { stop(): Promise<void> }> {
+  const worker = new Worker(new URL(import.meta.url), { workerData: { role, sample, storage } });
   const ready = await new Promise<Ready>((resolve, reject) => {
     worker.once("message", resolve);
     worker.once("error", reject);
@@ -160,13 +160,15 @@ export interface GatewayBenchOptions {
   seconds?: number;
   /** Concurrency levels. Default [1, 16]. */
   connections?: number[];
+  /** The gateway's database: a SQLite file (default, as deployed) or `:memory:` (no disk I/O). */
+  storage?: "file" | "memory";
 }
 
 /** Runs the benchmark and returns its rows (also printed by {@link main}). */
 export async function benchGateway(options: GatewayBenchOptions = {}): Promise<GatewayBenchRow[]> {
   const seconds = options.seconds ?? 5;
   const levels = options.connections ?? [1, 16];
-  const gatewayServer = await startWorker("gateway");
+  const gatewayServer = await startWorker("gateway", undefined, options.storage ?? "file");
   const bareServer = await startWorker("bare", gatewayServer.sample);
   const rows: GatewayBenchRow[] = [];
   try {
@@ -193,7 +195,8 @@ export async function benchGateway(options: GatewayBenchOptions = {}): Promise<G
 }
 
 export async function main(): Promise<GatewayBenchRow[]> {
-  const rows = await benchGateway();
+  // BENCH_GATEWAY_STORAGE=memory measures the same without disk I/O, to separate the two.
+  const rows = await benchGateway({ storage: process.env.BENCH_GATEWAY_STORAGE === "memory" ? "memory" : "file" });
   const ms = (value: number) => value.toFixed(3);
   printTable(
     "gateway: POST /v1/responses through the gateway vs a bare node:http server (loopback, 5 s per cell)",
@@ -215,8 +218,8 @@ export async function main(): Promise<GatewayBenchRow[]> {
 }
 
 if (!isMainThread) {
-  const { role, sample } = workerData as { role: Role; sample?: string };
-  if (role === "gateway") await serveGateway();
+  const { role, sample, storage } = workerData as { role: Role; sample?: string; storage: "file" | "memory" };
+  if (role === "gateway") await serveGateway(storage);
   else serveBare(sample!);
 } else if (import.meta.main) {
   await main();

@@ -27,8 +27,7 @@ const MIGRATIONS: readonly string[] = [
     version            INTEGER NOT NULL CHECK (version >= 1),
     secret_hash        BLOB NOT NULL UNIQUE,
     hint               TEXT NOT NULL,
-    spend_limit_micros INTEGER,           -- NULL: no cap
-    spent_micros       INTEGER NOT NULL DEFAULT 0,
+    spend_limit_micros INTEGER,           -- NULL: no cap; what was spent is the sum of usage_counters
     store_request      INTEGER NOT NULL,
     store_response     INTEGER NOT NULL,
     retention_days     INTEGER NOT NULL,
@@ -58,6 +57,8 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX request_logs_by_owner ON request_logs (owner_id, seq);
   CREATE INDEX request_logs_by_age ON request_logs (created_at);
 
+  -- One row per key and model. The single source of a key's spend (the sum of its rows), so a
+  -- model request writes one counter row and no key row.
   CREATE TABLE usage_counters (
     key_id       TEXT NOT NULL REFERENCES api_keys (id),
     model        TEXT NOT NULL,

@@ -295,7 +295,6 @@ class SqliteStore implements Store {
   settleSpend(keyId: string, reservedMicros: bigint, entry: NewLogEntry): Promise<void> {
     return this.#metering.submit(
       () => {
-        this.#sql.chargeSpend.run({ id: keyId, cost: entry.costMicros });
         this.#insertLog(entry);
         this.#sql.countUsage.run(usageParams(entry, entry.status < 400 ? 1 : 0, 0));
       },

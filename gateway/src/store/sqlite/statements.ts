@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 
-const API_KEY_COLUMNS = `seq, id, owner_id, name, state, version, secret_hash, hint, spend_limit_micros, spent_micros,
-  store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at`;
+const API_KEY_COLUMNS = `seq, id, owner_id, name, state, version, secret_hash, hint, spend_limit_micros,
+  (SELECT IFNULL(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = api_keys.id) AS spent_micros, store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at`;
 
 /** Every statement the store runs, prepared once: parsing SQL per request would dominate the hot path. */
 export function prepareStatements(db: DatabaseSync) {
@@ -55,7 +55,6 @@ export function prepareStatements(db: DatabaseSync) {
     purgeIdempotency: prepare(`DELETE FROM idempotency_keys
       WHERE (state = 'completed' AND expires_at <= :now) OR (state = 'pending' AND lease_until <= :now)`),
 
-    chargeSpend: prepare("UPDATE main.api_keys SET spent_micros = spent_micros + :cost WHERE id = :id"),
     insertLog: prepare(`INSERT INTO request_logs
         (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text)
       VALUES (:id, :owner_id, :key_id, :model, :status, :cost_micros, :created_at, :request_input, :response_text)`),
