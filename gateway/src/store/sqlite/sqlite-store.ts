@@ -29,6 +29,7 @@ import {
 } from "./rows";
 import { startCheckpointer } from "./checkpointer";
 import { GroupCommitter } from "./group-commit";
+import { KeyCache } from "./key-cache";
 import { prepareStatements, type Statements } from "./statements";
 
 /** Options of {@link openSqliteStore}. */
@@ -57,8 +58,6 @@ export interface SqliteStoreOptions {
 }
 
 const DAY_MS = 86_400_000;
-/** Keys kept in the look-up cache; past this the oldest entry is dropped. */
-const KEY_CACHE_SIZE = 10_000;
 
 /**
  * Opens (creating and migrating as needed) the gateway's SQLite database: a file, or `":memory:"`.
@@ -75,19 +74,13 @@ class SqliteStore implements Store {
   readonly #sql: Statements;
   readonly #meteringFull: boolean;
   readonly #checkpointer: { stop(): void } | undefined;
-  /**
-   * Keys by id, and ids by secret hash, for the look-up every model request makes. Coherent
-   * because this store is the only writer of api_keys (one server process per database): every
-   * update drops the entry, every committed charge updates it.
-   */
-  readonly #cachedKeys = new Map<string, StoredApiKey>();
+  readonly #keys = new KeyCache();
   /** Metering writes (spend, logs, usage) of concurrent requests share one commit. */
   readonly #metering = new GroupCommitter((writes) =>
     this.#write(this.#meteringFull, () => {
       for (const write of writes) write();
     }),
   );
-  readonly #cachedKeyIdByHash = new Map<string, string>();
   /** Spend reserved by requests in flight, per key id (see reserveSpend). */
   readonly #reservations = new Map<string, bigint>();
 
@@ -162,33 +155,18 @@ class SqliteStore implements Store {
   }
 
   findApiKeyByHash(secretHash: Buffer): StoredApiKey | undefined {
-    const cachedId = this.#cachedKeyIdByHash.get(secretHash.toString("base64"));
-    const cached = cachedId === undefined ? undefined : this.#cachedKeys.get(cachedId);
+    const cached = this.#keys.byHash(secretHash);
     if (cached) return { ...cached };
     const row = this.#sql.apiKeyByHash.get(secretHash) as ApiKeyRow | undefined;
-    return row && { ...this.#remember(apiKeyFromRow(row)) };
+    return row && { ...this.#keys.remember(apiKeyFromRow(row)) };
   }
 
   /** The key from the cache, else from the database (then cached). */
   #keyById(keyId: string): StoredApiKey | undefined {
-    const cached = this.#cachedKeys.get(keyId);
+    const cached = this.#keys.byId(keyId);
     if (cached) return cached;
     const row = this.#sql.apiKeyByIdOfAnyOwner.get(keyId) as ApiKeyRow | undefined;
-    return row && this.#remember(apiKeyFromRow(row));
-  }
-
-  #remember(key: StoredApiKey): StoredApiKey {
-    if (this.#cachedKeys.size >= KEY_CACHE_SIZE) this.#forget(this.#cachedKeys.keys().next().value!);
-    this.#cachedKeys.set(key.id, key);
-    this.#cachedKeyIdByHash.set(key.secretHash.toString("base64"), key.id);
-    return key;
-  }
-
-  #forget(keyId: string): void {
-    const cached = this.#cachedKeys.get(keyId);
-    if (!cached) return;
-    this.#cachedKeys.delete(keyId);
-    this.#cachedKeyIdByHash.delete(cached.secretHash.toString("base64"));
+    return row && this.#keys.remember(apiKeyFromRow(row));
   }
 
   getApiKey(ownerId: string, keyId: string): StoredApiKey | undefined {
@@ -227,7 +205,7 @@ class SqliteStore implements Store {
       const current = this.getApiKey(ownerId, keyId);
       if (!current) return undefined;
       // Dropped before the write, so no reader can see the old record once it is replaced.
-      this.#forget(keyId);
+      this.#keys.forget(keyId);
       const next = change(current);
       // The version guard is redundant inside BEGIN IMMEDIATE, and cheap insurance if this ever
       // runs without one (another process, another database).
@@ -306,8 +284,7 @@ class SqliteStore implements Store {
     const left = (this.#reservations.get(keyId) ?? 0n) - reservedMicros;
     if (left > 0n) this.#reservations.set(keyId, left);
     else this.#reservations.delete(keyId);
-    const cached = this.#cachedKeys.get(keyId);
-    if (cached) cached.spentMicros += costMicros;
+    this.#keys.charge(keyId, costMicros);
   }
 
   recordUnbilledRequest(entry: NewLogEntry, outcome: "rejected" | "failed"): Promise<void> {
