@@ -29,23 +29,26 @@ export interface FloorTiming {
   destroyMs: number;
 }
 
+/** Wall time of one `up` and one `destroy` of `count` no-op dynamic resources on a fresh stack. */
+export async function engineFloorOnce(count: number): Promise<FloorTiming> {
+  const sandbox = await EngineSandbox.create();
+  try {
+    const stack = await sandbox.inlineStack("engine-floor", async () => {
+      for (let i = 0; i < count; i++) new Noop(`noop-${i}`);
+    });
+    const upMs = await timed(() => up(stack));
+    const destroyMs = await timed(() => destroy(stack));
+    return { resources: count, upMs, destroyMs };
+  } finally {
+    await sandbox.dispose();
+  }
+}
+
 /** Median `up` and `destroy` wall time of `count` no-op dynamic resources over `runs` fresh stacks. */
 export async function measureEngineFloor(count: number, runs: number): Promise<FloorTiming> {
-  const ups: number[] = [];
-  const destroys: number[] = [];
-  for (let run = 0; run < runs; run++) {
-    const sandbox = await EngineSandbox.create();
-    try {
-      const stack = await sandbox.inlineStack("engine-floor", async () => {
-        for (let i = 0; i < count; i++) new Noop(`noop-${i}`);
-      });
-      ups.push(await timed(() => up(stack)));
-      destroys.push(await timed(() => destroy(stack)));
-    } finally {
-      await sandbox.dispose();
-    }
-  }
-  return { resources: count, upMs: median(ups), destroyMs: median(destroys) };
+  const timings: FloorTiming[] = [];
+  for (let run = 0; run < runs; run++) timings.push(await engineFloorOnce(count));
+  return { resources: count, upMs: median(timings.map((t) => t.upMs)), destroyMs: median(timings.map((t) => t.destroyMs)) };
 }
 
 export async function main(runs = 3): Promise<FloorTiming[]> {

@@ -17,8 +17,13 @@ export async function startGatewayProcess(ownerId = "bench"): Promise<GatewayPro
   const child: ChildProcess = spawn(
     process.execPath,
     ["gateway/dist/cli.js", "serve", "--port", "0", "--db", join(dir, "gateway.db"), "--bootstrap", "--owner", ownerId, "--log-level", "silent"],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    { stdio: ["ignore", "pipe", "pipe"] },
   );
+  // Kept quiet, and shown only if the gateway fails to start.
+  let errors = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
   let url = "";
   let provisioningKey = "";
   for await (const line of createInterface({ input: child.stdout! })) {
@@ -26,7 +31,7 @@ export async function startGatewayProcess(ownerId = "bench"): Promise<GatewayPro
     provisioningKey ||= /(gwp_[A-Za-z0-9]+)/.exec(line)?.[1] ?? "";
     if (url && provisioningKey) break;
   }
-  if (!url || !provisioningKey) throw new Error("the gateway process did not start");
+  if (!url || !provisioningKey) throw new Error(`the gateway process did not start:\n${errors}`);
   child.stdout!.resume();
   return {
     url,
