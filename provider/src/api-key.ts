@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { KeyState } from "@gateway-keys/contract";
 import type { ApiKeyArgs } from "./inputs";
-import { API_KEY_TYPE, PROVIDER_MODULE } from "./provider";
+import { API_KEY_TYPE, PROVIDER_MODULE } from "./provider-module";
 
 /**
  * A regular API key of the gateway, managed as code. It is a Pulumi dynamic resource: the engine
@@ -82,6 +82,7 @@ export class ApiKey extends pulumi.CustomResource {
     for (const output of outputs) inputs[output] = undefined;
     // What pulumi.dynamic.Resource does, with a hand-written `__provider` (see ./provider.ts).
     inputs.__provider = PROVIDER_MODULE;
-    super(API_KEY_TYPE, name, inputs, { ...options, additionalSecretOutputs: ["secret", "connection"] });
+    const additionalSecretOutputs = [...(options.additionalSecretOutputs ?? []), "secret", "connection"];
+    super(API_KEY_TYPE, name, inputs, { ...options, additionalSecretOutputs });
   }
 }

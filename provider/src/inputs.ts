@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { KeyState, SettableKeyState } from "@gateway-keys/contract";
+import type { SettableKeyState } from "@gateway-keys/contract";
 
 /** Spending cap of a key, in credits. */
 export interface SpendPolicyArgs {
@@ -69,25 +69,4 @@ export interface ApiKeyArgs {
    * The `import` resource option sets this too.
    */
   adoptKeyId?: pulumi.Input<string>;
-}
-
-/** What the provider stores for a key (its outputs); the secret only encrypted. */
-export interface ApiKeyState {
-  keyId: string;
-  version: number;
-  secret: string | undefined;
-  secretKnown: boolean;
-  hint: string;
-  state: KeyState;
-  ownerId: string;
-  baseUrl: string;
-  provisioningKeyHint: string;
-  name: string;
-  spendPolicy?: { limitUnits: string; currency: "unit" };
-  loggingPolicy: { storeRequest: boolean; storeResponse: boolean; retentionDays: number };
-  modelPolicy: { mode: "all" | "allowList"; modelIds: string[] };
-  rotationTrigger?: unknown;
-  createdAt: string;
-  updatedAt: string;
-  rotatedAt: string | null;
 }

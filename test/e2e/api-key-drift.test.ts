@@ -83,8 +83,10 @@ describe("ApiKey and the world outside the stack", () => {
     const created = await up(stack);
     const keyId = created.result.outputs.keyId!.value as string;
     await outside.apiKeys.revoke(keyId, { expectedVersion: 1 });
+    env.recorder.reset();
     const destroyed = await destroy(stack);
     expect(destroyed.result.summary.resourceChanges).toMatchObject({ delete: 2 });
+    expect(env.recorder.calls()).toEqual(["POST /v1/account/api-keys/{id}/revoke"]);
   });
 
   it("adopts an existing key with the import option, says its secret is unknown, and rotating makes it managed", async () => {
@@ -135,7 +137,8 @@ describe("ApiKey and the world outside the stack", () => {
     expect(planFailure).toContain("belongs to owner someone-else; nothing was changed");
     const upFailure = await expectFailure(up(stack));
     expect(upFailure).toContain("nothing was changed");
-    expect(env.recorder.requests.every((request) => request.method === "GET")).toBe(true);
+    // One whoami per engine run (preview, then up), and nothing else.
+    expect(env.recorder.calls()).toEqual(["GET /v1/account/whoami", "GET /v1/account/whoami"]);
     expect(await outside.apiKeys.get(keyId)).toMatchObject({ state: "active", version: 1 });
     expect(planFailure).not.toContain(otherOwnersKey);
 

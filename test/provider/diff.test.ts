@@ -1,4 +1,5 @@
-import { apiKeyProvider } from "@gateway-keys/provider/runtime";
+import { hintOf } from "@gateway-keys/contract";
+import { apiKeyProvider, closeClients } from "@gateway-keys/provider/runtime";
 import { startTestGateway, type TestGateway } from "../support/gateway";
 
 /** `diff` called directly: what changes, what rotates, what replaces, and when the gateway is asked. */
@@ -13,7 +14,10 @@ describe("ApiKey diff", () => {
       },
     });
   });
-  afterAll(() => gateway.stop());
+  afterAll(async () => {
+    await closeClients();
+    await gateway.stop();
+  });
 
   async function storedKey() {
     const desired = (await apiKeyProvider.check({}, { name: "ci", spendPolicy: { limitUnits: "10" }, rotationTrigger: "a" })).inputs;
@@ -34,12 +38,33 @@ describe("ApiKey diff", () => {
     expect(rotation).toMatchObject({ changes: true, replaces: [] });
   });
 
-  it("replaces the key only when it moves to another gateway", async () => {
+  it("replaces a key that holds its own credentials when it moves to another gateway", async () => {
     const { id, stored, desired } = await storedKey();
-    const moved = await apiKeyProvider.diff(id, stored, { ...desired, connection: { baseUrl: "http://127.0.0.1:9" } } as never);
+    const withOwnConnection = { ...stored, connection: { provisioningKey: gateway.provisioningKey } };
+    const moved = await apiKeyProvider.diff(id, withOwnConnection, { ...desired, connection: { baseUrl: "http://127.0.0.1:9" } } as never);
     expect(moved).toMatchObject({ changes: true, replaces: ["connection"] });
     const sameGateway = await apiKeyProvider.diff(id, stored, { ...desired, connection: { baseUrl: `${gateway.baseUrl}/` } } as never);
     expect(sameGateway.replaces).toEqual([]);
+  });
+
+  it("refuses to move a key whose credentials came from config, since nothing could revoke the old one", async () => {
+    const { id, stored, desired } = await storedKey();
+    await expect(apiKeyProvider.diff(id, stored, { ...desired, connection: { baseUrl: "http://127.0.0.1:9" } } as never)).rejects.toThrow(
+      /lives on .*, but the gateway configured now is http:\/\/127\.0\.0\.1:9.*Nothing was changed/,
+    );
+  });
+
+  it("refuses a replacement while the program still adopts the key", async () => {
+    const { id, stored, desired } = await storedKey();
+    const withOwnConnection = { ...stored, connection: { provisioningKey: gateway.provisioningKey } };
+    const adopted = { ...desired, adoptKeyId: id, connection: { baseUrl: "http://127.0.0.1:9" } };
+    await expect(apiKeyProvider.diff(id, withOwnConnection, adopted as never)).rejects.toThrow(/still adopts it/);
+  });
+
+  it("plans a replacement while the connection is not known yet", async () => {
+    const { id, stored, desired } = await storedKey();
+    const unknown = { ...desired, connection: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" };
+    expect(await apiKeyProvider.diff(id, stored, unknown as never)).toMatchObject({ changes: true, replaces: ["connection"] });
   });
 
   it("replaces a key whose own connection moves to another owner, and refuses a configured key of another owner", async () => {
@@ -59,6 +84,13 @@ describe("ApiKey diff", () => {
     const result = await apiKeyProvider.diff(id, stored, { ...desired, connection: { provisioningKey: sameOwner } } as never);
     expect(result).toMatchObject({ changes: true, replaces: [] });
     const updated = await apiKeyProvider.update(id, stored as never, { ...desired, connection: { provisioningKey: sameOwner } } as never);
-    expect(updated.outs).toMatchObject({ version: stored.version, connection: { provisioningKey: sameOwner } });
+    expect(updated.outs).toMatchObject({
+      version: stored.version,
+      connection: { provisioningKey: sameOwner },
+      provisioningKeyHint: hintOf(sameOwner),
+    });
+    // Recorded, the new credential costs nothing more: the same program is no change.
+    const again = await apiKeyProvider.diff(id, updated.outs as never, { ...desired, connection: { provisioningKey: sameOwner } } as never);
+    expect(again).toMatchObject({ changes: false });
   });
 });

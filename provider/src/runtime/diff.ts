@@ -1,44 +1,56 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { hintOf } from "@gateway-keys/contract";
-import type { ApiKeyState } from "../inputs";
-import { resolveConnection } from "./connection";
-import { canonical, changedFields, UNKNOWN, type DesiredKey } from "./desired";
-import { wrongOwner } from "./messages";
+import { changedFields, canonical, triggerChanged } from "./compare";
+import { resolveConnection, sameGateway } from "./connection";
+import { adoptionPinned, cannotMove, KeyOperationError, wrongOwner } from "./messages";
 import { ownerOf } from "./owner";
-
-/** Outputs that never change while the key lives: the engine may rely on them during an update. */
-const STABLE_OUTPUTS = ["keyId", "ownerId", "baseUrl", "createdAt"];
-
-function sameUrl(a: string, b: string): boolean {
-  return new URL(a).href.replace(/\/+$/, "") === new URL(b).href.replace(/\/+$/, "");
-}
+import { containsUnknown, type DesiredKey, type StoredKey } from "./shapes";
 
 /**
  * Which properties change, and whether the key must be replaced. Name, state and policies are an
  * in-place PATCH; a new `rotationTrigger` is an in-place rotation. Only another gateway or another
- * owner replaces the key. An unchanged program costs no request; a new provisioning key costs one
- * `whoami` to learn whether its owner is the key's.
+ * owner replaces the key, and only when the old key's own credentials are at hand to revoke it.
+ * An unchanged program costs no request; a new provisioning key costs one `whoami`.
  */
-export async function diffKey(stored: ApiKeyState & { connection?: DesiredKey["connection"] }, desired: DesiredKey): Promise<pulumi.dynamic.DiffResult> {
-  if (JSON.stringify(desired).includes(UNKNOWN)) return { changes: true, stables: STABLE_OUTPUTS };
-  const replaces: string[] = [];
+export async function diffKey(stored: StoredKey, desired: DesiredKey): Promise<pulumi.dynamic.DiffResult> {
+  // Where the key goes cannot be known yet: show the worst case rather than surprise at apply.
+  if (containsUnknown(desired.connection)) return { changes: true, replaces: ["connection"] };
+  if (containsUnknown(desired)) return { changes: true, replaces: [] };
+
+  const replaces = (await movesTo(stored, desired)) ? ["connection"] : [];
+  if (replaces.length > 0 && desired.adoptKeyId) throw adoptionPinned(stored.keyId);
   const target = resolveConnection(desired.connection);
-  if (target.baseUrl && !sameUrl(target.baseUrl, stored.baseUrl)) {
-    replaces.push("connection");
-  } else if (target.baseUrl && target.provisioningKey && hintOf(target.provisioningKey) !== stored.provisioningKeyHint) {
-    const owner = await ownerOf({ baseUrl: target.baseUrl, provisioningKey: target.provisioningKey });
-    if (owner !== undefined && owner !== stored.ownerId) {
-      // Moving a key to another owner means revoking it with the old owner's credentials. Only a
-      // key whose own `connection` input holds them can be moved; otherwise the configured
-      // provisioning key is simply the wrong one for this stack, and nothing may be touched.
-      if (!stored.connection?.provisioningKey) throw wrongOwner(stored.keyId, stored.ownerId, owner, target.baseUrl);
-      replaces.push("connection");
-    }
-  }
+  const credentialChanged = target.provisioningKey !== undefined && hintOf(target.provisioningKey) !== stored.provisioningKeyHint;
   const changes =
     replaces.length > 0 ||
     changedFields(stored, desired).length > 0 ||
-    canonical(stored.rotationTrigger) !== canonical(desired.rotationTrigger) ||
-    canonical(stored.connection) !== canonical(desired.connection);
-  return { changes, replaces, stables: STABLE_OUTPUTS, deleteBeforeReplace: false };
+    triggerChanged(stored, desired) ||
+    canonical(stored.connection) !== canonical(desired.connection) ||
+    credentialChanged;
+  return { changes, replaces, deleteBeforeReplace: false };
+}
+
+/** Whether the program now puts the key on another gateway or under another owner. */
+async function movesTo(stored: StoredKey, desired: DesiredKey): Promise<boolean> {
+  const target = resolveConnection(desired.connection);
+  // The old key is revoked with its own credentials; only a `connection` input keeps them in state.
+  const canRevokeOld = stored.connection?.provisioningKey !== undefined;
+  if (target.baseUrl && !sameGateway(target.baseUrl, stored.baseUrl)) {
+    if (!canRevokeOld) throw cannotMove(stored.keyId, stored.baseUrl, target.baseUrl);
+    return true;
+  }
+  if (!target.baseUrl || !target.provisioningKey || hintOf(target.provisioningKey) === stored.provisioningKeyHint) return false;
+  let owner: string | undefined;
+  try {
+    owner = await ownerOf({ baseUrl: target.baseUrl, provisioningKey: target.provisioningKey });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new KeyOperationError(`could not ask ${target.baseUrl} whose provisioning key is configured for key ${stored.keyId}: ${reason}`, {
+      cause: error,
+    });
+  }
+  // Unknown owner (no whoami): the update verifies the new credential by reading the key with it.
+  if (owner === undefined || owner === stored.ownerId) return false;
+  if (!canRevokeOld) throw wrongOwner(stored.keyId, stored.ownerId, owner, target.baseUrl);
+  return true;
 }

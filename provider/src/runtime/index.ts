@@ -1,28 +1,31 @@
 /**
  * The ApiKey provider's implementation. It runs inside Pulumi's dynamic-provider plugin process,
- * loaded by package name from the tiny serialized provider (../provider.ts), so nothing here is
- * ever captured into a stack's state.
+ * loaded by package name from the one-line `__provider` module (../provider-module.ts), so nothing
+ * here is ever captured into a stack's state.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { ApiKeyState } from "../inputs";
-import { configure, missingConnection, resolveConnection } from "./connection";
-import { checkInputs, UNKNOWN, type DesiredKey } from "./desired";
+import { checkInputs } from "./check";
+import { configure, connectionProblem, resolveConnection } from "./connection";
 import { diffKey } from "./diff";
 import { createKey, deleteKey, readKey, updateKey } from "./lifecycle";
+import { containsUnknown, type DesiredKey, type StoredKey } from "./shapes";
 
-type StoredKey = ApiKeyState & { connection?: DesiredKey["connection"] };
+export { closeClients } from "./connection";
+export type { DesiredKey, StoredKey } from "./shapes";
 
+/** The provider object the plugin calls: plain async functions, callable directly in tests. */
 export const apiKeyProvider = {
   async configure(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
     configure(request.config);
   },
 
+  /** Validates and normalises inputs; a bad program fails here, at preview, with no gateway call. */
   async check(_olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult> {
     const outcome = checkInputs(news);
     const failures = outcome.failures.map((issue) => ({ property: issue.path, reason: issue.message }));
-    if (failures.length === 0 && !JSON.stringify(news.connection ?? "").includes(UNKNOWN)) {
-      const missing = missingConnection(resolveConnection(outcome.inputs.connection as DesiredKey["connection"]));
-      if (missing) failures.push({ property: "connection", reason: missing });
+    if (failures.length === 0 && !containsUnknown(news.connection)) {
+      const problem = connectionProblem(resolveConnection(outcome.inputs.connection as DesiredKey["connection"]));
+      if (problem) failures.push({ property: "connection", reason: problem });
     }
     return { inputs: outcome.inputs, failures };
   },

@@ -1,12 +1,20 @@
-import type { ApiKey } from "@gateway-keys/contract";
-import type { ApiKeyState } from "../inputs";
+import { formatUnits, parseUnits, type ApiKey } from "@gateway-keys/contract";
 import { credentialHint, type Connection } from "./connection";
-import type { DesiredKey } from "./desired";
+import type { DesiredKey, StoredKey } from "./shapes";
 
-/** What a key's outputs say about its secret. */
+/** What the stack knows of a key's secret. */
 export interface SecretKnowledge {
   secret: string | undefined;
   secretKnown: boolean;
+}
+
+/** One spelling per amount ("100.50" is "100.5"), so a gateway's formatting never shows as a change. */
+function canonicalUnits(text: string): string {
+  try {
+    return formatUnits(parseUnits(text));
+  } catch {
+    return text;
+  }
 }
 
 /** The outputs stored for a key: the gateway's record, where it lives, and the inputs it carries. */
@@ -15,11 +23,10 @@ export function keyState(
   connection: Connection,
   secret: SecretKnowledge,
   carried: Pick<DesiredKey, "rotationTrigger" | "connection">,
-): ApiKeyState & { connection?: DesiredKey["connection"] } {
-  const state: ApiKeyState & { connection?: DesiredKey["connection"] } = {
+): StoredKey {
+  const state: StoredKey = {
     keyId: record.keyId,
     version: record.version,
-    secret: undefined,
     secretKnown: secret.secretKnown,
     hint: record.hint,
     state: record.state,
@@ -33,18 +40,16 @@ export function keyState(
     updatedAt: record.updatedAt,
     rotatedAt: record.rotatedAt,
   };
-  // The engine's wire format has no `undefined`: an unknown secret is left out, not set to undefined.
-  if (secret.secret === undefined) delete state.secret;
-  else state.secret = secret.secret;
-  if (record.spendPolicy) state.spendPolicy = { limitUnits: record.spendPolicy.limitUnits, currency: "unit" };
+  // The engine's wire format has no `undefined`: what is unknown is left out.
+  if (secret.secret !== undefined) state.secret = secret.secret;
+  if (record.spendPolicy) state.spendPolicy = { limitUnits: canonicalUnits(record.spendPolicy.limitUnits), currency: "unit" };
   if (carried.rotationTrigger !== undefined) state.rotationTrigger = carried.rotationTrigger;
-  // Kept (as a secret output) so refresh and delete reach the same gateway and owner as create did.
   if (carried.connection !== undefined) state.connection = carried.connection;
   return state;
 }
 
 /** The inputs a live key implies, so a change made outside Pulumi shows up in the next preview. */
-export function inputsOf(state: ReturnType<typeof keyState>): DesiredKey {
+export function inputsOf(state: StoredKey): DesiredKey {
   const inputs: DesiredKey = {
     name: state.name,
     state: state.state === "disabled" ? "disabled" : "active",

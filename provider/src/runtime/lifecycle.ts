@@ -1,21 +1,37 @@
 import type * as pulumi from "@pulumi/pulumi";
+import type { ApiKey, UpdateApiKeyRequest } from "@gateway-keys/contract";
 import { ConflictError, NotFoundError } from "@gateway-keys/sdk";
-import type { ApiKeyState } from "../inputs";
-import { clientFor, existingConnection, requireConnection } from "./connection";
-import { canonical, changedFields, type DesiredKey } from "./desired";
-import { inputsOf, keyState } from "./key-state";
-import { describeFailure, goneOutside, KeyOperationError, wrongOwner } from "./messages";
-import { isAnotherOwner } from "./owner";
+import { canonical, changedFields, triggerChanged } from "./compare";
+import { clientFor, credentialHint, existingConnection, requireConnection, type Connection } from "./connection";
+import { inputsOf, keyState, type SecretKnowledge } from "./key-state";
+import { describeCreateFailure, describeFailure, goneOutside, KeyOperationError, ownerUnknown, wrongOwner } from "./messages";
+import { ownershipOf } from "./owner";
+import type { DesiredKey, StoredKey } from "./shapes";
 
-type StoredKey = ApiKeyState & { connection?: DesiredKey["connection"] };
+/** Creates the key with one request, or adopts an existing one. A retried request never makes a second key: the SDK keeps one Idempotency-Key. */
+export async function createKey(inputs: DesiredKey): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
+  const connection = requireConnection(inputs.connection);
+  if (inputs.adoptKeyId) return adoptKey(inputs.adoptKeyId, inputs, connection);
+  try {
+    const { secret, ...record } = await clientFor(connection).apiKeys.create({
+      name: inputs.name,
+      state: inputs.state,
+      spendPolicy: inputs.spendPolicy ?? null,
+      loggingPolicy: inputs.loggingPolicy,
+      modelPolicy: inputs.modelPolicy,
+    });
+    return { id: record.keyId, outs: keyState(record, connection, { secret, secretKnown: true }, inputs) };
+  } catch (error) {
+    throw describeCreateFailure(inputs.name, connection.baseUrl, error);
+  }
+}
 
 /**
  * Takes over an existing key instead of creating one: one read, and no change at all. The live key
  * must already be what the program declares, as with Pulumi's own import.
  */
-async function adoptKey(keyId: string, inputs: DesiredKey): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
-  const connection = requireConnection(inputs.connection);
-  let record;
+async function adoptKey(keyId: string, inputs: DesiredKey, connection: Connection): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
+  let record: ApiKey;
   try {
     record = await clientFor(connection).apiKeys.get(keyId);
   } catch (error) {
@@ -38,37 +54,18 @@ async function adoptKey(keyId: string, inputs: DesiredKey): Promise<pulumi.dynam
   return { id: record.keyId, outs: state };
 }
 
-/** Creates the key with one request. The SDK retries with one Idempotency-Key, so a retry never makes a second key. */
-export async function createKey(inputs: DesiredKey): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
-  if (inputs.adoptKeyId) return adoptKey(inputs.adoptKeyId, inputs);
-  const connection = requireConnection(inputs.connection);
-  try {
-    const { secret, ...record } = await clientFor(connection).apiKeys.create({
-      name: inputs.name,
-      state: inputs.state,
-      spendPolicy: inputs.spendPolicy ?? null,
-      loggingPolicy: inputs.loggingPolicy,
-      modelPolicy: inputs.modelPolicy,
-    });
-    return { id: record.keyId, outs: keyState(record, connection, { secret, secretKnown: true }, inputs) };
-  } catch (error) {
-    throw describeFailure(inputs.name, "create", error, 0);
-  }
-}
-
 /**
- * Reads the live key for refresh and import. Its name, state and policies become the inputs, so a
- * change made outside Pulumi shows in the next preview. A revoked or missing key leaves the stack.
+ * Reads the live key for refresh. Its name, state and policies become the inputs, so a change made
+ * outside Pulumi shows in the next preview. A revoked or missing key leaves the stack.
  */
-export async function readKey(id: string, stored: Partial<StoredKey> | undefined): Promise<pulumi.dynamic.ReadResult> {
+export async function readKey(id: string, stored: StoredKey | undefined): Promise<pulumi.dynamic.ReadResult> {
   const connection = existingConnection(stored);
-  let record;
+  let record: ApiKey;
   try {
     record = await clientFor(connection).apiKeys.get(id);
   } catch (error) {
-    if (error instanceof NotFoundError) {
-      const otherOwner = await isAnotherOwner(connection, stored?.ownerId);
-      if (otherOwner) throw wrongOwner(id, stored!.ownerId!, otherOwner, connection.baseUrl);
+    if (error instanceof NotFoundError && stored) {
+      await requireOwnersCredentials(id, stored, connection);
       return {};
     }
     throw describeFailure(id, "read", error, stored?.version ?? 0);
@@ -76,7 +73,7 @@ export async function readKey(id: string, stored: Partial<StoredKey> | undefined
   if (record.state === "revoked") return {};
   // The secret in state stays valid only while nobody rotated the key outside this stack.
   const secretStillValid = stored?.secretKnown === true && stored.rotatedAt === record.rotatedAt;
-  const secret = secretStillValid ? { secret: stored.secret, secretKnown: true } : { secret: undefined, secretKnown: false };
+  const secret: SecretKnowledge = secretStillValid ? { secret: stored.secret, secretKnown: true } : { secret: undefined, secretKnown: false };
   const state = keyState(record, connection, secret, { rotationTrigger: stored?.rotationTrigger, connection: stored?.connection });
   return { id, props: state, inputs: inputsOf(state) };
 }
@@ -86,40 +83,44 @@ export async function updateKey(id: string, stored: StoredKey, desired: DesiredK
   const connection = requireConnection(desired.connection);
   const client = clientFor(connection);
   const changed = changedFields(stored, desired);
-  const rotate = canonical(stored.rotationTrigger) !== canonical(desired.rotationTrigger);
-  let record = null;
-  let secret = { secret: stored.secret, secretKnown: stored.secretKnown };
-  let version = stored.version;
+  let record: ApiKey | undefined;
+  let secret: SecretKnowledge = { secret: stored.secret, secretKnown: stored.secretKnown };
 
   if (changed.length > 0) {
-    const body: Record<string, unknown> = { expectedVersion: version };
-    for (const field of changed) body[field] = desired[field] ?? null;
+    const body: UpdateApiKeyRequest = { expectedVersion: stored.version };
+    for (const field of changed) Object.assign(body, { [field]: desired[field] ?? null });
     try {
-      record = await client.apiKeys.update(id, body as never);
+      record = await client.apiKeys.update(id, body);
     } catch (error) {
       throw await explain(id, "change", error, stored, connection);
     }
-    version = record.version;
   }
-  if (rotate) {
+  if (triggerChanged(stored, desired)) {
     try {
-      const { secret: issued, ...rotated } = await client.apiKeys.rotate(id, { expectedVersion: version });
+      const { secret: issued, ...rotated } = await client.apiKeys.rotate(id, { expectedVersion: record?.version ?? stored.version });
       record = rotated;
       secret = { secret: issued, secretKnown: true };
     } catch (error) {
-      const failure = await explain(id, "rotate", error, { ...stored, version }, connection);
+      const failure = await explain(id, "rotate", error, { ...stored, version: record?.version ?? stored.version }, connection);
       if (!record) throw failure;
-      // The PATCH landed but the rotation did not: say so, and leave the next run to find the new
-      // version through refresh rather than record a half-applied update.
+      // The PATCH landed; the rotation did not. Saying so beats recording a half-applied update.
       throw new KeyOperationError(
-        `key ${id}: the change of ${changed.join(", ")} was applied (now version ${version}), but the rotation failed: ` +
-          `${failure.message} Run \`pulumi refresh\`, then \`pulumi up\` to rotate.`,
+        `key ${id}: the change of ${changed.join(", ")} was applied (now version ${record.version}), but the rotation failed: ` +
+          `${failure.message} Once that is resolved, \`pulumi refresh\` then \`pulumi up\` rotates the key.`,
         { cause: failure },
       );
     }
   }
+  if (!record && credentialHint(connection) !== stored.provisioningKeyHint) {
+    // Only the credential changed: prove it manages this key before recording it.
+    try {
+      record = await client.apiKeys.get(id);
+    } catch (error) {
+      throw await explain(id, "read", error, stored, connection);
+    }
+  }
   if (!record) {
-    // Only the connection input changed (same gateway and owner): nothing to send.
+    // Only the `connection` input changed, same gateway and credential: nothing to send.
     const outs: StoredKey = { ...stored };
     delete outs.connection;
     if (desired.connection !== undefined) outs.connection = desired.connection;
@@ -135,19 +136,24 @@ export async function deleteKey(id: string, stored: StoredKey): Promise<void> {
     await clientFor(connection).apiKeys.revoke(id, { expectedVersion: stored.version });
   } catch (error) {
     if (error instanceof ConflictError && error.code === "key_revoked") return;
-    if (error instanceof NotFoundError) {
-      const otherOwner = await isAnotherOwner(connection, stored.ownerId);
-      if (otherOwner) throw wrongOwner(id, stored.ownerId, otherOwner, connection.baseUrl);
-      return;
-    }
+    if (error instanceof NotFoundError) return requireOwnersCredentials(id, stored, connection);
     throw describeFailure(id, "revoke", error, stored.version);
   }
 }
 
-async function explain(id: string, action: string, error: unknown, stored: StoredKey, connection: { baseUrl: string; provisioningKey: string }) {
-  if (error instanceof NotFoundError) {
-    const otherOwner = await isAnotherOwner(connection, stored.ownerId);
-    return otherOwner ? wrongOwner(id, stored.ownerId, otherOwner, connection.baseUrl) : goneOutside(id, connection.baseUrl);
+/** After a 404: passes when the credentials are the key's owner's (so the key really is gone), throws otherwise. */
+async function requireOwnersCredentials(id: string, stored: StoredKey, connection: Connection): Promise<void> {
+  const ownership = await ownershipOf(connection, stored);
+  if (ownership.kind === "another") throw wrongOwner(id, stored.ownerId, ownership.owner, connection.baseUrl);
+  if (ownership.kind === "unknown") throw ownerUnknown(id, connection.baseUrl);
+}
+
+async function explain(id: string, action: string, error: unknown, stored: StoredKey, connection: Connection): Promise<Error> {
+  if (!(error instanceof NotFoundError)) return describeFailure(id, action, error, stored.version);
+  try {
+    await requireOwnersCredentials(id, stored, connection);
+  } catch (ownership) {
+    return ownership as Error;
   }
-  return describeFailure(id, action, error, stored.version);
+  return goneOutside(id, connection.baseUrl);
 }

@@ -1,6 +1,6 @@
-import { ACCOUNT_PATHS, Principal } from "@gateway-keys/contract";
 import { NotFoundError } from "@gateway-keys/sdk";
-import { clientFor, type Connection } from "./connection";
+import { clientFor, credentialHint, type Connection } from "./connection";
+import type { StoredKey } from "./shapes";
 
 const owners = new Map<string, Promise<string | undefined>>();
 
@@ -13,7 +13,7 @@ export function ownerOf(connection: Connection): Promise<string | undefined> {
   let owner = owners.get(id);
   if (!owner) {
     owner = clientFor(connection)
-      .request({ method: "GET", path: ACCOUNT_PATHS.whoami, auth: "provisioning", schema: Principal })
+      .whoami()
       .then((principal) => principal.ownerId)
       .catch((error: unknown) => {
         if (error instanceof NotFoundError && error.code !== "key_not_found") return undefined;
@@ -25,13 +25,16 @@ export function ownerOf(connection: Connection): Promise<string | undefined> {
   return owner;
 }
 
+/** Whose key it is, as far as the gateway lets us tell. */
+export type Ownership = { kind: "same" } | { kind: "another"; owner: string } | { kind: "unknown" };
+
 /**
- * Whether a connection's credentials belong to another owner than the key's. A 404 alone cannot
- * tell "the key is gone" from "this provisioning key is another owner's": this can, where the
- * gateway offers `whoami`.
+ * Whether a connection's credentials are the key's owner's. A 404 alone cannot tell "the key is
+ * gone" from "this provisioning key is another owner's": `whoami` can. Without it, only the very
+ * credential that last managed the key counts as the owner's.
  */
-export async function isAnotherOwner(connection: Connection, keyOwner: string | undefined): Promise<string | undefined> {
-  if (!keyOwner) return undefined;
+export async function ownershipOf(connection: Connection, stored: Pick<StoredKey, "ownerId" | "provisioningKeyHint">): Promise<Ownership> {
   const owner = await ownerOf(connection);
-  return owner !== undefined && owner !== keyOwner ? owner : undefined;
+  if (owner !== undefined) return owner === stored.ownerId ? { kind: "same" } : { kind: "another", owner };
+  return credentialHint(connection) === stored.provisioningKeyHint ? { kind: "same" } : { kind: "unknown" };
 }

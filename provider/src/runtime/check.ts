@@ -7,33 +7,10 @@ import {
   SettableKeyState,
   type FieldIssue,
 } from "@gateway-keys/contract";
-import type { ApiKeyState } from "../inputs";
-
-/** The engine's placeholder for a value not known until apply (an output of another resource). */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-/** A key's inputs after `check`: validated, defaults filled, amounts in canonical form. */
-export interface DesiredKey {
-  name: string;
-  state: "active" | "disabled";
-  spendPolicy?: { limitUnits: string; currency: "unit" };
-  loggingPolicy: ApiKeyState["loggingPolicy"];
-  modelPolicy: ApiKeyState["modelPolicy"];
-  rotationTrigger?: unknown;
-  connection?: { baseUrl?: string; provisioningKey?: string };
-  /** An existing key to take over instead of creating one. */
-  adoptKeyId?: string;
-}
+import { containsUnknown, type DesiredKey } from "./shapes";
 
 /** The inputs `check` returns, or the failures that stop the preview. */
 export type CheckOutcome = { inputs: DesiredKey; failures: [] } | { inputs: Record<string, unknown>; failures: FieldIssue[] };
-
-function containsUnknown(value: unknown): boolean {
-  if (value === UNKNOWN) return true;
-  if (Array.isArray(value)) return value.some(containsUnknown);
-  if (value && typeof value === "object") return Object.values(value).some(containsUnknown);
-  return false;
-}
 
 /**
  * Validates a program's inputs with the contract's own schemas and fills the defaults, so a bad
@@ -55,7 +32,8 @@ export function checkInputs(news: Record<string, unknown>): CheckOutcome {
   const state = SettableKeyState.safeParse(news.state ?? "active");
   if (!state.success) issues.push({ path: "state", message: state.error.issues[0]!.message });
   issues.push(...checkConnection(news.connection));
-  if (news.adoptKeyId !== undefined && (typeof news.adoptKeyId !== "string" || !/^key_[A-Za-z0-9]{1,60}$/.test(news.adoptKeyId))) {
+  const { adoptKeyId } = news;
+  if (adoptKeyId !== undefined && !containsUnknown(adoptKeyId) && (typeof adoptKeyId !== "string" || !/^key_[A-Za-z0-9]{1,60}$/.test(adoptKeyId))) {
     issues.push({ path: "adoptKeyId", message: "expected the id of an existing key, e.g. key_0r4B9TXiCfin7DT82uB3" });
   }
   if (issues.length > 0 || !parsed.success || !state.success) return { inputs: news, failures: issues };
@@ -83,43 +61,34 @@ function checkConnection(connection: unknown): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const { baseUrl, provisioningKey, ...rest } = connection as Record<string, unknown>;
   for (const field of Object.keys(rest)) issues.push({ path: `connection.${field}`, message: "unknown field; allowed: baseUrl, provisioningKey" });
-  if (baseUrl !== undefined && !isHttpUrl(baseUrl)) {
-    issues.push({ path: "connection.baseUrl", message: "expected an http:// or https:// URL, e.g. http://127.0.0.1:8787" });
+  if (baseUrl !== undefined) {
+    const problem = baseUrlProblem(baseUrl);
+    if (problem) issues.push({ path: "connection.baseUrl", message: problem });
   }
-  if (provisioningKey !== undefined && (typeof provisioningKey !== "string" || keyKindOf(provisioningKey) !== "provisioning")) {
-    // Never echo the value: it may be a real secret pasted into the wrong field.
-    issues.push({ path: "connection.provisioningKey", message: "expected a provisioning key (gwp_ followed by 38 characters)" });
+  if (provisioningKey !== undefined) {
+    const problem = provisioningKeyProblem(provisioningKey);
+    if (problem) issues.push({ path: "connection.provisioningKey", message: problem });
   }
   return issues;
 }
 
-/** Whether a value is an absolute http(s) URL. */
-export function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== "string") return false;
+/** What is wrong with a gateway URL, or undefined. It is stored in plain text, so it may hold no credentials. */
+export function baseUrlProblem(value: unknown): string | undefined {
+  let url: URL;
   try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
+    url = new URL(String(value));
   } catch {
-    return false;
+    return "expected an http:// or https:// URL, e.g. http://127.0.0.1:8787";
   }
+  if (typeof value !== "string" || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    return "expected an http:// or https:// URL, e.g. http://127.0.0.1:8787";
+  }
+  if (url.username || url.password) return "must not contain a user name or password (the URL is stored in plain text)";
+  return undefined;
 }
 
-/** The desired fields a PATCH can change, for comparing with what is stored. */
-export const PATCHABLE_FIELDS = ["name", "state", "spendPolicy", "loggingPolicy", "modelPolicy"] as const;
-export type PatchableField = (typeof PATCHABLE_FIELDS)[number];
-
-/** Canonical JSON, so key order never shows as a change. */
-export function canonical(value: unknown): string {
-  if (value === undefined) return "undefined";
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** The patchable fields whose desired value differs from the stored one. */
-export function changedFields(stored: Partial<ApiKeyState>, desired: DesiredKey): PatchableField[] {
-  return PATCHABLE_FIELDS.filter((field) => canonical(stored[field]) !== canonical(desired[field]));
+/** What is wrong with a provisioning key, or undefined. Never echoes the value: it may be a real secret in the wrong place. */
+export function provisioningKeyProblem(value: unknown): string | undefined {
+  if (typeof value === "string" && keyKindOf(value) === "provisioning") return undefined;
+  return "expected a provisioning key (gwp_ followed by 38 characters)";
 }
