@@ -13,4 +13,5 @@ module.exports = {
   testTimeout: 300_000,
   maxWorkers: 2,
   reporters: ["default", "<rootDir>/test/support/summary-reporter.js"],
+  globalTeardown: "<rootDir>/test/support/sweep-leftovers.js",
 };

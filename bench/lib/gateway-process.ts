@@ -24,23 +24,31 @@ export async function startGatewayProcess(ownerId = "bench"): Promise<GatewayPro
   child.stderr!.on("data", (chunk: Buffer) => {
     errors += chunk.toString();
   });
-  let url = "";
-  let provisioningKey = "";
-  for await (const line of createInterface({ input: child.stdout! })) {
-    url ||= /gateway listening on (http:\/\/\S+)/.exec(line)?.[1] ?? "";
-    provisioningKey ||= /(gwp_[A-Za-z0-9]+)/.exec(line)?.[1] ?? "";
-    if (url && provisioningKey) break;
-  }
-  if (!url || !provisioningKey) throw new Error(`the gateway process did not start:\n${errors}`);
-  child.stdout!.resume();
-  return {
-    url,
-    provisioningKey,
-    async stop() {
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
       await exited;
-      await rm(dir, { recursive: true, force: true });
-    },
+    }
+    await rm(dir, { recursive: true, force: true });
   };
+  let url = "";
+  let provisioningKey = "";
+  // The gateway prints its address and key within a second; ten means it will not.
+  const timeout = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  try {
+    for await (const line of createInterface({ input: child.stdout! })) {
+      url ||= /gateway listening on (http:\/\/\S+)/.exec(line)?.[1] ?? "";
+      provisioningKey ||= /(gwp_[A-Za-z0-9]+)/.exec(line)?.[1] ?? "";
+      if (url && provisioningKey) break;
+    }
+  } finally {
+    clearTimeout(timeout);
+  }
+  if (!url || !provisioningKey) {
+    await stop();
+    throw new Error(`the gateway process did not start:\n${errors}`);
+  }
+  child.stdout!.resume();
+  return { url, provisioningKey, stop };
 }

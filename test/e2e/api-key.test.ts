@@ -1,7 +1,7 @@
 import type * as auto from "@pulumi/pulumi/automation/index.js";
 import { ApiKey, type ApiKeyArgs } from "@gateway-keys/provider";
 import { useKeyTestEnvironment } from "./fixture";
-import { destroy, findLeaks, preview, runLifecycle, storedResources, up } from "./harness";
+import { destroy, engineTranscript, findLeaks, preview, runLifecycle, storedResources, up } from "./harness";
 
 /** ApiKey through the real engine (inline programs), against the real gateway over HTTP. */
 describe("ApiKey", () => {
@@ -46,6 +46,8 @@ describe("ApiKey", () => {
     expect(env.recorder.calls().filter((call) => call.startsWith("POST") && call.endsWith("/revoke"))).toHaveLength(1);
     expect(await env.statusWith(secret)).toBe(401);
     expect(await findLeaks(env.sandbox.backendDir, { secret, provisioningKey: env.gateway.provisioningKey })).toEqual([]);
+    expect(engineTranscript()).not.toContain(secret);
+    expect(engineTranscript()).not.toContain(env.gateway.provisioningKey);
   });
 
   it("rotates in place when rotationTrigger changes: one rotate, same keyId, the old secret stops working", async () => {

@@ -24,6 +24,12 @@ describe("the backend leak scan", () => {
     expect(await findLeaks(dir, { token: "s3cr3t-value" })).toHaveLength(1);
   });
 
+  it.each([0, 1, 2])("reports a secret base64-encoded inside a longer value, %i bytes in", async (offset) => {
+    const embedded = Buffer.concat([Buffer.from("xyz".slice(0, offset)), Buffer.from("s3cr3t-value-long-enough"), Buffer.from("tail")]);
+    await writeFile(join(dir, "state.json"), `{"blob":"${embedded.toString("base64")}"}`);
+    expect(await findLeaks(dir, { token: "s3cr3t-value-long-enough" })).toHaveLength(1);
+  });
+
   it("reports nothing when only ciphertext is present", async () => {
     await writeFile(join(dir, "state.json"), '{"ciphertext":"v1:abc:def"}');
     expect(await findLeaks(dir, { token: "s3cr3t-value" })).toEqual([]);

@@ -17,11 +17,23 @@ export async function findLeaks(dir: string, needles: Record<string, string>): P
   for (const file of await listFiles(dir)) {
     const content = await readFile(file);
     for (const [label, value] of Object.entries(needles)) {
-      const forms = [value, Buffer.from(value).toString("base64")];
-      if (forms.some((form) => content.includes(form))) leaks.push({ file, label });
+      if (encodings(value).some((form) => content.includes(form))) leaks.push({ file, label });
     }
   }
   return leaks;
+}
+
+/**
+ * The forms a secret takes on disk: itself, and its base64 at each of the three alignments it can
+ * have inside a longer base64 string (without the edge characters it shares with its neighbours).
+ */
+export function encodings(value: string): string[] {
+  const bytes = Buffer.from(value);
+  const aligned = [0, 1, 2].map((offset) => {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
+    return encoded.slice(offset === 0 ? 0 : 4, -4);
+  });
+  return [value, ...aligned];
 }
 
 /** Every regular file under `dir`, recursively. */

@@ -10,10 +10,15 @@ export interface Ran<T> {
   output: string;
 }
 
+/** Everything the engine printed in this test file, so tests can check it for leaked secrets. */
+let transcript = "";
+export const engineTranscript = (): string => transcript;
+
 async function run<T>(step: string, operation: (onOutput: (line: string) => void) => Promise<T>): Promise<Ran<T>> {
   let output = "";
   const onOutput = (chunk: string) => {
     output += chunk;
+    transcript += chunk;
   };
   try {
     return { result: await operation(onOutput), output };

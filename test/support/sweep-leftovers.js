@@ -1,0 +1,29 @@
+/**
+ * Jest global teardown. Engine tests remove their stacks, and with them the Pulumi.<stack>.yaml
+ * files the CLI writes into project folders; a test killed mid-way cannot. This removes what such a
+ * test left in the repository, and says so, so a leak of files is seen rather than committed.
+ */
+const { existsSync, readdirSync, rmSync } = require("node:fs");
+const { join } = require("node:path");
+
+const ROOT = join(__dirname, "../..");
+const PROJECT_DIRS = [".", "quickstart", "test/e2e/fixtures/smoke-project", ...listDirs("examples")];
+const STACK_FILE = /^Pulumi\.(e2e|demo)-.+\.yaml$/;
+
+function listDirs(dir) {
+  const path = join(ROOT, dir);
+  if (!existsSync(path)) return [];
+  return readdirSync(path, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(dir, e.name));
+}
+
+module.exports = async function sweepLeftovers() {
+  const leftovers = [];
+  for (const dir of PROJECT_DIRS) {
+    for (const name of readdirSync(join(ROOT, dir)).filter((n) => STACK_FILE.test(n))) leftovers.push(join(dir, name));
+  }
+  if (existsSync(join(ROOT, "test/e2e/.workspaces"))) {
+    for (const name of readdirSync(join(ROOT, "test/e2e/.workspaces"))) leftovers.push(join("test/e2e/.workspaces", name));
+  }
+  for (const path of leftovers) rmSync(join(ROOT, path), { recursive: true, force: true });
+  if (leftovers.length > 0) console.warn(`\nremoved files engine tests left behind: ${leftovers.join(", ")}`);
+};
