@@ -4,7 +4,9 @@
  *   0 for an `up` with no changes; at most N + 1 for a refresh of N keys);
  * - bytes of backend state per key (target <= 3 KB, read from the state file on disk);
  * - wall time of `up` for 100 keys divided by the engine floor for 100 no-op dynamic resources,
- *   measured in the same run (target <= 1.15).
+ *   measured in the same run (target <= 1.15), and divided by a no-op resource of ApiKey's own shape
+ *   (bench/lib/shaped-noop.ts), which separates what our provider adds from what the engine charges
+ *   for a resource with this many properties.
  *
  * Run: npm run bench -- provider
  */
@@ -14,6 +16,7 @@ import { destroy, EngineSandbox, refresh, storedResources, up } from "../test/e2
 import { engineFloorOnce } from "./engine-floor.ts";
 import { startGatewayProcess } from "./lib/gateway-process.ts";
 import { median, printTable, timed } from "./lib/report.ts";
+import { ShapedNoop } from "./lib/shaped-noop.ts";
 
 const KEYS = 100;
 
@@ -105,20 +108,52 @@ export async function main(runs = 5): Promise<void> {
         await runSandbox.dispose();
       }
     };
+    const shapedUpOnce = async () => {
+      const runSandbox = await EngineSandbox.create();
+      try {
+        const stack = await runSandbox.inlineStack("bench-shaped", async () => {
+          for (let i = 0; i < KEYS; i++) new ShapedNoop(`key-${i}`, "100", "1");
+        });
+        const ms = await timed(() => up(stack));
+        await destroy(stack);
+        return ms;
+      } finally {
+        await runSandbox.dispose();
+      }
+    };
     await engineFloorOnce(KEYS);
+    await shapedUpOnce();
     await keysUpOnce();
     const floorUps: number[] = [];
+    const shapedUps: number[] = [];
     const keyUps: number[] = [];
     for (let run = 0; run < runs; run++) {
       floorUps.push((await engineFloorOnce(KEYS)).upMs);
+      shapedUps.push(await shapedUpOnce());
       keyUps.push(await keysUpOnce());
     }
     const floor = { upMs: median(floorUps) };
+    const shapedUp = median(shapedUps);
     const keysUp = median(keyUps);
     const ratio = keysUp / floor.upMs;
     printTable(`up of ${KEYS} resources, median of ${runs} interleaved runs`, [
-      { resources: `${KEYS} no-op dynamic (floor)`, "up (s)": (floor.upMs / 1000).toFixed(2), ratio: "1.00", target: "", verdict: "" },
-      { resources: `${KEYS} ApiKey`, "up (s)": (keysUp / 1000).toFixed(2), ratio: ratio.toFixed(2), target: "<= 1.15", verdict: verdict(ratio <= 1.15) },
+      { resources: `${KEYS} no-op dynamic (floor)`, "up (s)": (floor.upMs / 1000).toFixed(2), "vs floor": "1.00", "vs same-shape no-op": "", target: "", verdict: "" },
+      {
+        resources: `${KEYS} no-op of ApiKey's shape`,
+        "up (s)": (shapedUp / 1000).toFixed(2),
+        "vs floor": (shapedUp / floor.upMs).toFixed(2),
+        "vs same-shape no-op": "1.00",
+        target: "",
+        verdict: "",
+      },
+      {
+        resources: `${KEYS} ApiKey`,
+        "up (s)": (keysUp / 1000).toFixed(2),
+        "vs floor": ratio.toFixed(2),
+        "vs same-shape no-op": (keysUp / shapedUp).toFixed(2),
+        target: "<= 1.15 vs floor",
+        verdict: verdict(ratio <= 1.15),
+      },
     ]);
   } finally {
     await recorder.close();
