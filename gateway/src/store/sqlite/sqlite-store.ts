@@ -96,6 +96,11 @@ class SqliteStore implements Store {
       this.#db.exec("PRAGMA journal_size_limit = 16777216");
       if (options.checkpointIntervalMs !== 0) {
         this.#checkpointer = startCheckpointer(path, options.checkpointIntervalMs ?? 100);
+        // With the background thread checkpointing, SQLite's own auto-checkpoint (at 1000 WAL
+        // frames, about 200 metering commits) would still run inside a commit now and then, with
+        // two fsyncs, on the request path: measured, that was most commits over 1 ms. It stays on
+        // only as a backstop (~40 MiB of WAL) should the thread ever fall behind.
+        this.#db.exec("PRAGMA wal_autocheckpoint = 10000");
       }
     }
     // The baseline is NORMAL; durable transactions raise it to FULL around their commit (see #write).
@@ -274,7 +279,7 @@ class SqliteStore implements Store {
     return this.#metering.submit(
       () => {
         this.#insertLog(entry);
-        this.#sql.countUsage.run(usageParams(entry, entry.status < 400 ? 1 : 0, 0));
+        this.#countUsage(entry, entry.status < 400 ? 1 : 0, 0);
       },
       () => this.#afterCharge(keyId, reservedMicros, entry.costMicros),
     );
@@ -290,22 +295,29 @@ class SqliteStore implements Store {
   recordUnbilledRequest(entry: NewLogEntry, outcome: "rejected" | "failed"): Promise<void> {
     return this.#metering.submit(() => {
       this.#insertLog(entry);
-      this.#sql.countUsage.run(usageParams(entry, 0, outcome === "rejected" ? 1 : 0));
+      this.#countUsage(entry, 0, outcome === "rejected" ? 1 : 0);
     });
   }
 
   #insertLog(entry: NewLogEntry): void {
-    this.#sql.insertLog.run({
-      id: entry.id,
-      owner_id: entry.ownerId,
-      key_id: entry.keyId,
-      model: entry.model,
-      status: entry.status,
-      cost_micros: entry.costMicros,
-      created_at: entry.createdAt,
-      request_input: entry.requestInput,
-      response_text: entry.responseText,
-    });
+    // Positional parameters (order as in statements.ts): node:sqlite binds them about twice as fast
+    // as named ones, and this runs on every model request.
+    this.#sql.insertLog.run(
+      entry.id,
+      entry.ownerId,
+      entry.keyId,
+      entry.model,
+      entry.status,
+      entry.costMicros,
+      entry.createdAt,
+      entry.requestInput,
+      entry.responseText,
+    );
+  }
+
+  /** Adds one request to its key's usage counters; positional, like #insertLog. */
+  #countUsage(entry: NewLogEntry, succeeded: number, rejected: number): void {
+    this.#sql.countUsage.run(entry.keyId, entry.model, entry.ownerId, succeeded, rejected, entry.costMicros);
   }
 
   usageLines(ownerId: string): UsageLine[] {
@@ -373,15 +385,4 @@ function apiKeyUpdateParams(key: ApiKeyUpdate) {
 
 function apiKeyParams(key: NewApiKey) {
   return { ...apiKeyUpdateParams(key), id: key.id, owner_id: key.ownerId, created_at: key.createdAt };
-}
-
-function usageParams(entry: NewLogEntry, succeeded: number, rejected: number) {
-  return {
-    key_id: entry.keyId,
-    model: entry.model,
-    owner_id: entry.ownerId,
-    succeeded,
-    rejected,
-    spent: entry.costMicros,
-  };
 }

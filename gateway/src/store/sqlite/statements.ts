@@ -55,11 +55,13 @@ export function prepareStatements(db: DatabaseSync) {
     purgeIdempotency: prepare(`DELETE FROM idempotency_keys
       WHERE (state = 'completed' AND expires_at <= :now) OR (state = 'pending' AND lease_until <= :now)`),
 
+    // The two statements of every model request take positional parameters (faster to bind), in
+    // the order of their column lists.
     insertLog: prepare(`INSERT INTO request_logs
         (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text)
-      VALUES (:id, :owner_id, :key_id, :model, :status, :cost_micros, :created_at, :request_input, :response_text)`),
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     countUsage: prepare(`INSERT INTO usage_counters (key_id, model, owner_id, total, succeeded, rejected, spent_micros)
-      VALUES (:key_id, :model, :owner_id, 1, :succeeded, :rejected, :spent)
+      VALUES (?, ?, ?, 1, ?, ?, ?)
       ON CONFLICT (key_id, model) DO UPDATE SET total = total + 1, succeeded = succeeded + excluded.succeeded,
         rejected = rejected + excluded.rejected, spent_micros = spent_micros + excluded.spent_micros`),
     usageByOwner: prepare(
