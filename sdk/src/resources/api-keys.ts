@@ -7,6 +7,7 @@ import {
   type UpdateApiKeyRequest,
   type VersionedRequest,
 } from "@gateway-keys/contract";
+import type { z } from "zod";
 import type { GatewayClient } from "../client";
 import { APIPromise } from "../core/api-promise";
 import { APIError, InvalidArgumentError, NotFoundError } from "../core/errors";
@@ -73,18 +74,7 @@ export class ApiKeys {
    * await client.apiKeys.update(key.keyId, { expectedVersion: key.version, state: "disabled" });
    */
   update(keyId: string, body: UpdateApiKeyRequest, options?: RequestOptions): APIPromise<ApiKey> {
-    return withKeyId(keyId, (id) =>
-      this.#client.request({
-        method: "PATCH",
-        path: ACCOUNT_PATHS.key(id),
-        body,
-        auth: "provisioning",
-        schema: ApiKey,
-        keyId: id,
-        expectedVersion: body.expectedVersion,
-        options,
-      }),
-    );
+    return this.#versioned("PATCH", ACCOUNT_PATHS.key, ApiKey, keyId, body, options);
   }
 
   /**
@@ -93,18 +83,7 @@ export class ApiKeys {
    * const { secret, version } = await client.apiKeys.rotate(key.keyId, { expectedVersion: key.version });
    */
   rotate(keyId: string, body: VersionedRequest, options?: RequestOptions): APIPromise<ApiKeyWithSecret> {
-    return withKeyId(keyId, (id) =>
-      this.#client.request({
-        method: "POST",
-        path: ACCOUNT_PATHS.rotate(id),
-        body,
-        auth: "provisioning",
-        schema: ApiKeyWithSecret,
-        keyId: id,
-        expectedVersion: body.expectedVersion,
-        options,
-      }),
-    );
+    return this.#versioned("POST", ACCOUNT_PATHS.rotate, ApiKeyWithSecret, keyId, body, options);
   }
 
   /**
@@ -114,17 +93,20 @@ export class ApiKeys {
    * await client.apiKeys.revoke(key.keyId, { expectedVersion: key.version });
    */
   revoke(keyId: string, body: VersionedRequest, options?: RequestOptions): APIPromise<ApiKey> {
+    return this.#versioned("POST", ACCOUNT_PATHS.revoke, ApiKey, keyId, body, options);
+  }
+
+  /** Change, rotate and revoke: a mutation of one key that carries the version the caller last saw. */
+  #versioned<T>(
+    method: "PATCH" | "POST",
+    path: (keyId: string) => string,
+    schema: z.ZodType<T>,
+    keyId: string,
+    body: { expectedVersion: number },
+    options: RequestOptions | undefined,
+  ): APIPromise<T> {
     return withKeyId(keyId, (id) =>
-      this.#client.request({
-        method: "POST",
-        path: ACCOUNT_PATHS.revoke(id),
-        body,
-        auth: "provisioning",
-        schema: ApiKey,
-        keyId: id,
-        expectedVersion: body.expectedVersion,
-        options,
-      }),
+      this.#client.request({ method, path: path(id), body, auth: "provisioning", schema, keyId: id, expectedVersion: body.expectedVersion, options }),
     );
   }
 
