@@ -114,14 +114,14 @@ async function serve(options: ServeOptions): Promise<void> {
   }
 }
 
-function createKey(options: CreateKeyOptions): void {
+async function createKey(options: CreateKeyOptions): Promise<void> {
   const store = openSqliteStore(resolve(options.db));
   try {
     const key = createProvisioningKey(store, { ownerId: options.owner, scopes: options.scopes });
     process.stderr.write(`created provisioning key ${key.id} for owner ${key.ownerId} with scopes ${key.scopes.join(",")}; the secret below is shown once\n`);
     process.stdout.write(`${key.secret}\n`);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -45,8 +45,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   const { port = 0, host = "127.0.0.1", dbPath = ":memory:", storeOptions, bootstrap, store: givenStore, ...appOptions } = options;
   // This process owns a database it opens itself, so it may clear what a dead predecessor left.
   const store = givenStore ?? openSqliteStore(dbPath, { recover: true, ...storeOptions });
-  const closeStore = () => {
-    if (!givenStore) store.close();
+  const closeStore = async () => {
+    if (!givenStore) await store.close();
   };
   let app: FastifyInstance | undefined;
   try {
@@ -68,13 +68,13 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
         try {
           await listening.close();
         } finally {
-          closeStore();
+          await closeStore();
         }
       },
     };
   } catch (error) {
     await app?.close();
-    closeStore();
+    await closeStore();
     throw error;
   }
 }

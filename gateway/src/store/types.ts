@@ -72,7 +72,8 @@ export interface Store {
 
   /** Deletes request logs past their key's retention and idempotency rows past their lifetime. */
   purgeExpired(now: number): { logs: number; idempotencyKeys: number };
-  close(): void;
+  /** Closes the store; resolves once every connection it opened is closed. */
+  close(): Promise<void>;
 }
 
 export interface StoredProvisioningKey {

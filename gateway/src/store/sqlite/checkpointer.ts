@@ -24,16 +24,20 @@ parentPort.once("message", () => {
 });
 `;
 
-/** A background checkpointer for the database at `path`; `stop` ends it. */
-export function startCheckpointer(path: string, intervalMs: number): { stop(): void } {
+/** A background checkpointer for the database at `path`; `stop` ends it and resolves once its connection is closed. */
+export function startCheckpointer(path: string, intervalMs: number): { stop(): Promise<void> } {
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, intervalMs } });
   // Never keep a process alive on its own, and never take it down: a failed checkpoint thread
   // only means the WAL grows until the next start or a manual checkpoint.
   worker.unref();
   worker.on("error", () => {});
+  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   return {
+    // The thread's connection may be the database's last, and closing the last connection
+    // checkpoints and removes the -wal and -shm files: callers wait for that before they move on.
     stop: () => {
       worker.postMessage("stop");
+      return exited;
     },
   };
 }

@@ -73,7 +73,7 @@ class SqliteStore implements Store {
   readonly #db: DatabaseSync;
   readonly #sql: Statements;
   readonly #meteringFull: boolean;
-  readonly #checkpointer: { stop(): void } | undefined;
+  readonly #checkpointer: { stop(): Promise<void> } | undefined;
   readonly #keys = new KeyCache();
   /** Metering writes (spend, logs, usage) of concurrent requests share one commit. */
   readonly #metering = new GroupCommitter((writes) =>
@@ -343,11 +343,12 @@ class SqliteStore implements Store {
     }));
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (!this.#db.isOpen) return;
     this.#metering.flush();
-    this.#checkpointer?.stop();
+    const checkpointerStopped = this.#checkpointer?.stop();
     this.#db.close();
+    await checkpointerStopped;
   }
 }
 
