@@ -36,6 +36,8 @@ export function startCheckpointer(path: string, intervalMs: number): { stop(): P
     // The thread's connection may be the database's last, and closing the last connection
     // checkpoints and removes the -wal and -shm files: callers wait for that before they move on.
     stop: () => {
+      // Unreferenced, the thread would let the process exit before its connection is closed.
+      worker.ref();
       worker.postMessage("stop");
       return exited;
     },
