@@ -1,15 +1,14 @@
 import { ApiKey, ApiKeyWithSecret, keyKindOf, ListPage, hintOf } from "@gateway-keys/contract";
-import { startTestGateway, type TestGateway } from "../support/gateway";
-import { accountClient, call, respond } from "./helpers";
+import type { TestGateway } from "../support/gateway";
+import { accountClient, call, respond, useGateway } from "./helpers";
 
 let gateway: TestGateway;
 let account: ReturnType<typeof accountClient>;
 
-beforeAll(async () => {
-  gateway = await startTestGateway();
-  account = accountClient(gateway);
+useGateway((started, client) => {
+  gateway = started;
+  account = client;
 });
-afterAll(() => gateway.stop());
 
 const fullBody = {
   name: "ci deploys",

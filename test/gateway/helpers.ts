@@ -1,7 +1,7 @@
 /** HTTP helpers of the gateway tests: every call goes over a real loopback socket. */
 import { randomUUID } from "node:crypto";
 import { ERROR_CODES, ErrorEnvelope, type ApiKey, type ApiKeyWithSecret, type ErrorCode, type ListPage } from "@gateway-keys/contract";
-import type { TestGateway } from "../support/gateway";
+import { startTestGateway, type TestGateway, type TestGatewayOptions } from "../support/gateway";
 
 export interface WireResponse<Body = any> {
   status: number;
@@ -92,4 +92,17 @@ export function expectError(response: WireResponse, status: number, code: ErrorC
   const envelope = ErrorEnvelope.strict().parse(response.body);
   expect(envelope.error.type).toBe(ERROR_CODES[code]);
   return envelope.error;
+}
+
+/**
+ * Starts a gateway before the file's tests and stops it after them, handing the gateway and an
+ * account client of its owner to `receive` (the file keeps them in its own variables).
+ */
+export function useGateway(receive: (gateway: TestGateway, account: ReturnType<typeof accountClient>) => void, options?: TestGatewayOptions): void {
+  let started: TestGateway | undefined;
+  beforeAll(async () => {
+    started = await startTestGateway(options);
+    receive(started, accountClient(started));
+  });
+  afterAll(() => started?.stop());
 }

@@ -3,16 +3,15 @@ import { createHash } from "node:crypto";
 import { readFileSync, existsSync } from "node:fs";
 import { connect } from "node:net";
 import { createTestClock, startTestGateway, type TestGateway } from "../support/gateway";
-import { accountClient, call, expectError, respond } from "./helpers";
+import { accountClient, call, expectError, respond, useGateway } from "./helpers";
 
 let gateway: TestGateway;
 let account: ReturnType<typeof accountClient>;
 
-beforeAll(async () => {
-  gateway = await startTestGateway();
-  account = accountClient(gateway);
+useGateway((started, client) => {
+  gateway = started;
+  account = client;
 });
-afterAll(() => gateway.stop());
 
 const namedKeys = async (name: string) => (await account.listAll()).filter((key) => key.name === name);
 

@@ -1,16 +1,15 @@
 /** The model endpoint and its policies: models, spend reservation, model allow-list, logging. */
 import { GatewayInfo, ListPage, Model, ResponseObject } from "@gateway-keys/contract";
 import { startTestGateway, type TestGateway } from "../support/gateway";
-import { accountClient, call, expectError, respond } from "./helpers";
+import { accountClient, call, expectError, respond, useGateway } from "./helpers";
 
 let gateway: TestGateway;
 let account: ReturnType<typeof accountClient>;
 
-beforeAll(async () => {
-  gateway = await startTestGateway();
-  account = accountClient(gateway);
+useGateway((started, client) => {
+  gateway = started;
+  account = client;
 });
-afterAll(() => gateway.stop());
 
 describe("POST /v1/responses", () => {
   test("echo-1 answers the input at output[0].content[0].text with its exact cost", async () => {

@@ -1,15 +1,14 @@
 /** Optimistic concurrency: expectedVersion, the order of checks, and revoke being terminal. */
-import { startTestGateway, type TestGateway } from "../support/gateway";
-import { accountClient, expectError, respond } from "./helpers";
+import type { TestGateway } from "../support/gateway";
+import { accountClient, expectError, respond, useGateway } from "./helpers";
 
 let gateway: TestGateway;
 let account: ReturnType<typeof accountClient>;
 
-beforeAll(async () => {
-  gateway = await startTestGateway();
-  account = accountClient(gateway);
+useGateway((started, client) => {
+  gateway = started;
+  account = client;
 });
-afterAll(() => gateway.stop());
 
 async function keyAtVersion2() {
   const created = await account.create({ name: "original" });

@@ -14,7 +14,7 @@ import { newSecret } from "../crypto";
 import { GatewayError } from "../errors";
 import { beginIdempotentRequest, requireIdempotencyKey, sendReplay } from "../idempotency/idempotency";
 import { applyRevoke, applyRotate, applyUpdate, newApiKey, toWireKey, toWireKeyWithSecret } from "../keys/records";
-import type { CompleteReply, StoredApiKey } from "../store/types";
+import type { ApiKeyUpdate, CompleteReply, StoredApiKey } from "../store/types";
 import { decodeCursor, pageOf } from "./pagination";
 
 /** Options every route plugin receives. */
@@ -87,44 +87,31 @@ export async function accountKeyRoutes(app: FastifyInstance, { ctx }: RouteOptio
     return toWireKey(key);
   });
 
+  /** PATCH, rotate and revoke: one change of one key, checked and written atomically, replayable by its Idempotency-Key. */
+  const changeKey = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    change: (current: StoredApiKey) => ApiKeyUpdate,
+    render: (written: StoredApiKey) => unknown = toWireKey,
+  ) =>
+    idempotentMutation(ctx, request, reply, 200, (complete) => ctx.store.updateApiKey(request.account!.ownerId, keyIdOf(request), change, complete), render);
+
   app.patch("/:keyId", { ...write, schema: { body: UpdateApiKeyRequest } }, async (request, reply) => {
     const params = request.body as UpdateApiKeyParams;
     const now = ctx.now();
-    return idempotentMutation(
-      ctx,
-      request,
-      reply,
-      200,
-      (complete) => ctx.store.updateApiKey(request.account!.ownerId, keyIdOf(request), (c) => applyUpdate(c, params, now), complete),
-      toWireKey,
-    );
+    return changeKey(request, reply, (current) => applyUpdate(current, params, now));
   });
 
   app.post("/:keyId/rotate", { ...write, schema: { body: VersionedRequest } }, async (request, reply) => {
     const { expectedVersion } = request.body as VersionedRequest;
     const now = ctx.now();
     const secret = newSecret("regular");
-    return idempotentMutation(
-      ctx,
-      request,
-      reply,
-      200,
-      (complete) =>
-        ctx.store.updateApiKey(request.account!.ownerId, keyIdOf(request), (c) => applyRotate(c, expectedVersion, secret, now), complete),
-      (written) => toWireKeyWithSecret(written, secret),
-    );
+    return changeKey(request, reply, (current) => applyRotate(current, expectedVersion, secret, now), (written) => toWireKeyWithSecret(written, secret));
   });
 
   app.post("/:keyId/revoke", { ...write, schema: { body: VersionedRequest } }, async (request, reply) => {
     const { expectedVersion } = request.body as VersionedRequest;
     const now = ctx.now();
-    return idempotentMutation(
-      ctx,
-      request,
-      reply,
-      200,
-      (complete) => ctx.store.updateApiKey(request.account!.ownerId, keyIdOf(request), (c) => applyRevoke(c, expectedVersion, now), complete),
-      toWireKey,
-    );
+    return changeKey(request, reply, (current) => applyRevoke(current, expectedVersion, now));
   });
 }
