@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { KeyName, LoggingPolicy, ModelPolicy, SpendPolicy } from "./policies";
+import { DEFAULT_LOGGING_POLICY, DEFAULT_MODEL_POLICY, KeyName, LoggingPolicy, ModelPolicy, SpendPolicy } from "./policies";
 
 /** States a key can be in. PATCH moves between `active` and `disabled`; only revoke reaches `revoked`. */
 export const KeyState = z.enum(["active", "disabled", "revoked"]);
@@ -17,7 +17,8 @@ export const KeyVersion = z
   .int({ error: "expected the key's current version, an integer >= 1" })
   .min(1, { error: "expected the key's current version, an integer >= 1" });
 
-const Timestamp = z.string().datetime({ offset: true });
+/** An ISO 8601 instant, as every timestamp on the wire. */
+export const Timestamp = z.string().datetime({ offset: true });
 
 /**
  * A regular API key as the account API returns it. Unknown extra fields are stripped, so a client
@@ -55,8 +56,8 @@ export const CreateApiKeyRequest = z.strictObject({
   /** Extension: a key may be created `disabled`, so declaring one never takes two requests. */
   state: SettableKeyState.default("active"),
   spendPolicy: SpendPolicy.nullable().default(null),
-  loggingPolicy: LoggingPolicy.default({ storeRequest: false, storeResponse: false, retentionDays: 30 }),
-  modelPolicy: ModelPolicy.default({ mode: "all", modelIds: [] }),
+  loggingPolicy: LoggingPolicy.default(DEFAULT_LOGGING_POLICY),
+  modelPolicy: ModelPolicy.default(DEFAULT_MODEL_POLICY),
 });
 export type CreateApiKeyRequest = z.input<typeof CreateApiKeyRequest>;
 export type CreateApiKeyParams = z.output<typeof CreateApiKeyRequest>;

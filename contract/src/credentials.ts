@@ -17,7 +17,9 @@ export type KeyKind = keyof typeof KEY_PREFIX;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const SECRET_BODY_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
-const SECRET_PATTERN = /^(gwk_|gwp_)([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
+const SECRET_PATTERN = new RegExp(
+  `^(${KEY_PREFIX.regular}|${KEY_PREFIX.provisioning})([0-9A-Za-z]{${SECRET_BODY_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`,
+);
 
 /** The base62 alphabet secrets are drawn from. */
 export const SECRET_ALPHABET = BASE62;

@@ -7,8 +7,6 @@
 export const UNIT_DECIMALS = 6;
 /** Micro-units in one credit unit. */
 export const MICROS_PER_UNIT = 10n ** BigInt(UNIT_DECIMALS);
-/** Largest amount a spend limit may hold, in whole units. */
-export const MAX_LIMIT_UNITS = 1_000_000_000_000n;
 
 /** A non-negative decimal with at most 12 integer digits and 6 fraction digits, no sign or exponent. */
 export const DECIMAL_UNITS_PATTERN = /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$/;

@@ -1,6 +1,5 @@
 import { z } from "zod";
-
-const Timestamp = z.string().datetime({ offset: true });
+import { Timestamp } from "./api-key";
 
 /** Usage of one key or one model inside a summary. */
 const UsageLine = z.object({ requests: z.number().int(), spentUnits: z.string() });
