@@ -1,12 +1,16 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { DestinationStream, LevelWithSilent } from "pino";
+import { KeyCache } from "./auth/key-cache";
 import type { GatewayContext } from "./context";
 import { ReplyCipher } from "./crypto";
 import { resolveEncryptionKey } from "./encryption-key";
-import { installErrorHandling } from "./errors";
-import { loggerOptions } from "./logging";
+import { handleFrameworkError, installErrorHandling } from "./http/error-handler";
+import { installJsonBodyParser } from "./http/json-body";
+import { loggerOptions } from "./http/request-log";
+import { installZodValidation } from "./http/validation";
 import { ModelCatalog, type BuiltInModel } from "./models/catalog";
 import { runMaintenance, scheduleMaintenance, type MaintenanceResult } from "./policies/retention";
+import { SpendLedger } from "./policies/spend-ledger";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit";
 import { accountKeyRoutes } from "./routes/account-keys";
 import { publicRoutes } from "./routes/public";
@@ -14,7 +18,6 @@ import { responsesRoutes } from "./routes/responses";
 import { usageRoutes } from "./routes/usage";
 import { whoamiRoutes } from "./routes/whoami";
 import type { Store } from "./store/types";
-import { installZodValidation } from "./validation";
 
 /** Request bodies above this are refused with 413 `payload_too_large`. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -51,7 +54,7 @@ export interface AppDependencies {
 /** Operations on a running app beyond HTTP. */
 export interface GatewayControls {
   /** Purges expired request logs and idempotency records now, at the injected clock's time. */
-  runMaintenance(): MaintenanceResult;
+  runMaintenance(): Promise<MaintenanceResult>;
 }
 
 declare module "fastify" {
@@ -76,6 +79,8 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     idempotencyTtlMs: deps.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
     rateLimiter: new RateLimiter(deps.rateLimit),
     models: new ModelCatalog(deps.models),
+    keys: new KeyCache(deps.store),
+    spend: new SpendLedger(deps.store),
   };
 
   const app = Fastify({
@@ -84,6 +89,10 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     // Requests that arrive while closing are still served: the store stays open until close ends.
     return503OnClosing: false,
     forceCloseConnections: "idle",
+    // `/v1/account/api-keys/` is `/v1/account/api-keys`, on every route alike.
+    routerOptions: { ignoreTrailingSlash: true },
+    // A bad percent-encoding or an over-long path parameter leaves as our envelope too.
+    frameworkErrors: (error, request, reply) => handleFrameworkError(error, request, reply),
   });
   app.decorateRequest("account", null);
   app.decorateRequest("apiKey", null);
@@ -92,6 +101,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
 
   // JSON only: a text/plain body would otherwise reach validation as a string.
   app.removeContentTypeParser("text/plain");
+  installJsonBodyParser(app);
   installZodValidation(app);
   installErrorHandling(app);
 

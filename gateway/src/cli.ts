@@ -117,7 +117,7 @@ async function serve(options: ServeOptions): Promise<void> {
 async function createKey(options: CreateKeyOptions): Promise<void> {
   const store = openSqliteStore(resolve(options.db));
   try {
-    const key = createProvisioningKey(store, { ownerId: options.owner, scopes: options.scopes });
+    const key = await createProvisioningKey(store, { ownerId: options.owner, scopes: options.scopes });
     process.stderr.write(`created provisioning key ${key.id} for owner ${key.ownerId} with scopes ${key.scopes.join(",")}; the secret below is shown once\n`);
     process.stdout.write(`${key.secret}\n`);
   } finally {

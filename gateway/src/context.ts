@@ -1,6 +1,10 @@
+import type { FastifyRequest } from "fastify";
 import type { Scope } from "@gateway-keys/contract";
+import type { KeyCache } from "./auth/key-cache";
 import type { ReplyCipher } from "./crypto";
+import { GatewayError } from "./errors";
 import type { ModelCatalog } from "./models/catalog";
+import type { SpendLedger } from "./policies/spend-ledger";
 import type { RateLimiter } from "./rate-limit";
 import type { Store, StoredApiKey } from "./store/types";
 
@@ -13,6 +17,10 @@ export interface GatewayContext {
   idempotencyTtlMs: number;
   rateLimiter: RateLimiter;
   models: ModelCatalog;
+  /** Regular keys by secret hash, for the look-up of every model request. */
+  keys: KeyCache;
+  /** Spend reservations and charges of model requests. */
+  spend: SpendLedger;
 }
 
 /** Who is calling an account endpoint: a provisioning key and the owner it is bound to. */
@@ -26,11 +34,34 @@ export interface AccountPrincipal {
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** Set by the provisioning-key hook on `/v1/account/*`. */
+    /** Set by the provisioning-key hook on `/v1/account/*`; read it with {@link accountOf}. */
     account: AccountPrincipal | null;
-    /** Set by the regular-key hook on model endpoints (when a key was sent). */
+    /** Set by the regular-key hook on model endpoints; read it with {@link apiKeyOf}. */
     apiKey: StoredApiKey | null;
-    /** Set on account mutations once the Idempotency-Key header has been checked. */
+    /** Set on account mutations once the header has been checked; read it with {@link idempotencyKeyOf}. */
     idempotencyKey: string | null;
   }
+}
+
+/** A route that reads what its hook did not set is a wiring mistake of ours, never the client's. */
+function missing(what: string): GatewayError {
+  return new GatewayError("internal_error", `The gateway failed to handle the request (${what} not checked); it is safe to retry.`);
+}
+
+/** The caller of an account route (its `requireProvisioningKey` hook ran). */
+export function accountOf(request: FastifyRequest): AccountPrincipal {
+  if (!request.account) throw missing("provisioning key");
+  return request.account;
+}
+
+/** The key of a model route that requires one (its `requireApiKey` hook ran). */
+export function apiKeyOf(request: FastifyRequest): StoredApiKey {
+  if (!request.apiKey) throw missing("API key");
+  return request.apiKey;
+}
+
+/** The Idempotency-Key of an account mutation (its `requireIdempotencyKey` hook ran). */
+export function idempotencyKeyOf(request: FastifyRequest): string {
+  if (request.idempotencyKey === null) throw missing("Idempotency-Key");
+  return request.idempotencyKey;
 }

@@ -58,7 +58,7 @@ const TAG_LENGTH = 16;
 /**
  * AES-256-GCM for replies kept in the idempotency store: a create or rotate reply holds a one-time
  * secret, so it must not sit in the database in plaintext. The additional data binds a sealed reply
- * to its owner, method, path and idempotency key, so a row copied into another scope fails to open.
+ * to its owner, method, operation and idempotency key, so a row copied into another scope fails to open.
  */
 export class ReplyCipher {
   readonly #key: Buffer;

@@ -43,15 +43,14 @@ export interface RunningGateway {
  */
 export async function startGateway(options: StartGatewayOptions = {}): Promise<RunningGateway> {
   const { port = 0, host = "127.0.0.1", dbPath = ":memory:", storeOptions, bootstrap, store: givenStore, ...appOptions } = options;
-  // This process owns a database it opens itself, so it may clear what a dead predecessor left.
-  const store = givenStore ?? openSqliteStore(dbPath, { recover: true, ...storeOptions });
+  const store = givenStore ?? openSqliteStore(dbPath, storeOptions);
   const closeStore = async () => {
     if (!givenStore) await store.close();
   };
   let app: FastifyInstance | undefined;
   try {
     const created = bootstrap
-      ? createProvisioningKey(store, { ownerId: bootstrap.ownerId, scopes: bootstrap.scopes, clock: appOptions.clock })
+      ? await createProvisioningKey(store, { ownerId: bootstrap.ownerId, scopes: bootstrap.scopes, clock: appOptions.clock })
       : undefined;
     app = createApp({ ...appOptions, store });
     await app.listen({ port, host });

@@ -1,4 +1,4 @@
-import type { FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from "fastify";
+import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { keyKindOf, type Scope } from "@gateway-keys/contract";
 import type { GatewayContext } from "../context";
 import { hashesEqual, sha256 } from "../crypto";
@@ -28,7 +28,7 @@ export function requireProvisioningKey(ctx: GatewayContext, scope: Scope | "any"
     if (kind === undefined) throw new GatewayError("invalid_credentials", MALFORMED);
     if (kind === "regular") throw new GatewayError("wrong_key_kind", WRONG_KIND_ON_ACCOUNT);
     const hash = sha256(secret);
-    const key = ctx.store.findProvisioningKeyByHash(hash);
+    const key = await ctx.store.findProvisioningKeyByHash(hash);
     if (!key || !hashesEqual(key.secretHash, hash) || key.revokedAt !== null) {
       throw new GatewayError("invalid_credentials", "The provisioning key is not valid; it may have been revoked or never existed.");
     }
@@ -41,12 +41,12 @@ export function requireProvisioningKey(ctx: GatewayContext, scope: Scope | "any"
 }
 
 /** Looks up a regular key and refuses it unless it may call models now. */
-function authenticateApiKey(ctx: GatewayContext, secret: string): StoredApiKey {
+async function authenticateApiKey(ctx: GatewayContext, secret: string): Promise<StoredApiKey> {
   const kind = keyKindOf(secret);
   if (kind === undefined) throw new GatewayError("invalid_credentials", MALFORMED);
   if (kind === "provisioning") throw new GatewayError("wrong_key_kind", WRONG_KIND_ON_MODELS);
   const hash = sha256(secret);
-  const key = ctx.store.findApiKeyByHash(hash);
+  const key = await ctx.keys.find(hash);
   // A rotated-away secret no longer matches any stored hash, so it lands here as unknown.
   if (!key || !hashesEqual(key.secretHash, hash)) {
     throw new GatewayError("invalid_credentials", "The API key is not valid; it may have been rotated or never existed.");
@@ -58,26 +58,16 @@ function authenticateApiKey(ctx: GatewayContext, secret: string): StoredApiKey {
   return key;
 }
 
-/**
- * Model endpoints: a regular key is required. Sets `request.apiKey`. A callback hook rather than an
- * async one: the work is synchronous, and on the hottest route a promise per request (and the
- * microtask Fastify waits on it with) is pure overhead. Errors reach `done`, as a throw would.
- */
-export function requireApiKey(ctx: GatewayContext): onRequestHookHandler {
-  return (request, _reply, done) => {
-    try {
-      const secret = modelCredential(request.headers);
-      if (secret === undefined) {
-        throw new GatewayError("invalid_credentials", "Send a regular API key as Authorization: Bearer <key> (or x-api-key).");
-      }
-      const key = authenticateApiKey(ctx, secret);
-      ctx.rateLimiter.take(`key:${key.id}`, ctx.now());
-      request.apiKey = key;
-    } catch (error) {
-      done(error as Error);
-      return;
+/** Model endpoints: a regular key is required. Sets `request.apiKey`. */
+export function requireApiKey(ctx: GatewayContext): onRequestAsyncHookHandler {
+  return async (request) => {
+    const secret = modelCredential(request.headers);
+    if (secret === undefined) {
+      throw new GatewayError("invalid_credentials", "Send a regular API key as Authorization: Bearer <key> (or x-api-key).");
     }
-    done();
+    const key = await authenticateApiKey(ctx, secret);
+    ctx.rateLimiter.take(`key:${key.id}`, ctx.now());
+    request.apiKey = key;
   };
 }
 
@@ -89,7 +79,7 @@ export function optionalApiKey(ctx: GatewayContext): onRequestAsyncHookHandler {
       ctx.rateLimiter.take(anonymous(request), ctx.now());
       return;
     }
-    const key = authenticateApiKey(ctx, secret);
+    const key = await authenticateApiKey(ctx, secret);
     ctx.rateLimiter.take(`key:${key.id}`, ctx.now());
     request.apiKey = key;
   };

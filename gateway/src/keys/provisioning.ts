@@ -31,7 +31,7 @@ export interface CreatedProvisioningKey {
  * HTTP endpoint for this: whoever can run it holds the database, which is the root of trust.
  * @throws TypeError when the owner id or a scope is not valid.
  */
-export function createProvisioningKey(store: Store, options: CreateProvisioningKeyOptions): CreatedProvisioningKey {
+export async function createProvisioningKey(store: Store, options: CreateProvisioningKeyOptions): Promise<CreatedProvisioningKey> {
   const { ownerId } = options;
   if (typeof ownerId !== "string" || !OWNER_ID_PATTERN.test(ownerId)) {
     throw new TypeError("ownerId must be 1 to 64 characters: letters, digits and _ . : @ -, starting with a letter or digit");
@@ -46,6 +46,6 @@ export function createProvisioningKey(store: Store, options: CreateProvisioningK
   const secret = newSecret("provisioning");
   const createdAt = (options.clock ?? (() => new Date()))().getTime();
   const key = { id: newId("pk"), ownerId, secretHash: sha256(secret), hint: hintOf(secret), scopes, createdAt, revokedAt: null };
-  store.insertProvisioningKey(key);
+  await store.insertProvisioningKey(key);
   return { id: key.id, ownerId, scopes, hint: key.hint, createdAt: new Date(createdAt).toISOString(), secret };
 }

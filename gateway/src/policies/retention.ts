@@ -14,7 +14,7 @@ export interface MaintenanceResult {
  * time, and forgets idle rate-limit buckets. Logs past retention are already hidden from reads;
  * this reclaims the space and removes the stored content for good.
  */
-export function runMaintenance(ctx: GatewayContext): MaintenanceResult {
+export function runMaintenance(ctx: GatewayContext): Promise<MaintenanceResult> {
   const now = ctx.now();
   ctx.rateLimiter.prune(now);
   return ctx.store.purgeExpired(now);
@@ -23,12 +23,12 @@ export function runMaintenance(ctx: GatewayContext): MaintenanceResult {
 /** Runs {@link runMaintenance} every `intervalMs`; returns the function that stops it. */
 export function scheduleMaintenance(ctx: GatewayContext, intervalMs: number, log: FastifyBaseLogger): () => void {
   const timer = setInterval(() => {
-    try {
-      const removed = runMaintenance(ctx);
-      if (removed.logs > 0 || removed.idempotencyKeys > 0) log.info(removed, "purged expired records");
-    } catch (error) {
-      log.error({ err: error }, "maintenance failed; it will run again");
-    }
+    runMaintenance(ctx).then(
+      (removed) => {
+        if (removed.logs > 0 || removed.idempotencyKeys > 0) log.info(removed, "purged expired records");
+      },
+      (error: unknown) => log.error({ err: error }, "maintenance failed; it will run again"),
+    );
   }, intervalMs);
   // Maintenance must never keep a process alive on its own.
   timer.unref();

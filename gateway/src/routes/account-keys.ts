@@ -1,20 +1,25 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import {
+  ApiKey,
+  ApiKeyWithSecret,
   CreateApiKeyRequest,
+  KeyPathParams,
+  ListPage,
   ListQuery,
+  NoQuery,
+  REPLAYED_HEADER,
   UpdateApiKeyRequest,
   VersionedRequest,
-  type CreateApiKeyParams,
-  type UpdateApiKeyParams,
 } from "@gateway-keys/contract";
-import type { z } from "zod";
 import { requireProvisioningKey } from "../auth/hooks";
-import type { GatewayContext } from "../context";
+import { accountOf, type GatewayContext } from "../context";
 import { newSecret } from "../crypto";
 import { GatewayError } from "../errors";
-import { beginIdempotentRequest, requireIdempotencyKey, sendReplay } from "../idempotency/idempotency";
+import { requireIdempotencyKey } from "../idempotency/header";
+import { runIdempotent, type IdempotentOutcome } from "../idempotency/runner";
 import { applyRevoke, applyRotate, applyUpdate, newApiKey, toWireKey, toWireKeyWithSecret } from "../keys/records";
-import type { ApiKeyUpdate, CompleteReply, StoredApiKey } from "../store/types";
+import type { ApiKeyUpdate, StoredApiKey, StoreTransaction } from "../store/types";
 import { decodeCursor, pageOf } from "./pagination";
 
 /** Options every route plugin receives. */
@@ -22,96 +27,117 @@ export interface RouteOptions {
   ctx: GatewayContext;
 }
 
-const JSON_TYPE = "application/json; charset=utf-8";
-
 function keyNotFound(): GatewayError {
   // Also the answer for another owner's key: existence is never revealed across owners.
   return new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
 }
 
-const keyIdOf = (request: FastifyRequest): string => (request.params as { keyId: string }).keyId;
+/** Sends an idempotent operation's answer; a replay says so in a header. */
+function sendOutcome<Body>(reply: FastifyReply, outcome: IdempotentOutcome<Body>): FastifyReply {
+  if (outcome.replayed) reply.header(REPLAYED_HEADER, "true");
+  return reply.code(outcome.status).send(outcome.body);
+}
 
 /**
- * Runs one account mutation under its idempotency key: replays a stored reply, or claims the key,
- * mutates and stores the exact reply body in the mutation's own transaction (so a crash can never
- * leave a key created without its reply), and releases the claim if the mutation fails.
+ * `/v1/account/api-keys`: list, create, read, change, rotate, revoke. Each mutation is one unit of
+ * work (idempotency/runner.ts): the key rules of keys/records.ts decide the next record, the store
+ * writes it, and the answer is recorded for replay in the same transaction.
  */
-function idempotentMutation(
-  ctx: GatewayContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status: number,
-  mutate: (complete: CompleteReply) => StoredApiKey | undefined,
-  render: (written: StoredApiKey) => unknown,
-): FastifyReply {
-  const start = beginIdempotentRequest(ctx, request);
-  if (start.kind === "replay") return sendReplay(reply, start.status, start.body);
-  let body = "";
-  try {
-    const written = mutate(start.claim.complete(status, (row) => (body = JSON.stringify(render(row)))));
-    if (!written) throw keyNotFound();
-  } catch (error) {
-    start.claim.release();
-    throw error;
-  }
-  return reply.code(status).type(JSON_TYPE).send(body);
-}
+export const accountKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
+  const read = [requireProvisioningKey(ctx, "keys:read")];
+  const write = [requireProvisioningKey(ctx, "keys:write"), requireIdempotencyKey()];
 
-/** `/v1/account/api-keys`: list, create, read, change, rotate, revoke. */
-export async function accountKeyRoutes(app: FastifyInstance, { ctx }: RouteOptions): Promise<void> {
-  const read = { onRequest: [requireProvisioningKey(ctx, "keys:read")] };
-  const write = { onRequest: [requireProvisioningKey(ctx, "keys:write"), requireIdempotencyKey()] };
-
-  app.get("/", { ...read, schema: { querystring: ListQuery } }, async (request) => {
-    const { limit, after } = request.query as z.output<typeof ListQuery>;
-    const afterSeq = after === undefined ? 0 : decodeCursor("keys", after);
-    const rows = ctx.store.listApiKeys(request.account!.ownerId, afterSeq, limit + 1);
-    return pageOf("keys", rows, limit, toWireKey);
-  });
-
-  app.post("/", { ...write, schema: { body: CreateApiKeyRequest } }, async (request, reply) => {
-    const { key, secret } = newApiKey(request.account!.ownerId, request.body as CreateApiKeyParams, ctx.now());
-    return idempotentMutation(
-      ctx,
-      request,
-      reply,
-      201,
-      (complete) => ctx.store.createApiKey(key, complete),
-      (written) => toWireKeyWithSecret(written, secret),
-    );
-  });
-
-  app.get("/:keyId", read, async (request) => {
-    const key = ctx.store.getApiKey(request.account!.ownerId, keyIdOf(request));
-    if (!key) throw keyNotFound();
-    return toWireKey(key);
-  });
-
-  /** PATCH, rotate and revoke: one change of one key, checked and written atomically, replayable by its Idempotency-Key. */
-  const changeKey = (
-    request: FastifyRequest,
-    reply: FastifyReply,
+  /**
+   * One change of one key, checked and written in the caller's unit of work: the key is read (and
+   * held) in the transaction, `change` applies the lifecycle rules, and the key cache forgets the
+   * key before the write commits.
+   */
+  const changeKey = async (
+    tx: StoreTransaction,
+    ownerId: string,
+    keyId: string,
     change: (current: StoredApiKey) => ApiKeyUpdate,
-    render: (written: StoredApiKey) => unknown = toWireKey,
-  ) =>
-    idempotentMutation(ctx, request, reply, 200, (complete) => ctx.store.updateApiKey(request.account!.ownerId, keyIdOf(request), change, complete), render);
+  ): Promise<StoredApiKey> => {
+    const current = await tx.getApiKey(ownerId, keyId);
+    if (!current) throw keyNotFound();
+    const next = change(current);
+    ctx.keys.forget(keyId);
+    return tx.updateApiKey(keyId, current.version, next);
+  };
 
-  app.patch("/:keyId", { ...write, schema: { body: UpdateApiKeyRequest } }, async (request, reply) => {
-    const params = request.body as UpdateApiKeyParams;
-    const now = ctx.now();
-    return changeKey(request, reply, (current) => applyUpdate(current, params, now));
-  });
+  app.get(
+    "/",
+    { onRequest: read, schema: { querystring: ListQuery, response: { 200: ListPage(ApiKey) } } },
+    async (request) => {
+      const { limit, after } = request.query;
+      const afterSeq = after === undefined ? 0 : decodeCursor("keys", after);
+      const rows = await ctx.store.listApiKeys(accountOf(request).ownerId, afterSeq, limit + 1);
+      return pageOf("keys", rows, limit, toWireKey);
+    },
+  );
 
-  app.post("/:keyId/rotate", { ...write, schema: { body: VersionedRequest } }, async (request, reply) => {
-    const { expectedVersion } = request.body as VersionedRequest;
-    const now = ctx.now();
-    const secret = newSecret("regular");
-    return changeKey(request, reply, (current) => applyRotate(current, expectedVersion, secret, now), (written) => toWireKeyWithSecret(written, secret));
-  });
+  app.post(
+    "/",
+    { onRequest: write, schema: { querystring: NoQuery, body: CreateApiKeyRequest, response: { 201: ApiKeyWithSecret } } },
+    async (request, reply) => {
+      const { ownerId } = accountOf(request);
+      const { key, secret } = newApiKey(ownerId, request.body, ctx.now());
+      const outcome = await runIdempotent(ctx, request, { status: 201, body: ApiKeyWithSecret }, async (tx) =>
+        toWireKeyWithSecret(await tx.insertApiKey(key), secret),
+      );
+      return sendOutcome(reply, outcome);
+    },
+  );
 
-  app.post("/:keyId/revoke", { ...write, schema: { body: VersionedRequest } }, async (request, reply) => {
-    const { expectedVersion } = request.body as VersionedRequest;
-    const now = ctx.now();
-    return changeKey(request, reply, (current) => applyRevoke(current, expectedVersion, now));
-  });
-}
+  app.get(
+    "/:keyId",
+    { onRequest: read, schema: { params: KeyPathParams, querystring: NoQuery, response: { 200: ApiKey } } },
+    async (request) => {
+      const key = await ctx.store.getApiKey(accountOf(request).ownerId, request.params.keyId);
+      if (!key) throw keyNotFound();
+      return toWireKey(key);
+    },
+  );
+
+  app.patch(
+    "/:keyId",
+    { onRequest: write, schema: { params: KeyPathParams, querystring: NoQuery, body: UpdateApiKeyRequest, response: { 200: ApiKey } } },
+    async (request, reply) => {
+      const { ownerId } = accountOf(request);
+      const now = ctx.now();
+      const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
+        toWireKey(await changeKey(tx, ownerId, request.params.keyId, (current) => applyUpdate(current, request.body, now))),
+      );
+      return sendOutcome(reply, outcome);
+    },
+  );
+
+  app.post(
+    "/:keyId/rotate",
+    { onRequest: write, schema: { params: KeyPathParams, querystring: NoQuery, body: VersionedRequest, response: { 200: ApiKeyWithSecret } } },
+    async (request, reply) => {
+      const { ownerId } = accountOf(request);
+      const now = ctx.now();
+      const secret = newSecret("regular");
+      const { expectedVersion } = request.body;
+      const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKeyWithSecret }, async (tx) =>
+        toWireKeyWithSecret(await changeKey(tx, ownerId, request.params.keyId, (current) => applyRotate(current, expectedVersion, secret, now)), secret),
+      );
+      return sendOutcome(reply, outcome);
+    },
+  );
+
+  app.post(
+    "/:keyId/revoke",
+    { onRequest: write, schema: { params: KeyPathParams, querystring: NoQuery, body: VersionedRequest, response: { 200: ApiKey } } },
+    async (request, reply) => {
+      const { ownerId } = accountOf(request);
+      const now = ctx.now();
+      const { expectedVersion } = request.body;
+      const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
+        toWireKey(await changeKey(tx, ownerId, request.params.keyId, (current) => applyRevoke(current, expectedVersion, now))),
+      );
+      return sendOutcome(reply, outcome);
+    },
+  );
+};

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { FastifyInstance } from "fastify";
-import type { GatewayInfo, ListPage, Model } from "@gateway-keys/contract";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { GatewayInfo, ListPage, Model, NoQuery } from "@gateway-keys/contract";
 import { anonymous, optionalApiKey } from "../auth/hooks";
 import { modelAllowed } from "../policies/model-policy";
 import type { RouteOptions } from "./account-keys";
@@ -27,7 +27,7 @@ function packageVersion(): string {
 }
 
 /** `GET /v1/models` and `GET /v1/startups`. */
-export async function publicRoutes(app: FastifyInstance, { ctx }: RouteOptions): Promise<void> {
+export const publicRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
   const info: GatewayInfo = {
     object: "gateway_info",
     name: "gateway-keys",
@@ -36,7 +36,7 @@ export async function publicRoutes(app: FastifyInstance, { ctx }: RouteOptions):
     extensions: [...EXTENSIONS],
   };
 
-  app.get("/models", { onRequest: [optionalApiKey(ctx)] }, async (request): Promise<ListPage<Model>> => {
+  app.get("/models", { onRequest: [optionalApiKey(ctx)], schema: { querystring: NoQuery, response: { 200: ListPage(Model) } } }, async (request): Promise<ListPage<Model>> => {
     const key = request.apiKey;
     // With a key, list what that key may call; without one, everything.
     const data = ctx.models.list().filter((model) => !key || modelAllowed(key, model.id));
@@ -45,7 +45,10 @@ export async function publicRoutes(app: FastifyInstance, { ctx }: RouteOptions):
 
   app.get(
     "/startups",
-    { onRequest: [async (request) => ctx.rateLimiter.take(anonymous(request), ctx.now())] },
-    async (): Promise<GatewayInfo> => info,
+    {
+      onRequest: [async (request) => ctx.rateLimiter.take(anonymous(request), ctx.now())],
+      schema: { querystring: NoQuery, response: { 200: GatewayInfo } },
+    },
+    async () => info,
   );
-}
+};

@@ -1,14 +1,8 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import {
-  formatUnits,
-  ListQuery,
-  LogsQuery,
-  type LogEntry,
-  type Metrics,
-  type UsageSummary,
-} from "@gateway-keys/contract";
+import { formatUnits, ListPage, ListQuery, LogEntry, LogsQuery, Metrics, NoQuery, UsageSummary } from "@gateway-keys/contract";
 import { requireProvisioningKey } from "../auth/hooks";
+import { accountOf } from "../context";
 import { GatewayError } from "../errors";
 import type { StoredLogEntry, UsageLine } from "../store/types";
 import type { RouteOptions } from "./account-keys";
@@ -43,13 +37,13 @@ function toWireLog(entry: StoredLogEntry): LogEntry {
 }
 
 /** `/v1/account/usage/summary`, `/v1/account/metrics`, `/v1/account/logs`: all need `usage:read`. */
-export async function usageRoutes(app: FastifyInstance, { ctx }: RouteOptions): Promise<void> {
-  const read = { onRequest: [requireProvisioningKey(ctx, "usage:read")] };
+export const usageRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
+  const read = [requireProvisioningKey(ctx, "usage:read")];
 
-  app.get("/usage/summary", read, async (request): Promise<UsageSummary> => {
-    const ownerId = request.account!.ownerId;
+  app.get("/usage/summary", { onRequest: read, schema: { querystring: NoQuery, response: { 200: UsageSummary } } }, async (request): Promise<UsageSummary> => {
+    const { ownerId } = accountOf(request);
     // Usage counts billed requests: those the model answered. Refusals appear in metrics.
-    const lines = ctx.store.usageLines(ownerId).filter((line) => line.succeeded > 0 || line.spentMicros > 0n);
+    const lines = (await ctx.store.usageLines(ownerId)).filter((line) => line.succeeded > 0 || line.spentMicros > 0n);
     const total = lines.reduce((sum, line) => sum + line.spentMicros, 0n);
     return {
       object: "usage_summary",
@@ -61,13 +55,13 @@ export async function usageRoutes(app: FastifyInstance, { ctx }: RouteOptions): 
     };
   });
 
-  app.get("/metrics", read, async (request): Promise<Metrics> => {
-    const ownerId = request.account!.ownerId;
-    const lines = ctx.store.usageLines(ownerId);
+  app.get("/metrics", { onRequest: read, schema: { querystring: NoQuery, response: { 200: Metrics } } }, async (request): Promise<Metrics> => {
+    const { ownerId } = accountOf(request);
+    const lines = await ctx.store.usageLines(ownerId);
     return {
       object: "metrics",
       ownerId,
-      keys: ctx.store.countApiKeysByState(ownerId),
+      keys: await ctx.store.countApiKeysByState(ownerId),
       requests: {
         total: lines.reduce((sum, line) => sum + line.total, 0),
         succeeded: lines.reduce((sum, line) => sum + line.succeeded, 0),
@@ -77,14 +71,14 @@ export async function usageRoutes(app: FastifyInstance, { ctx }: RouteOptions): 
     };
   });
 
-  app.get("/logs", { ...read, schema: { querystring: LogsListQuery } }, async (request) => {
-    const ownerId = request.account!.ownerId;
-    const { limit, after, keyId } = request.query as z.output<typeof LogsListQuery>;
-    if (keyId !== undefined && !ctx.store.getApiKey(ownerId, keyId)) {
+  app.get("/logs", { onRequest: read, schema: { querystring: LogsListQuery, response: { 200: ListPage(LogEntry) } } }, async (request) => {
+    const { ownerId } = accountOf(request);
+    const { limit, after, keyId } = request.query;
+    if (keyId !== undefined && !(await ctx.store.getApiKey(ownerId, keyId))) {
       throw new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
     }
     const beforeSeq = after === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor("logs", after);
-    const rows = ctx.store.listLogs({ ownerId, keyId, beforeSeq, limit: limit + 1, now: ctx.now() });
+    const rows = await ctx.store.listLogs({ ownerId, keyId, beforeSeq, limit: limit + 1, now: ctx.now() });
     return pageOf("logs", rows, limit, toWireLog);
   });
-}
+};

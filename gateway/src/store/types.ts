@@ -1,79 +1,77 @@
 import type { KeyState, LoggingPolicy, ModelPolicy, Scope } from "@gateway-keys/contract";
 
 /**
- * Storage behind the gateway. Every method is one atomic unit: it either happens whole or not at
- * all, so the gateway never has to hold a transaction open across its own code.
+ * Storage behind the gateway: it persists and reads, and knows nothing of HTTP, idempotency rules,
+ * spend limits or key lifecycle rules (those live in `idempotency/`, `policies/` and `keys/`).
  *
- * The interface is synchronous because the embedded default (`node:sqlite`) is: that keeps each
- * method atomic within the process for free. The exception is metering (`settleSpend`,
- * `recordUnbilledRequest`), which resolves once committed so that concurrent requests can share
- * one commit. Callbacks passed
- * in (`change`, `reply`) are pure and synchronous, and run inside the unit, so a networked
- * database can implement the same shape with `SELECT … FOR UPDATE` once the interface goes async.
- *
- * Times are milliseconds since the epoch; credits are integer micro-units (bigint).
+ * Every method is asynchronous so that a networked database implements the same contract. Writes
+ * that must happen together run in one {@link Store.transaction}; everything else is one atomic
+ * statement. Times are milliseconds since the epoch; credits are integer micro-units (bigint).
  */
 export interface Store {
-  /** The database file, or `undefined` when the data lives only in memory. */
+  /** The database file, or `undefined` when the data lives only in memory (or on a server). */
   readonly location: string | undefined;
 
-  insertProvisioningKey(key: StoredProvisioningKey): void;
+  /**
+   * Runs `work` as one unit of work: every write it makes through `tx` commits together, durably,
+   * or none does (a throw rolls back and is rethrown). Units of work are serialised per key row
+   * (or wholesale, in SQLite), so `work` sees no concurrent change of what it read.
+   */
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+
+  insertProvisioningKey(key: StoredProvisioningKey): Promise<void>;
   /** The provisioning key whose secret hashes to `secretHash`, revoked or not. */
-  findProvisioningKeyByHash(secretHash: Buffer): StoredProvisioningKey | undefined;
+  findProvisioningKeyByHash(secretHash: Buffer): Promise<StoredProvisioningKey | undefined>;
 
   /** The regular key whose current secret hashes to `secretHash`, in any state. */
-  findApiKeyByHash(secretHash: Buffer): StoredApiKey | undefined;
+  findApiKeyByHash(secretHash: Buffer): Promise<StoredApiKey | undefined>;
   /** One of `ownerId`'s keys; another owner's key is `undefined`, as if it did not exist. */
-  getApiKey(ownerId: string, keyId: string): StoredApiKey | undefined;
+  getApiKey(ownerId: string, keyId: string): Promise<StoredApiKey | undefined>;
   /** Up to `limit` of the owner's keys created after sequence number `afterSeq`, oldest first. */
-  listApiKeys(ownerId: string, afterSeq: number, limit: number): StoredApiKey[];
+  listApiKeys(ownerId: string, afterSeq: number, limit: number): Promise<StoredApiKey[]>;
   /** Counts of the owner's keys per state. */
-  countApiKeysByState(ownerId: string): Record<KeyState, number>;
-  /** Inserts a key and, in the same transaction, completes its idempotency claim. */
-  createApiKey(key: NewApiKey, reply?: CompleteReply): StoredApiKey;
-  /**
-   * Reads the owner's key, lets `change` compute the next record (it may throw to refuse), writes
-   * it only if the version is still the one read, and completes the idempotency claim — all in one
-   * transaction. `undefined` when the owner has no such key.
-   */
-  updateApiKey(
-    ownerId: string,
-    keyId: string,
-    change: (current: StoredApiKey) => ApiKeyUpdate,
-    reply?: CompleteReply,
-  ): StoredApiKey | undefined;
-
-  /** Inserts a pending claim for an idempotency key, or reports the row already there. */
-  claimIdempotencyKey(claim: IdempotencyClaim): ClaimOutcome;
-  /** Deletes a pending claim (the mutation failed, so a retry may run it again). */
-  releaseIdempotencyKey(scope: IdempotencyScope): void;
+  countApiKeysByState(ownerId: string): Promise<Record<KeyState, number>>;
+  /** Credits a key has spent: the sum of its committed charges. */
+  spentMicros(keyId: string): Promise<bigint>;
 
   /**
-   * Reserves `micros` of the key's spend limit if the key is active and the reservation fits
-   * under its limit (keys without a limit always fit).
+   * Records one model request: its log row and its usage counters (which carry its charge), in
+   * one commit. Resolves once committed; concurrent requests may share a commit.
    */
-  reserveSpend(keyId: string, micros: bigint): ReserveOutcome;
-  /**
-   * Releases a reservation, charges the actual cost and records the request, in one transaction.
-   * Resolves once committed: metering writes of concurrent requests may share a commit, so this
-   * is the one asynchronous write (answer the request only after it resolves).
-   */
-  settleSpend(keyId: string, reservedMicros: bigint, entry: NewLogEntry): Promise<void>;
-  /** Records a model request that was refused or failed before it could be charged; resolves once committed. */
-  recordUnbilledRequest(entry: NewLogEntry, outcome: "rejected" | "failed"): Promise<void>;
+  recordRequest(entry: NewLogEntry, outcome: RequestOutcome): Promise<void>;
 
   /** The owner's usage per key and model. */
-  usageLines(ownerId: string): UsageLine[];
+  usageLines(ownerId: string): Promise<UsageLine[]>;
   /**
    * Up to `limit` of the owner's request logs with sequence number below `beforeSeq`, newest first,
    * leaving out rows older than their key's retention at `now`.
    */
-  listLogs(query: LogsQuery): StoredLogEntry[];
+  listLogs(query: LogsQuery): Promise<StoredLogEntry[]>;
 
-  /** Deletes request logs past their key's retention and idempotency rows past their lifetime. */
-  purgeExpired(now: number): { logs: number; idempotencyKeys: number };
+  /** Deletes request logs past their key's retention and idempotency records past their lifetime. */
+  purgeExpired(now: number): Promise<{ logs: number; idempotencyKeys: number }>;
   /** Closes the store; resolves once every connection it opened is closed. */
   close(): Promise<void>;
+}
+
+/** The writes of one unit of work (see {@link Store.transaction}). */
+export interface StoreTransaction {
+  /** One of `ownerId`'s keys, held against concurrent change until the unit of work ends. */
+  getApiKey(ownerId: string, keyId: string): Promise<StoredApiKey | undefined>;
+  /** Inserts a new key and returns it as stored. */
+  insertApiKey(key: NewApiKey): Promise<StoredApiKey>;
+  /**
+   * Replaces the changeable columns of a key, provided its version is still `readVersion`
+   * (otherwise throws), and returns it as stored.
+   */
+  updateApiKey(keyId: string, readVersion: number, next: ApiKeyUpdate): Promise<StoredApiKey>;
+  /**
+   * Claims an idempotency key for this unit of work, or returns the unexpired record already
+   * stored under it. A concurrent claim of the same key waits for this unit of work to end.
+   */
+  claimIdempotencyKey(claim: IdempotencyClaim): Promise<IdempotencyRecord | undefined>;
+  /** Stores the outcome of the claimed operation with the unit of work's other writes. */
+  completeIdempotencyKey(scope: IdempotencyScope, outcome: StoredOutcome): Promise<void>;
 }
 
 export interface StoredProvisioningKey {
@@ -110,14 +108,19 @@ export interface NewApiKey extends ApiKeyUpdate {
 export interface StoredApiKey extends NewApiKey {
   /** Creation sequence number: strictly increasing, the order of listing and the cursor. */
   seq: number;
+  /** Credits spent when the record was read. */
   spentMicros: bigint;
 }
 
-/** What an idempotency key is scoped to: the same key may be reused on another path or by another owner. */
+/**
+ * What an idempotency key is scoped to: the owner, the method and the operation (route pattern
+ * plus decoded path parameters). The same key may be reused for another operation or owner.
+ */
 export interface IdempotencyScope {
   ownerId: string;
   method: string;
-  path: string;
+  /** The route pattern with its decoded parameters, e.g. `/v1/account/api-keys/:keyId/rotate {"keyId":"key_…"}`. */
+  operation: string;
   key: string;
 }
 
@@ -125,21 +128,23 @@ export interface IdempotencyClaim extends IdempotencyScope {
   /** SHA-256 of the canonical request body. */
   fingerprint: Buffer;
   now: number;
-  /** When a completed reply stops being replayed. */
+  /** When the stored outcome stops being replayed. */
   expiresAt: number;
-  /** When a pending claim is presumed abandoned (its process died) and may be taken over. */
-  leaseUntil: number;
 }
 
-export type ClaimOutcome =
-  | { kind: "claimed" }
-  | { kind: "pending"; fingerprint: Buffer }
-  | { kind: "completed"; fingerprint: Buffer; status: number; sealedReply: Buffer };
+/** The outcome of an operation as it is stored for replay: the status and the sealed (encrypted) body. */
+export interface StoredOutcome {
+  status: number;
+  sealedBody: Buffer;
+}
 
-/** The reply to store with a mutation, computed from the record the mutation wrote. */
-export type CompleteReply = (written: StoredApiKey) => { scope: IdempotencyScope; status: number; sealedReply: Buffer };
+/** An idempotency record found by a claim: the request it answered and how. */
+export interface IdempotencyRecord extends StoredOutcome {
+  fingerprint: Buffer;
+}
 
-export type ReserveOutcome = "reserved" | "limit_reached" | "inactive";
+/** How a model request ended, for the usage counters. */
+export type RequestOutcome = "succeeded" | "rejected" | "failed";
 
 export interface NewLogEntry {
   id: string;

@@ -6,22 +6,27 @@
  */
 export class GroupCommitter {
   readonly #commit: (writes: readonly (() => void)[]) => void;
-  #queue: { write: () => void; committed: (() => void) | undefined; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  readonly #whenFree: (flush: () => void) => void;
+  #queue: { write: () => void; resolve: () => void; reject: (error: unknown) => void }[] = [];
   #scheduled: ReturnType<typeof setImmediate> | undefined;
 
-  /** `commit` runs every write of a batch inside one transaction, or throws to roll all back. */
-  constructor(commit: (writes: readonly (() => void)[]) => void) {
+  /**
+   * `commit` runs every write of a batch inside one transaction, or throws to roll all back.
+   * `whenFree` runs a flush once the connection may commit (default: at once).
+   */
+  constructor(commit: (writes: readonly (() => void)[]) => void, whenFree: (flush: () => void) => void = (flush) => flush()) {
     this.#commit = commit;
+    this.#whenFree = whenFree;
   }
 
-  /**
-   * Queues `write`; resolves once it is committed. `committed` runs synchronously right after the
-   * commit (before any other code can run), for in-memory state that must follow the database.
-   */
-  submit(write: () => void, committed?: () => void): Promise<void> {
+  /** Queues `write`; resolves once it is committed. */
+  submit(write: () => void): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ write, committed, resolve, reject });
-      this.#scheduled ??= setImmediate(() => this.flush());
+      this.#queue.push({ write, resolve, reject });
+      this.#scheduled ??= setImmediate(() => {
+        this.#scheduled = undefined;
+        this.#whenFree(() => this.flush());
+      });
     });
   }
 
@@ -34,16 +39,12 @@ export class GroupCommitter {
     if (batch.length === 0) return;
     try {
       this.#commit(batch.map((item) => item.write));
-      for (const item of batch) {
-        item.committed?.();
-        item.resolve();
-      }
+      for (const item of batch) item.resolve();
     } catch {
       // One failing write must not fail its neighbours: commit each alone to find out whose it is.
       for (const item of batch) {
         try {
           this.#commit([item.write]);
-          item.committed?.();
           item.resolve();
         } catch (error) {
           item.reject(error);

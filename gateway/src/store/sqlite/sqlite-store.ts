@@ -2,17 +2,18 @@ import { DatabaseSync } from "node:sqlite";
 import type { KeyState } from "@gateway-keys/contract";
 import type {
   ApiKeyUpdate,
-  ClaimOutcome,
-  CompleteReply,
   IdempotencyClaim,
+  IdempotencyRecord,
   IdempotencyScope,
   LogsQuery,
   NewApiKey,
   NewLogEntry,
-  ReserveOutcome,
+  RequestOutcome,
   Store,
+  StoreTransaction,
   StoredApiKey,
   StoredLogEntry,
+  StoredOutcome,
   StoredProvisioningKey,
   UsageLine,
 } from "../types";
@@ -28,18 +29,12 @@ import {
   type UsageRow,
 } from "./rows";
 import { startCheckpointer } from "./checkpointer";
+import { ConnectionGate } from "./connection-gate";
 import { GroupCommitter } from "./group-commit";
-import { KeyCache } from "./key-cache";
 import { prepareStatements, type Statements } from "./statements";
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
-  /**
-   * Clear what only a live process can own: idempotency claims left pending by a process that died
-   * between claim and commit. Set it in the one server process that owns the database; never in a
-   * second process (a CLI command) that opens the file while a server runs. Default `false`.
-   */
-  recover?: boolean;
   /**
    * How metering writes (spend, request logs, usage counters) reach the disk. Key and idempotency
    * writes always use `full` (fsync at each commit). `normal` (the default) survives a crash or
@@ -74,15 +69,15 @@ class SqliteStore implements Store {
   readonly #sql: Statements;
   readonly #meteringFull: boolean;
   readonly #checkpointer: { stop(): Promise<void> } | undefined;
-  readonly #keys = new KeyCache();
-  /** Metering writes (spend, logs, usage) of concurrent requests share one commit. */
-  readonly #metering = new GroupCommitter((writes) =>
-    this.#write(this.#meteringFull, () => {
-      for (const write of writes) write();
-    }),
+  readonly #gate = new ConnectionGate();
+  /** Metering writes (logs, usage counters) of concurrent requests share one commit. */
+  readonly #metering = new GroupCommitter(
+    (writes) =>
+      this.#write(this.#meteringFull, () => {
+        for (const write of writes) write();
+      }),
+    (flush) => void (this.#gate.open ? this.#gate.exclusive(flush) : flush()),
   );
-  /** Spend reserved by requests in flight, per key id (see reserveSpend). */
-  readonly #reservations = new Map<string, bigint>();
 
   constructor(path: string, options: SqliteStoreOptions) {
     const inMemory = path === ":memory:" || path === "";
@@ -108,7 +103,6 @@ class SqliteStore implements Store {
     this.#db.exec("PRAGMA foreign_keys = ON");
     migrate(this.#db);
     this.#sql = prepareStatements(this.#db);
-    if (options.recover) this.#recover();
   }
 
   /**
@@ -134,217 +128,160 @@ class SqliteStore implements Store {
     }
   }
 
-  #recover(): void {
-    this.#write(true, () => {
-      this.#sql.deletePendingClaims.run();
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    return this.#gate.exclusive(async () => {
+      const full = this.location !== undefined;
+      if (full) this.#sql.syncFull.run();
+      try {
+        this.#sql.begin.run();
+        try {
+          const result = await work(this.#transactionApi);
+          this.#sql.commit.run();
+          return result;
+        } catch (error) {
+          if (this.#db.isTransaction) this.#sql.rollback.run();
+          throw error;
+        }
+      } finally {
+        if (full) this.#sql.syncNormal.run();
+      }
     });
   }
 
-  insertProvisioningKey(key: StoredProvisioningKey): void {
-    this.#write(true, () => {
-      this.#sql.insertProvisioningKey.run({
-        id: key.id,
-        owner_id: key.ownerId,
-        secret_hash: key.secretHash,
-        hint: key.hint,
-        scopes: JSON.stringify(key.scopes),
-        created_at: key.createdAt,
-        revoked_at: key.revokedAt,
-      });
-    });
-  }
+  /** The writes a unit of work may make; only ever called inside {@link transaction}. */
+  readonly #transactionApi: StoreTransaction = {
+    getApiKey: async (ownerId, keyId) => this.#apiKey(ownerId, keyId),
+    insertApiKey: async (key: NewApiKey) => {
+      this.#sql.insertApiKey.run(apiKeyParams(key));
+      return this.#apiKey(key.ownerId, key.id)!;
+    },
+    updateApiKey: async (keyId: string, readVersion: number, next: ApiKeyUpdate) => {
+      const result = this.#sql.updateApiKey.run({ ...apiKeyUpdateParams(next), id: keyId, read_version: readVersion });
+      if (Number(result.changes) !== 1) throw new Error(`key ${keyId} is not at version ${readVersion}`);
+      return apiKeyFromRow(this.#sql.apiKeyByIdOfAnyOwner.get(keyId) as unknown as ApiKeyRow);
+    },
+    claimIdempotencyKey: async (claim: IdempotencyClaim): Promise<IdempotencyRecord | undefined> => {
+      const scope = scopeValues(claim);
+      const row = this.#sql.idempotencyRecord.get(...scope) as IdempotencyRow | undefined;
+      if (row && Number(row.expires_at) > claim.now) {
+        return { fingerprint: Buffer.from(row.fingerprint), status: Number(row.status), sealedBody: Buffer.from(row.sealed_body) };
+      }
+      this.#sql.claimIdempotencyKey.run(...scope, claim.fingerprint, claim.now, claim.expiresAt);
+      return undefined;
+    },
+    completeIdempotencyKey: async (scope: IdempotencyScope, outcome: StoredOutcome) => {
+      this.#sql.completeIdempotencyKey.run(outcome.status, outcome.sealedBody, ...scopeValues(scope));
+    },
+  };
 
-  findProvisioningKeyByHash(secretHash: Buffer): StoredProvisioningKey | undefined {
-    const row = this.#sql.provisioningKeyByHash.get(secretHash) as ProvisioningKeyRow | undefined;
-    return row && provisioningKeyFromRow(row);
-  }
-
-  findApiKeyByHash(secretHash: Buffer): StoredApiKey | undefined {
-    const cached = this.#keys.byHash(secretHash);
-    if (cached) return { ...cached };
-    const row = this.#sql.apiKeyByHash.get(secretHash) as ApiKeyRow | undefined;
-    return row && { ...this.#keys.remember(apiKeyFromRow(row)) };
-  }
-
-  /** The key from the cache, else from the database (then cached). */
-  #keyById(keyId: string): StoredApiKey | undefined {
-    const cached = this.#keys.byId(keyId);
-    if (cached) return cached;
-    const row = this.#sql.apiKeyByIdOfAnyOwner.get(keyId) as ApiKeyRow | undefined;
-    return row && this.#keys.remember(apiKeyFromRow(row));
-  }
-
-  getApiKey(ownerId: string, keyId: string): StoredApiKey | undefined {
+  #apiKey(ownerId: string, keyId: string): StoredApiKey | undefined {
     const row = this.#sql.apiKeyById.get(keyId, ownerId) as ApiKeyRow | undefined;
     return row && apiKeyFromRow(row);
   }
 
-  listApiKeys(ownerId: string, afterSeq: number, limit: number): StoredApiKey[] {
-    return (this.#sql.listApiKeys.all(ownerId, afterSeq, limit) as unknown as ApiKeyRow[]).map(apiKeyFromRow);
+  insertProvisioningKey(key: StoredProvisioningKey): Promise<void> {
+    return this.#gate.exclusive(() =>
+      this.#write(true, () => {
+        this.#sql.insertProvisioningKey.run({
+          id: key.id,
+          owner_id: key.ownerId,
+          secret_hash: key.secretHash,
+          hint: key.hint,
+          scopes: JSON.stringify(key.scopes),
+          created_at: key.createdAt,
+          revoked_at: key.revokedAt,
+        });
+      }),
+    );
   }
 
-  countApiKeysByState(ownerId: string): Record<KeyState, number> {
-    const counts: Record<KeyState, number> = { active: 0, disabled: 0, revoked: 0 };
-    for (const row of this.#sql.countApiKeysByState.all(ownerId) as { state: KeyState; n: number }[]) {
-      counts[row.state] = Number(row.n);
-    }
-    return counts;
-  }
-
-  createApiKey(key: NewApiKey, reply?: CompleteReply): StoredApiKey {
-    return this.#write(true, () => {
-      this.#sql.insertApiKey.run(apiKeyParams(key));
-      const written = this.getApiKey(key.ownerId, key.id)!;
-      if (reply) this.#completeClaim(reply(written));
-      return written;
+  findProvisioningKeyByHash(secretHash: Buffer): Promise<StoredProvisioningKey | undefined> {
+    return this.#gate.read(() => {
+      const row = this.#sql.provisioningKeyByHash.get(secretHash) as ProvisioningKeyRow | undefined;
+      return row && provisioningKeyFromRow(row);
     });
   }
 
-  updateApiKey(
-    ownerId: string,
-    keyId: string,
-    change: (current: StoredApiKey) => ApiKeyUpdate,
-    reply?: CompleteReply,
-  ): StoredApiKey | undefined {
-    return this.#write(true, () => {
-      const current = this.getApiKey(ownerId, keyId);
-      if (!current) return undefined;
-      // Dropped before the write, so no reader can see the old record once it is replaced.
-      this.#keys.forget(keyId);
-      const next = change(current);
-      // The version guard is redundant inside BEGIN IMMEDIATE, and cheap insurance if this ever
-      // runs without one (another process, another database).
-      const result = this.#sql.updateApiKey.run({ ...apiKeyUpdateParams(next), id: keyId, read_version: current.version });
-      if (Number(result.changes) !== 1) throw new Error(`key ${keyId} changed while it was being updated`);
-      const written = this.getApiKey(ownerId, keyId)!;
-      if (reply) this.#completeClaim(reply(written));
-      return written;
+  findApiKeyByHash(secretHash: Buffer): Promise<StoredApiKey | undefined> {
+    return this.#gate.read(() => {
+      const row = this.#sql.apiKeyByHash.get(secretHash) as ApiKeyRow | undefined;
+      return row && apiKeyFromRow(row);
     });
   }
 
-  claimIdempotencyKey(claim: IdempotencyClaim): ClaimOutcome {
-    // Not durable: a claim lost to a power cut guarded a mutation that was not committed either.
-    return this.#write(false, () => {
-      const row = this.#sql.idempotencyRow.get(scopeParams(claim)) as IdempotencyRow | undefined;
-      const stale =
-        row !== undefined &&
-        (row.state === "completed" ? Number(row.expires_at) <= claim.now : Number(row.lease_until) <= claim.now);
-      if (row && !stale) {
-        const fingerprint = Buffer.from(row.fingerprint);
-        if (row.state === "pending") return { kind: "pending", fingerprint };
-        return { kind: "completed", fingerprint, status: Number(row.status), sealedReply: Buffer.from(row.sealed_reply!) };
+  getApiKey(ownerId: string, keyId: string): Promise<StoredApiKey | undefined> {
+    return this.#gate.read(() => this.#apiKey(ownerId, keyId));
+  }
+
+  listApiKeys(ownerId: string, afterSeq: number, limit: number): Promise<StoredApiKey[]> {
+    return this.#gate.read(() => (this.#sql.listApiKeys.all(ownerId, afterSeq, limit) as unknown as ApiKeyRow[]).map(apiKeyFromRow));
+  }
+
+  countApiKeysByState(ownerId: string): Promise<Record<KeyState, number>> {
+    return this.#gate.read(() => {
+      const counts: Record<KeyState, number> = { active: 0, disabled: 0, revoked: 0 };
+      for (const row of this.#sql.countApiKeysByState.all(ownerId) as { state: KeyState; n: number }[]) {
+        counts[row.state] = Number(row.n);
       }
-      this.#sql.upsertClaim.run({
-        ...scopeParams(claim),
-        fingerprint: claim.fingerprint,
-        created_at: claim.now,
-        expires_at: claim.expiresAt,
-        lease_until: claim.leaseUntil,
-      });
-      return { kind: "claimed" };
+      return counts;
     });
   }
 
-  releaseIdempotencyKey(scope: IdempotencyScope): void {
-    this.#sql.releaseClaim.run(scopeParams(scope));
+  spentMicros(keyId: string): Promise<bigint> {
+    return this.#gate.read(() => BigInt((this.#sql.spentByKey.get(keyId) as { spent: bigint }).spent));
   }
 
-  #completeClaim(completion: { scope: IdempotencyScope; status: number; sealedReply: Buffer }): void {
-    const result = this.#sql.completeClaim.run({
-      ...scopeParams(completion.scope),
-      status: completion.status,
-      sealed_reply: completion.sealedReply,
-    });
-    // Zero rows: the claim expired and another process took it over; roll the mutation back.
-    if (Number(result.changes) !== 1) throw new Error("the idempotency claim was lost before the mutation committed");
-  }
-
-  /**
-   * Spend reservations are process-local: they belong to requests in flight in this process and
-   * die with it (a crash cannot leak one). The check — committed spend plus every reservation in
-   * flight plus this one, against the limit — and the reservation are one synchronous step, so no
-   * two requests can both pass it. Charges are committed in SQLite, and `spentMicros` of the
-   * cached key and the reservation are updated in the same synchronous step as that commit.
-   */
-  reserveSpend(keyId: string, micros: bigint): ReserveOutcome {
-    const key = this.#keyById(keyId);
-    if (!key || key.state !== "active") return "inactive";
-    const reserved = this.#reservations.get(keyId) ?? 0n;
-    if (key.spendLimitMicros !== null && key.spentMicros + reserved + micros > key.spendLimitMicros) return "limit_reached";
-    this.#reservations.set(keyId, reserved + micros);
-    return "reserved";
-  }
-
-  settleSpend(keyId: string, reservedMicros: bigint, entry: NewLogEntry): Promise<void> {
-    return this.#metering.submit(
-      () => {
-        this.#insertLog(entry);
-        this.#countUsage(entry, entry.status < 400 ? 1 : 0, 0);
-      },
-      () => this.#afterCharge(keyId, reservedMicros, entry.costMicros),
-    );
-  }
-
-  #afterCharge(keyId: string, reservedMicros: bigint, costMicros: bigint): void {
-    const left = (this.#reservations.get(keyId) ?? 0n) - reservedMicros;
-    if (left > 0n) this.#reservations.set(keyId, left);
-    else this.#reservations.delete(keyId);
-    this.#keys.charge(keyId, costMicros);
-  }
-
-  recordUnbilledRequest(entry: NewLogEntry, outcome: "rejected" | "failed"): Promise<void> {
+  recordRequest(entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
     return this.#metering.submit(() => {
-      this.#insertLog(entry);
-      this.#countUsage(entry, 0, outcome === "rejected" ? 1 : 0);
+      // Positional parameters (order as in statements.ts): node:sqlite binds them about twice as
+      // fast as named ones, and this runs on every model request.
+      this.#sql.insertLog.run(
+        entry.id,
+        entry.ownerId,
+        entry.keyId,
+        entry.model,
+        entry.status,
+        entry.costMicros,
+        entry.createdAt,
+        entry.requestInput,
+        entry.responseText,
+      );
+      const succeeded = outcome === "succeeded" ? 1 : 0;
+      const rejected = outcome === "rejected" ? 1 : 0;
+      this.#sql.countUsage.run(entry.keyId, entry.model, entry.ownerId, succeeded, rejected, entry.costMicros);
     });
   }
 
-  #insertLog(entry: NewLogEntry): void {
-    // Positional parameters (order as in statements.ts): node:sqlite binds them about twice as fast
-    // as named ones, and this runs on every model request.
-    this.#sql.insertLog.run(
-      entry.id,
-      entry.ownerId,
-      entry.keyId,
-      entry.model,
-      entry.status,
-      entry.costMicros,
-      entry.createdAt,
-      entry.requestInput,
-      entry.responseText,
+  usageLines(ownerId: string): Promise<UsageLine[]> {
+    return this.#gate.read(() => (this.#sql.usageByOwner.all(ownerId) as unknown as UsageRow[]).map(usageFromRow));
+  }
+
+  listLogs(query: LogsQuery): Promise<StoredLogEntry[]> {
+    return this.#gate.read(() => {
+      const rows = this.#sql.listLogs.all({
+        owner_id: query.ownerId,
+        key_id: query.keyId ?? null,
+        before_seq: query.beforeSeq,
+        limit: query.limit,
+        now: query.now,
+        day_ms: DAY_MS,
+      }) as unknown as LogRow[];
+      return rows.map(logFromRow);
+    });
+  }
+
+  purgeExpired(now: number): Promise<{ logs: number; idempotencyKeys: number }> {
+    return this.#gate.exclusive(() =>
+      this.#write(this.#meteringFull, () => ({
+        logs: Number(this.#sql.purgeLogs.run({ now, day_ms: DAY_MS }).changes),
+        idempotencyKeys: Number(this.#sql.purgeIdempotency.run({ now }).changes),
+      })),
     );
-  }
-
-  /** Adds one request to its key's usage counters; positional, like #insertLog. */
-  #countUsage(entry: NewLogEntry, succeeded: number, rejected: number): void {
-    this.#sql.countUsage.run(entry.keyId, entry.model, entry.ownerId, succeeded, rejected, entry.costMicros);
-  }
-
-  usageLines(ownerId: string): UsageLine[] {
-    return (this.#sql.usageByOwner.all(ownerId) as unknown as UsageRow[]).map(usageFromRow);
-  }
-
-  listLogs(query: LogsQuery): StoredLogEntry[] {
-    const rows = this.#sql.listLogs.all({
-      owner_id: query.ownerId,
-      key_id: query.keyId ?? null,
-      before_seq: query.beforeSeq,
-      limit: query.limit,
-      now: query.now,
-      day_ms: DAY_MS,
-    }) as unknown as LogRow[];
-    return rows.map(logFromRow);
-  }
-
-  purgeExpired(now: number): { logs: number; idempotencyKeys: number } {
-    return this.#write(this.#meteringFull, () => ({
-      logs: Number(this.#sql.purgeLogs.run({ now, day_ms: DAY_MS }).changes),
-      idempotencyKeys: Number(this.#sql.purgeIdempotency.run({ now }).changes),
-    }));
   }
 
   async close(): Promise<void> {
     if (!this.#db.isOpen) return;
+    await this.#gate.drained();
     this.#metering.flush();
     const checkpointerStopped = this.#checkpointer?.stop();
     this.#db.close();
@@ -354,15 +291,14 @@ class SqliteStore implements Store {
 
 interface IdempotencyRow {
   fingerprint: Uint8Array;
-  state: "pending" | "completed";
-  status: number | bigint | null;
-  sealed_reply: Uint8Array | null;
+  status: number | bigint;
+  sealed_body: Uint8Array;
   expires_at: number | bigint;
-  lease_until: number | bigint;
 }
 
-function scopeParams(scope: IdempotencyScope) {
-  return { owner_id: scope.ownerId, method: scope.method, path: scope.path, idem_key: scope.key };
+/** The four columns of an idempotency scope, in the order the statements take them. */
+function scopeValues(scope: IdempotencyScope): [string, string, string, string] {
+  return [scope.ownerId, scope.method, scope.operation, scope.key];
 }
 
 function apiKeyUpdateParams(key: ApiKeyUpdate) {

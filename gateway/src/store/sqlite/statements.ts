@@ -19,8 +19,6 @@ export function prepareStatements(db: DatabaseSync) {
     syncFull: prepare("PRAGMA synchronous = FULL"),
     syncNormal: prepare("PRAGMA synchronous = NORMAL"),
 
-    deletePendingClaims: prepare("DELETE FROM idempotency_keys WHERE state = 'pending'"),
-
     insertProvisioningKey: prepare(`INSERT INTO provisioning_keys (id, owner_id, secret_hash, hint, scopes, created_at, revoked_at)
       VALUES (:id, :owner_id, :secret_hash, :hint, :scopes, :created_at, :revoked_at)`),
     provisioningKeyByHash: prepare("SELECT * FROM provisioning_keys WHERE secret_hash = ?"),
@@ -43,17 +41,16 @@ export function prepareStatements(db: DatabaseSync) {
         model_ids = :model_ids, updated_at = :updated_at, rotated_at = :rotated_at, revoked_at = :revoked_at
       WHERE id = :id AND version = :read_version`),
 
-    idempotencyRow: prepare(`SELECT fingerprint, state, status, sealed_reply, expires_at, lease_until FROM idempotency_keys
-      WHERE owner_id = :owner_id AND method = :method AND path = :path AND idem_key = :idem_key`),
-    upsertClaim: prepare(`INSERT OR REPLACE INTO idempotency_keys
-        (owner_id, method, path, idem_key, fingerprint, state, status, sealed_reply, created_at, expires_at, lease_until)
-      VALUES (:owner_id, :method, :path, :idem_key, :fingerprint, 'pending', NULL, NULL, :created_at, :expires_at, :lease_until)`),
-    completeClaim: prepare(`UPDATE idempotency_keys SET state = 'completed', status = :status, sealed_reply = :sealed_reply
-      WHERE owner_id = :owner_id AND method = :method AND path = :path AND idem_key = :idem_key AND state = 'pending'`),
-    releaseClaim: prepare(`DELETE FROM idempotency_keys
-      WHERE owner_id = :owner_id AND method = :method AND path = :path AND idem_key = :idem_key AND state = 'pending'`),
-    purgeIdempotency: prepare(`DELETE FROM idempotency_keys
-      WHERE (state = 'completed' AND expires_at <= :now) OR (state = 'pending' AND lease_until <= :now)`),
+    idempotencyRecord: prepare(`SELECT fingerprint, status, sealed_body, expires_at FROM idempotency_records
+      WHERE owner_id = ? AND method = ? AND operation = ? AND idem_key = ?`),
+    // An expired record is replaced: its key may start a new operation.
+    claimIdempotencyKey: prepare(`INSERT OR REPLACE INTO idempotency_records
+        (owner_id, method, operation, idem_key, fingerprint, status, sealed_body, created_at, expires_at)
+      VALUES (?, ?, ?, ?, ?, 0, X'', ?, ?)`),
+    completeIdempotencyKey: prepare(`UPDATE idempotency_records SET status = ?, sealed_body = ?
+      WHERE owner_id = ? AND method = ? AND operation = ? AND idem_key = ?`),
+    purgeIdempotency: prepare("DELETE FROM idempotency_records WHERE expires_at <= :now"),
+    spentByKey: prepare("SELECT IFNULL(SUM(spent_micros), 0) AS spent FROM usage_counters WHERE key_id = ?", true),
 
     // The two statements of every model request take positional parameters (faster to bind), in
     // the order of their column lists.

@@ -1,14 +1,18 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodType, core } from "zod";
 import { describeIssues, fieldIssues, formatPath } from "@gateway-keys/contract";
-import { GatewayError } from "./errors";
+import { serializerCompiler } from "fastify-type-provider-zod";
+import { GatewayError } from "../errors";
 
 /**
  * Makes route schemas zod schemas from the contract. Fastify runs them before the handler; a
  * failure becomes 400 `validation_failed` naming every issue, with `param` the first field's path,
  * and the parsed value (defaults applied) replaces the raw one, so handlers see contract types.
+ * Responses are written through their declared schema too, so a reply can only carry the fields
+ * the contract names (a stored record's hash, say, can never leak into one).
  */
 export function installZodValidation(app: FastifyInstance): void {
+  app.setSerializerCompiler(serializerCompiler);
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const zodSchema = schema as unknown as ZodType;
     return (data: unknown) => {
@@ -24,7 +28,7 @@ export function installZodValidation(app: FastifyInstance): void {
       if (result.success) return { value: result.data };
       const issues = fieldIssues(result.error);
       const param = paramOf(result.error.issues[0]);
-      const where = httpPart === "querystring" ? "query parameter" : "field";
+      const where = httpPart === "querystring" ? "query parameter" : httpPart === "params" ? "path parameter" : "field";
       const message = `Invalid ${where}s: ${describeIssues(issues)}.`;
       return { error: new GatewayError("validation_failed", message, param === undefined ? {} : { param }) };
     };
