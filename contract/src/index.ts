@@ -3,6 +3,7 @@
  * Each wire object is one zod schema with its type beside it; docs/api.md explains them.
  */
 export * from "./api-key";
+export * from "./canonical-json";
 export * from "./credentials";
 export * from "./errors";
 export * from "./list";
