@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { DEFAULT_LOGGING_POLICY, DEFAULT_MODEL_POLICY, KeyName, LoggingPolicy, ModelPolicy, SpendPolicy } from "./policies";
+import { CURRENCIES, KeyName, KeyPolicies, KeyPolicyChanges, MODEL_POLICY_MODES } from "./policies";
+import { looseEnum, ReadUnits } from "./reading";
 
 /** States a key can be in. PATCH moves between `active` and `disabled`; only revoke reaches `revoked`. */
 export const KeyState = z.enum(["active", "disabled", "revoked"]);
@@ -17,12 +18,22 @@ export const KeyVersion = z
   .int({ error: "expected the key's current version, an integer >= 1" })
   .min(1, { error: "expected the key's current version, an integer >= 1" });
 
+const KEY_ID_MESSAGE = "expected a key id such as key_0r4B9TXiCfin7DT82uB3";
+
+/**
+ * The id of a regular key, e.g. in the `{keyId}` path parameter. The gateway makes them `key_`
+ * followed by 20 base62 characters; any 1 to 60 are accepted, so ids of another length still parse.
+ */
+export const KeyId = z.string({ error: KEY_ID_MESSAGE }).regex(/^key_[A-Za-z0-9]{1,60}$/, { error: KEY_ID_MESSAGE });
+export type KeyId = z.infer<typeof KeyId>;
+
 /** An ISO 8601 instant, as every timestamp on the wire. */
 export const Timestamp = z.string().datetime({ offset: true });
 
 /**
- * A regular API key as the account API returns it. Unknown extra fields are stripped, so a client
- * keeps working when a newer gateway adds fields.
+ * A regular API key as the account API returns it. Unknown extra fields are stripped, and an enum
+ * value a newer gateway adds reads as `Unrecognized`, so a client keeps working; amounts of credits
+ * read in their canonical spelling.
  */
 export const ApiKey = z.object({
   object: z.literal("api_key"),
@@ -34,11 +45,11 @@ export const ApiKey = z.object({
   /** Prefix and last four characters of the current secret; the secret itself is never returned again. */
   hint: z.string(),
   // Read loosely: what a gateway returns is what the key is, even outside today's input bounds.
-  spendPolicy: z.object({ limitUnits: z.string(), currency: z.string() }).nullable(),
+  spendPolicy: z.object({ limitUnits: ReadUnits, currency: looseEnum(CURRENCIES) }).nullable(),
   loggingPolicy: z.object({ storeRequest: z.boolean(), storeResponse: z.boolean(), retentionDays: z.number().int() }),
-  modelPolicy: z.object({ mode: z.string(), modelIds: z.array(z.string()) }),
+  modelPolicy: z.object({ mode: looseEnum(MODEL_POLICY_MODES), modelIds: z.array(z.string()) }),
   /** Credits spent so far, as a decimal string. */
-  spentUnits: z.string(),
+  spentUnits: ReadUnits,
   createdAt: Timestamp,
   updatedAt: Timestamp,
   rotatedAt: Timestamp.nullable(),
@@ -50,14 +61,12 @@ export type ApiKey = z.infer<typeof ApiKey>;
 export const ApiKeyWithSecret = ApiKey.extend({ secret: z.string() });
 export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecret>;
 
-/** Body of `POST /v1/account/api-keys`. Policies left out take their defaults; a missing `spendPolicy` means no cap. */
+/** Body of `POST /v1/account/api-keys`. Policies left out take their defaults; a missing or null `spendPolicy` means no cap. */
 export const CreateApiKeyRequest = z.strictObject({
   name: KeyName,
   /** Extension: a key may be created `disabled`, so declaring one never takes two requests. */
   state: SettableKeyState.default("active"),
-  spendPolicy: SpendPolicy.nullable().default(null),
-  loggingPolicy: LoggingPolicy.default(DEFAULT_LOGGING_POLICY),
-  modelPolicy: ModelPolicy.default(DEFAULT_MODEL_POLICY),
+  ...KeyPolicies.shape,
 });
 export type CreateApiKeyRequest = z.input<typeof CreateApiKeyRequest>;
 export type CreateApiKeyParams = z.output<typeof CreateApiKeyRequest>;
@@ -68,9 +77,7 @@ export const UpdateApiKeyRequest = z
     expectedVersion: KeyVersion,
     name: KeyName.optional(),
     state: SettableKeyState.optional(),
-    spendPolicy: SpendPolicy.nullable().optional(),
-    loggingPolicy: LoggingPolicy.optional(),
-    modelPolicy: ModelPolicy.optional(),
+    ...KeyPolicyChanges.shape,
   })
   .refine((body) => Object.keys(body).some((field) => field !== "expectedVersion"), {
     error: "expected at least one of name, state, spendPolicy, loggingPolicy, modelPolicy",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DECIMAL_UNITS_PATTERN, parseUnits } from "./units";
+import { DECIMAL_UNITS_PATTERN, formatUnits, parseUnits } from "./units";
 
 /** Bounds the contract puts on key fields (the seed leaves them open; docs/api.md records them). */
 export const LIMITS = {
@@ -10,6 +10,12 @@ export const LIMITS = {
   modelIdMaxLength: 128,
 } as const;
 
+/** Modes of a model policy: `all` (the seed's) and `allowList` (this gateway's extension). */
+export const MODEL_POLICY_MODES = ["all", "allowList"] as const;
+
+/** Currencies a spend policy may be written in: only the gateway's own credit unit. */
+export const CURRENCIES = ["unit"] as const;
+
 /** Human-readable label of a key: 1 to 128 characters, no control characters. */
 export const KeyName = z
   .string({ error: "expected a string" })
@@ -17,21 +23,30 @@ export const KeyName = z
   .max(LIMITS.nameMaxLength, { error: `must be at most ${LIMITS.nameMaxLength} characters` })
   .regex(/^[^\p{Cc}]*$/u, { error: "must not contain control characters" });
 
-/** A positive amount of credits as a decimal string, e.g. "100" or "12.5". */
+/**
+ * A positive amount of credits as a decimal string, e.g. "100" or "12.5", parsed into its one
+ * canonical spelling ("100.50" becomes "100.5"), so no consumer ever compares two spellings of one
+ * amount or parses it again.
+ */
 export const LimitUnits = z
   .string({ error: 'expected a decimal string such as "100" or "12.5"' })
   .regex(DECIMAL_UNITS_PATTERN, {
     error: 'expected a decimal string such as "100" or "12.5" (at most 12 integer and 6 fraction digits, no sign or exponent)',
   })
-  // zod runs every check even after the pattern failed, so the refinement guards itself.
-  .refine((text) => !DECIMAL_UNITS_PATTERN.test(text) || parseUnits(text) > 0n, { error: "must be greater than 0" });
+  // A transform runs only when every check before it passed, so the text here matches the pattern.
+  .transform((text, ctx) => {
+    const micros = parseUnits(text);
+    if (micros > 0n) return formatUnits(micros);
+    ctx.issues.push({ code: "custom", message: "must be greater than 0", input: text });
+    return z.NEVER;
+  });
 
 /** Spending cap of a key, in credits. */
 export const SpendPolicy = z.strictObject({
   limitUnits: LimitUnits,
-  currency: z.literal("unit", { error: 'expected "unit" (the gateway\'s credit unit)' }).default("unit"),
+  currency: z.enum(CURRENCIES, { error: 'expected "unit" (the gateway\'s credit unit)' }).default("unit"),
 });
-export type SpendPolicy = z.infer<typeof SpendPolicy>;
+export type SpendPolicy = z.output<typeof SpendPolicy>;
 
 /** What the gateway stores about requests made with a key, and for how long. */
 export const LoggingPolicy = z.strictObject({
@@ -44,7 +59,7 @@ export const LoggingPolicy = z.strictObject({
     .max(LIMITS.retentionDaysMax, { error: `must be between ${LIMITS.retentionDaysMin} and ${LIMITS.retentionDaysMax}` })
     .default(30),
 });
-export type LoggingPolicy = z.infer<typeof LoggingPolicy>;
+export type LoggingPolicy = z.output<typeof LoggingPolicy>;
 
 const ModelId = z
   .string({ error: "expected a model id string" })
@@ -57,7 +72,7 @@ const ModelId = z
  */
 export const ModelPolicy = z
   .strictObject({
-    mode: z.enum(["all", "allowList"], { error: 'expected "all" or "allowList"' }).default("all"),
+    mode: z.enum(MODEL_POLICY_MODES, { error: 'expected "all" or "allowList"' }).default("all"),
     modelIds: z.array(ModelId, { error: "expected an array of model ids" }).max(LIMITS.modelIdsMax, {
       error: `must hold at most ${LIMITS.modelIdsMax} model ids`,
     }).default([]),
@@ -73,8 +88,31 @@ export const ModelPolicy = z
       ctx.addIssue({ code: "custom", path: ["modelIds"], message: "must not repeat a model id" });
     }
   });
-export type ModelPolicy = z.infer<typeof ModelPolicy>;
+export type ModelPolicy = z.output<typeof ModelPolicy>;
 
 /** Defaults applied when a create request leaves a policy out. */
 export const DEFAULT_LOGGING_POLICY: LoggingPolicy = { storeRequest: false, storeResponse: false, retentionDays: 30 };
 export const DEFAULT_MODEL_POLICY: ModelPolicy = { mode: "all", modelIds: [] };
+
+/**
+ * A key's policies as a writer declares them, the one definition shared by create, change and the
+ * Pulumi provider. A missing or null `spendPolicy` means no cap; the other two take their defaults.
+ */
+export const KeyPolicies = z.strictObject({
+  spendPolicy: SpendPolicy.nullable().optional(),
+  loggingPolicy: LoggingPolicy.default(DEFAULT_LOGGING_POLICY),
+  modelPolicy: ModelPolicy.default(DEFAULT_MODEL_POLICY),
+});
+export type KeyPolicies = z.input<typeof KeyPolicies>;
+export type KeyPoliciesParams = z.output<typeof KeyPolicies>;
+
+/**
+ * {@link KeyPolicies} as a change names them: each optional and without defaults, since a PATCH
+ * replaces only the policies it names. (zod's `.partial()` would keep the defaults and so reset
+ * every policy the change left out.)
+ */
+export const KeyPolicyChanges = z.strictObject({
+  spendPolicy: KeyPolicies.shape.spendPolicy,
+  loggingPolicy: KeyPolicies.shape.loggingPolicy.removeDefault().optional(),
+  modelPolicy: KeyPolicies.shape.modelPolicy.removeDefault().optional(),
+});
