@@ -1,7 +1,11 @@
 /** Structured logs: on when asked, and never holding a secret. */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { Writable } from "node:stream";
-import { startTestGateway, type TestGateway } from "../support/gateway";
+import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call, respond } from "./helpers";
+
+const REPO_ROOT = join(__dirname, "..", "..");
 
 let lines: string[];
 let gateway: TestGateway;
@@ -44,20 +48,61 @@ test("no secret or idempotency key appears in any log line, at trace level, acro
   expect(log).not.toContain("idem-secretive");
 });
 
-test("a gateway logs nothing when no logger is asked for", async () => {
-  const writes: string[] = [];
-  const original = process.stdout.write.bind(process.stdout);
-  const quiet = await startTestGateway({ storage: "memory" });
-  (process.stdout as { write: unknown }).write = (chunk: unknown) => {
-    writes.push(String(chunk));
-    return true;
-  };
-  try {
-    await call(quiet.baseUrl, "GET", "/v1/models");
-    await call(quiet.baseUrl, "GET", "/v1/nothing");
-  } finally {
-    (process.stdout as { write: unknown }).write = original;
-    await quiet.stop();
-  }
-  expect(writes).toEqual([]);
+test("a secret put in a path, a query and a header never reaches the log; the route pattern and issued ids do", async () => {
+  const account = accountClient(gateway);
+  const key = await gateway.createRegularKey();
+  const from = lines.length;
+  const asked = [
+    `/v1/account/api-keys/${key.secret}`,
+    `/v1/account/api-keys/${key.secret}/rotate`,
+    `/v1/account/api-keys?after=${key.secret}&limit=5`,
+    `/v1/${key.secret}`,
+    `/v1/account/api-keys/${key.keyId}?token=${key.secret}`,
+  ];
+  for (const path of asked) await call(gateway.baseUrl, "GET", path, { bearer: gateway.provisioningKey, headers: { "x-debug": key.secret } });
+  await call(gateway.baseUrl, "POST", `/v1/account/api-keys/${encodeURIComponent(key.secret)}/revoke`, {
+    bearer: gateway.provisioningKey,
+    idempotencyKey: "auto",
+    body: { expectedVersion: 1 },
+  });
+  await account.get(key.keyId);
+
+  const log = lines.slice(from).join("");
+  const urls = lines.slice(from).map((line) => JSON.parse(line) as { req?: { url: string; route?: string } }).flatMap((line) => (line.req ? [line.req] : []));
+  expect(urls.length).toBeGreaterThanOrEqual(asked.length + 2);
+  expect(log).not.toContain(key.secret);
+  expect(log).not.toContain(key.secret.slice(4, 36));
+  // What an operator needs stays: the route pattern, and the ids the gateway issued.
+  expect(urls).toContainEqual({ url: `/v1/account/api-keys/${key.keyId}`, route: "/v1/account/api-keys/:keyId", method: "GET", remoteAddress: "127.0.0.1" });
+  expect(urls.map((req) => req.url)).toContain("/v1/account/api-keys/[redacted]/rotate");
+  expect(urls.map((req) => req.url)).toContain("/v1/account/api-keys?after=[redacted]&limit=5");
+});
+
+/**
+ * Runs a gateway in a child process, as a deployment would, and returns everything the process
+ * wrote to its real stdout and stderr (pino writes to file descriptors, not through
+ * `process.stdout.write`, so only the process's own streams show what it logs).
+ */
+async function outputOfGatewayProcess(logger: "default" | "on"): Promise<string> {
+  const script = `
+    const { startGateway } = require("@gateway-keys/gateway");
+    (async () => {
+      const gateway = await startGateway(${logger === "on" ? "{ logger: true }" : "{}"});
+      await fetch(gateway.url + "/v1/models");
+      await fetch(gateway.url + "/v1/nothing");
+      await gateway.close();
+    })();`;
+  const child = spawn(process.execPath, ["-e", script], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  expect(code).toBe(0);
+  return output;
+}
+
+test("a gateway logs nothing when no logger is asked for, and logs to stdout when one is", async () => {
+  // The positive case proves the capture sees pino's writes, so the empty one means something.
+  expect(await outputOfGatewayProcess("on")).toContain("incoming request");
+  expect(await outputOfGatewayProcess("default")).toBe("");
 });

@@ -1,5 +1,5 @@
 /** Log retention follows each key's loggingPolicy.retentionDays, on the injected clock. */
-import { createTestClock, startTestGateway, type TestGateway, type TestClock } from "../support/gateway";
+import { createTestClock, startTestGateway, type TestGateway, type TestClock } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, respond } from "./helpers";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -29,12 +29,12 @@ test("maintenance deletes the rows past retention and keeps those of keys with a
   const long = await gateway.createRegularKey({ loggingPolicy: { storeRequest: true, storeResponse: false, retentionDays: 7 } });
   await respond(gateway, short.secret);
   await respond(gateway, long.secret);
-  expect(gateway.gateway.app.gateway.runMaintenance().logs).toBe(0);
+  expect((await gateway.gateway.app.gateway.runMaintenance()).logs).toBe(0);
   clock.advance(2 * DAY);
-  expect(gateway.gateway.app.gateway.runMaintenance().logs).toBe(1);
+  expect((await gateway.gateway.app.gateway.runMaintenance()).logs).toBe(1);
   expect(await logKeys()).toEqual([long.keyId]);
   clock.advance(5 * DAY);
-  expect(gateway.gateway.app.gateway.runMaintenance().logs).toBe(1);
+  expect((await gateway.gateway.app.gateway.runMaintenance()).logs).toBe(1);
   expect(await logKeys()).toEqual([]);
 });
 
@@ -45,14 +45,14 @@ test("shortening a key's retention applies to rows it already has", async () => 
   expect(await logKeys()).toEqual([key.keyId]);
   await accountClient(gateway).patch(key.keyId, { expectedVersion: 1, loggingPolicy: { storeRequest: false, storeResponse: false, retentionDays: 2 } });
   expect(await logKeys()).toEqual([]);
-  expect(gateway.gateway.app.gateway.runMaintenance().logs).toBe(1);
+  expect((await gateway.gateway.app.gateway.runMaintenance()).logs).toBe(1);
 });
 
 test("purged rows no longer count in logs but usage and spend are kept", async () => {
   const key = await gateway.createRegularKey({ loggingPolicy: { storeRequest: false, storeResponse: false, retentionDays: 1 } });
   await respond(gateway, key.secret);
   clock.advance(DAY);
-  gateway.gateway.app.gateway.runMaintenance();
+  await gateway.gateway.app.gateway.runMaintenance();
   const usage = await accountClient(gateway).usage();
   expect(usage.body).toMatchObject({ requests: 1, spentUnits: "0.0011" });
 });
@@ -63,11 +63,12 @@ test("the maintenance timer purges on its own", async () => {
   const key = await gateway.createRegularKey({ loggingPolicy: { storeRequest: false, storeResponse: false, retentionDays: 1 } });
   await respond(gateway, key.secret);
   clock.advance(DAY);
-  const rowsLeft = () => gateway.store.listLogs({ ownerId: gateway.ownerId, beforeSeq: Number.MAX_SAFE_INTEGER, limit: 10, now: 0 }).length;
-  expect(rowsLeft()).toBe(1);
-  for (let waited = 0; rowsLeft() > 0; waited += 10) {
+  const rowsLeft = async () =>
+    (await gateway.store.listLogs({ ownerId: gateway.ownerId, beforeSeq: Number.MAX_SAFE_INTEGER, limit: 10, now: 0 })).length;
+  expect(await rowsLeft()).toBe(1);
+  for (let waited = 0; (await rowsLeft()) > 0; waited += 10) {
     if (waited > 2000) throw new Error("the timer did not purge");
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  expect(rowsLeft()).toBe(0);
+  expect(await rowsLeft()).toBe(0);
 });

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodType, core } from "zod";
 import { describeIssues, fieldIssues, formatPath } from "@gateway-keys/contract";
-import { serializerCompiler } from "fastify-type-provider-zod";
 import { GatewayError } from "../errors";
 
 /**
@@ -12,9 +11,15 @@ import { GatewayError } from "../errors";
  * the contract names (a stored record's hash, say, can never leak into one).
  */
 export function installZodValidation(app: FastifyInstance): void {
-  app.setSerializerCompiler(serializerCompiler);
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    const zodSchema = schema as unknown as ZodType;
+  app.setSerializerCompiler<ZodType>(({ schema }) => {
+    return (data: unknown) => {
+      // parse, not encode: read schemas may normalise (a credit amount to its one spelling).
+      const result = schema.safeParse(data);
+      if (!result.success) throw new Error(`a reply does not match its schema: ${describeIssues(fieldIssues(result.error))}`);
+      return JSON.stringify(result.data);
+    };
+  });
+  app.setValidatorCompiler<ZodType>(({ schema, httpPart }) => {
     return (data: unknown) => {
       if (httpPart === "body" && (data === null || data === undefined)) {
         return {
@@ -24,7 +29,7 @@ export function installZodValidation(app: FastifyInstance): void {
       if (httpPart === "body" && (typeof data !== "object" || Array.isArray(data))) {
         return { error: new GatewayError("validation_failed", "The body must be a JSON object, not an array or a bare value.") };
       }
-      const result = zodSchema.safeParse(data);
+      const result = schema.safeParse(data);
       if (result.success) return { value: result.data };
       const issues = fieldIssues(result.error);
       const param = paramOf(result.error.issues[0]);
