@@ -6,7 +6,7 @@
  * Run: npm run bench -- engine-floor   (or: node bench/engine-floor.ts under Node >= 22)
  */
 import * as pulumi from "@pulumi/pulumi";
-import { EngineSandbox, destroy, up } from "../test/e2e/harness/index.ts";
+import { EngineSandbox, destroy, up } from "@gateway-keys/testkit/engine";
 import { median, printTable, timed } from "./lib/report.ts";
 
 /** A provider that does no work: what is left is the engine's own cost per resource. */

@@ -11,10 +11,8 @@
  * Run: npm run bench -- provider
  */
 import { ApiKey } from "@gateway-keys/provider";
-import { startRequestRecorder, type RequestRecorder } from "../test/support/request-recorder.ts";
-import { destroy, EngineSandbox, refresh, storedResources, up } from "../test/e2e/harness/index.ts";
+import { destroy, EngineSandbox, refresh, startGatewayProcess, startRequestRecorder, storedResources, up, type RequestRecorder } from "@gateway-keys/testkit";
 import { engineFloorOnce } from "./engine-floor.ts";
-import { startGatewayProcess } from "./lib/gateway-process.ts";
 import { median, printTable, timed } from "./lib/report.ts";
 import { ShapedNoop } from "./lib/shaped-noop.ts";
 
@@ -53,7 +51,8 @@ function verdict(ok: boolean): string {
 }
 
 export async function main(runs = 5): Promise<void> {
-  const gateway = await startGatewayProcess();
+  const gateway = await startGatewayProcess({ bootstrap: { ownerId: "bench" } });
+  const provisioningKey = gateway.provisioningKey!;
   const recorder = await startRequestRecorder(gateway.url);
   try {
     // Request counts and state size, on one stack of KEYS keys.
@@ -62,7 +61,7 @@ export async function main(runs = 5): Promise<void> {
     let stateBytes: number[] = [];
     try {
       const knobs: Knobs = { limitOfFirstKey: "100", triggerOfFirstKey: "1" };
-      const stack = await keysStack(sandbox, recorder.baseUrl, gateway.provisioningKey, knobs);
+      const stack = await keysStack(sandbox, recorder.baseUrl, provisioningKey, knobs);
       const creates = await requestsDuring(recorder, () => up(stack));
       rows.push({ operation: `create ${KEYS} keys`, requests: creates.length, "per key": creates.length / KEYS, target: "1 per key", verdict: verdict(creates.length === KEYS) });
       stateBytes = (await storedResources(sandbox.backendDir))
@@ -100,7 +99,7 @@ export async function main(runs = 5): Promise<void> {
       const runSandbox = await EngineSandbox.create();
       try {
         // Straight to the gateway: the recording proxy is for counting, not for timing.
-        const stack = await keysStack(runSandbox, gateway.url, gateway.provisioningKey, { limitOfFirstKey: "100", triggerOfFirstKey: "1" });
+        const stack = await keysStack(runSandbox, gateway.url, provisioningKey, { limitOfFirstKey: "100", triggerOfFirstKey: "1" });
         const ms = await timed(() => up(stack));
         await destroy(stack);
         return ms;

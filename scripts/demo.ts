@@ -19,7 +19,7 @@ import type * as auto from "@pulumi/pulumi/automation/index.js";
 import { hintOf } from "@gateway-keys/contract";
 import { startGateway, type RunningGateway } from "@gateway-keys/gateway";
 import { APIError, GatewayClient } from "@gateway-keys/sdk";
-import { EngineSandbox, REPO_ROOT, destroy, preview, setStackConfig, up } from "../test/e2e/harness/index.ts";
+import { EngineSandbox, REPO_ROOT, destroy, preview, setStackConfig, up } from "@gateway-keys/testkit/engine";
 import { describeChange, planOf, type PlannedChange } from "./demo/plan.ts";
 
 const PROJECT = "gateway-keys-quickstart";

@@ -1,6 +1,6 @@
 import { ApiKey, type ApiKeyArgs } from "@gateway-keys/provider";
 import { useKeyTestEnvironment } from "./fixture";
-import { expectFailure, preview } from "./harness";
+import { expectFailure, preview } from "@gateway-keys/testkit/engine";
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 

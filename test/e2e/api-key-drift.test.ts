@@ -2,7 +2,7 @@ import type * as auto from "@pulumi/pulumi/automation/index.js";
 import { ApiKey, type ApiKeyArgs } from "@gateway-keys/provider";
 import { GatewayClient } from "@gateway-keys/sdk";
 import { useKeyTestEnvironment } from "./fixture";
-import { destroy, expectFailure, findLeaks, preview, refresh, setStackConfig, up } from "./harness";
+import { destroy, expectFailure, findLeaks, preview, refresh, setStackConfig, up } from "@gateway-keys/testkit/engine";
 
 /** Keys changed outside the stack, adopted keys and foreign credentials, through the real engine. */
 describe("ApiKey and the world outside the stack", () => {

@@ -1,7 +1,7 @@
 import type * as auto from "@pulumi/pulumi/automation/index.js";
 import { ApiKey, type ApiKeyArgs } from "@gateway-keys/provider";
 import { useKeyTestEnvironment } from "./fixture";
-import { destroy, engineTranscript, findLeaks, preview, runLifecycle, storedResources, up } from "./harness";
+import { destroy, engineTranscript, findLeaks, preview, runLifecycle, storedResources, up } from "@gateway-keys/testkit/engine";
 
 /** ApiKey through the real engine (inline programs), against the real gateway over HTTP. */
 describe("ApiKey", () => {

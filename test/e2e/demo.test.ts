@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "./harness";
+import { REPO_ROOT } from "@gateway-keys/testkit/engine";
 
 interface Finished {
   code: number | null;

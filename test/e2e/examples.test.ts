@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type * as auto from "@pulumi/pulumi/automation/index.js";
 import { GatewayClient } from "@gateway-keys/sdk";
 import { useKeyTestEnvironment } from "./fixture";
-import { REPO_ROOT, findLeaks, preview, runLifecycle, setStackConfig, type StackConfig } from "./harness";
+import { REPO_ROOT, findLeaks, preview, runLifecycle, setStackConfig, type StackConfig } from "@gateway-keys/testkit/engine";
 
 /**
  * The root quickstart and every example, each run as a project folder by the CLI (the way a user

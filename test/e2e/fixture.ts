@@ -1,6 +1,4 @@
-import { startTestGateway, type TestGateway, type TestGatewayOptions } from "../support/gateway";
-import { startRequestRecorder, type RequestRecorder } from "../support/request-recorder";
-import { EngineSandbox, type StackConfig } from "./harness";
+import { EngineSandbox, startRequestRecorder, startTestGateway, type RequestRecorder, type StackConfig, type TestGateway, type TestGatewayOptions } from "@gateway-keys/testkit";
 
 /**
  * What every engine test of keys needs: one real gateway per test file, behind a recording proxy,

@@ -1,7 +1,7 @@
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findLeaks } from "./harness";
+import { findLeaks } from "@gateway-keys/testkit/engine";
 
 /** The leak scan must be able to fail, or every "no leak" assertion built on it means nothing. */
 describe("the backend leak scan", () => {

@@ -1,6 +1,6 @@
 import type * as auto from "@pulumi/pulumi/automation";
 import { greetingProgram } from "./fixtures/greeting";
-import { EngineSandbox, findLeaks, stateMentions, preview, runLifecycle, setStackConfig, up } from "./harness";
+import { EngineSandbox, findLeaks, stateMentions, preview, runLifecycle, setStackConfig, up } from "@gateway-keys/testkit/engine";
 
 /** The engine, the dynamic-provider plugin and the harness, proven with a resource of our own. */
 describe("the Pulumi engine runs a dynamic resource with a secret output", () => {

@@ -1,5 +1,5 @@
 import { ApiKey, ApiKeyWithSecret, keyKindOf, ListPage, hintOf } from "@gateway-keys/contract";
-import type { TestGateway } from "../support/gateway";
+import type { TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call, respond, useGateway } from "./helpers";
 
 let gateway: TestGateway;

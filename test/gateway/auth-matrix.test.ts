@@ -3,7 +3,7 @@
  * against a fresh target key so a success on one row cannot change another row's answer.
  */
 import { withChecksum } from "@gateway-keys/contract";
-import { startTestGateway, type TestGateway } from "../support/gateway";
+import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { call, expectError, type WireResponse } from "./helpers";
 
 let gateway: TestGateway;

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startTestGateway, type TestGateway } from "../support/gateway";
+import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, expectError, respond } from "./helpers";
 
 const CLI = resolve(__dirname, "../../gateway/dist/cli.js");

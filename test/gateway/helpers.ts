@@ -1,7 +1,7 @@
 /** HTTP helpers of the gateway tests: every call goes over a real loopback socket. */
 import { randomUUID } from "node:crypto";
 import { ERROR_CODES, ErrorEnvelope, type ApiKey, type ApiKeyWithSecret, type ErrorCode, type ListPage } from "@gateway-keys/contract";
-import { startTestGateway, type TestGateway, type TestGatewayOptions } from "../support/gateway";
+import { startTestGateway, type TestGateway, type TestGatewayOptions } from "@gateway-keys/testkit/test-gateway";
 
 export interface WireResponse<Body = any> {
   status: number;

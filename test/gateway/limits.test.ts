@@ -1,5 +1,5 @@
 /** Per-credential rate limiting with a token bucket on the injected clock. */
-import { createTestClock, startTestGateway, type TestClock, type TestGateway } from "../support/gateway";
+import { createTestClock, startTestGateway, type TestClock, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { call, expectError, respond } from "./helpers";
 
 let clock: TestClock;

@@ -1,5 +1,5 @@
 /** Cursor pagination of the key list: stable under concurrent inserts, bounded page sizes. */
-import { startTestGateway, type TestGateway } from "../support/gateway";
+import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, expectError } from "./helpers";
 
 let gateway: TestGateway;

@@ -1,6 +1,6 @@
 /** The model endpoint and its policies: models, spend reservation, model allow-list, logging. */
 import { GatewayInfo, ListPage, Model, ResponseObject } from "@gateway-keys/contract";
-import { startTestGateway, type TestGateway } from "../support/gateway";
+import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call, expectError, respond, useGateway } from "./helpers";
 
 let gateway: TestGateway;

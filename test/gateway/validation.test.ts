@@ -2,7 +2,7 @@
  * Every bad input gets its documented 4xx naming the field, and changes nothing: the key list
  * (and the key's record, and the log) read before and after are identical.
  */
-import { startTestGateway, type TestGateway } from "../support/gateway";
+import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call, expectError } from "./helpers";
 
 let gateway: TestGateway;

@@ -1,5 +1,5 @@
 /** Optimistic concurrency: expectedVersion, the order of checks, and revoke being terminal. */
-import type { TestGateway } from "../support/gateway";
+import type { TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, expectError, respond, useGateway } from "./helpers";
 
 let gateway: TestGateway;

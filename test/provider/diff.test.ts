@@ -1,6 +1,6 @@
 import { hintOf } from "@gateway-keys/contract";
 import { apiKeyProvider, closeClients } from "@gateway-keys/provider/runtime";
-import { startTestGateway, type TestGateway } from "../support/gateway";
+import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 
 /** `diff` called directly: what changes, what rotates, what replaces, and when the gateway is asked. */
 describe("ApiKey diff", () => {

@@ -15,7 +15,7 @@ import {
   SpendLimitError,
   ValidationError,
 } from "@gateway-keys/sdk";
-import { createTestClock, startTestGateway, type TestGateway } from "../support/gateway";
+import { createTestClock, startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 
 let gateway: TestGateway;
 let client: GatewayClient;

@@ -7,7 +7,7 @@
  */
 import type { ApiKey, ApiKeyWithSecret } from "@gateway-keys/contract";
 import { AuthenticationError, GatewayClient } from "@gateway-keys/sdk";
-import { startTestGateway, type TestGateway } from "../support/gateway";
+import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { FaultProxy, type Exchange, type SeenRequest } from "./support/fault-proxy";
 
 const ROUNDS = 100;

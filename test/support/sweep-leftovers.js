@@ -9,6 +9,8 @@ const { join } = require("node:path");
 const ROOT = join(__dirname, "../..");
 const PROJECT_DIRS = [".", "quickstart", "test/e2e/fixtures/smoke-project", ...listDirs("examples")];
 const STACK_FILE = /^Pulumi\.(e2e|demo)-.+\.yaml$/;
+/** Where the testkit's engine sandbox runs inline programs. */
+const WORKSPACES = "testkit/.workspaces";
 
 function listDirs(dir) {
   const path = join(ROOT, dir);
@@ -21,8 +23,8 @@ module.exports = async function sweepLeftovers() {
   for (const dir of PROJECT_DIRS) {
     for (const name of readdirSync(join(ROOT, dir)).filter((n) => STACK_FILE.test(n))) leftovers.push(join(dir, name));
   }
-  if (existsSync(join(ROOT, "test/e2e/.workspaces"))) {
-    for (const name of readdirSync(join(ROOT, "test/e2e/.workspaces"))) leftovers.push(join("test/e2e/.workspaces", name));
+  if (existsSync(join(ROOT, WORKSPACES))) {
+    for (const name of readdirSync(join(ROOT, WORKSPACES))) leftovers.push(join(WORKSPACES, name));
   }
   for (const path of leftovers) rmSync(join(ROOT, path), { recursive: true, force: true });
   if (leftovers.length > 0) console.warn(`\nremoved files engine tests left behind: ${leftovers.join(", ")}`);

@@ -7,7 +7,8 @@
  *   await gateway.stop();
  *
  * Only erasable TypeScript and package imports, so it also runs under Node's type stripping
- * (bench/, scripts/). Keep the exported signatures stable: sdk, provider and e2e tests use them.
+ * (bench/, scripts/). Keep the exported signatures stable: gateway, sdk, provider and e2e tests
+ * use them.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -97,11 +98,13 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     store: gateway.store,
     gateway,
     async newProvisioningKey(owner, keyScopes) {
-      return createProvisioningKey(gateway.store, {
+      // Awaited whether or not the store answers synchronously, so an asynchronous Store needs no change here.
+      const created = await createProvisioningKey(gateway.store, {
         ownerId: owner,
         ...(keyScopes ? { scopes: keyScopes } : {}),
         ...(gatewayOptions.clock ? { clock: gatewayOptions.clock } : {}),
-      }).secret;
+      });
+      return created.secret;
     },
     async createRegularKey(body = {}, requestOptions = {}) {
       const response = await fetch(`${baseUrl}/v1/account/api-keys`, {

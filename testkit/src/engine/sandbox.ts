@@ -1,22 +1,11 @@
 import { mkdtemp, mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import * as auto from "@pulumi/pulumi/automation/index.js";
+import { REPO_ROOT } from "../repo-root.ts";
 
-/**
- * The repository root: programs must run inside it so `@pulumi/pulumi` and our packages resolve.
- * Found from the working folder (npm scripts run at the root), so this file also runs as plain
- * Node type-stripped TypeScript (bench/), where `__dirname` does not exist.
- */
-export const REPO_ROOT = findRepoRoot(process.cwd());
-
-function findRepoRoot(start: string): string {
-  for (let dir = start; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, "tsconfig.base.json")) && existsSync(join(dir, "provider/package.json"))) return dir;
-    if (dirname(dir) === dir) throw new Error(`run from inside the gateway-keys repository (cwd: ${start})`);
-  }
-}
+/** Parent of the inline programs' folders (see `create`); git ignores it, jest's teardown sweeps it. */
+const WORKSPACES_DIR = "testkit/.workspaces";
 
 /** Stack configuration: plain values, and values set as Pulumi secrets (`pulumi config set --secret`). */
 export interface StackConfig {
@@ -51,7 +40,7 @@ export class EngineSandbox {
     const home = join(scratch, "pulumi-home");
     // Inline programs run in a folder inside the repository: the dynamic-provider plugin resolves
     // `@pulumi/pulumi` and the provider's implementation from the program's folder.
-    const inlineWorkDir = join(REPO_ROOT, "test/e2e/.workspaces", scratch.split("-").pop()!);
+    const inlineWorkDir = join(REPO_ROOT, WORKSPACES_DIR, scratch.split("-").pop()!);
     await Promise.all([mkdir(backendDir), mkdir(home), mkdir(inlineWorkDir, { recursive: true })]);
     const env = {
       PULUMI_BACKEND_URL: `file://${backendDir}`,

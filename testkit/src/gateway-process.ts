@@ -1,0 +1,89 @@
+/**
+ * The gateway as its own process, started through its CLI (`gateway serve`) the way it is deployed:
+ * benchmarks use it so the gateway never shares an event loop with the engine's program, and tests
+ * use it to signal or kill a real server.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { REPO_ROOT } from "./repo-root.ts";
+
+/** The gateway's CLI as built by `tsc -b`, for commands other than `serve` (e.g. `provisioning-key create`). */
+export const GATEWAY_CLI = join(REPO_ROOT, "gateway/dist/cli.js");
+
+/** The gateway prints its address (and bootstrap key) within a second; this long means it will not. */
+const START_TIMEOUT_MS = 15_000;
+
+/** Options of {@link startGatewayProcess}. */
+export interface GatewayProcessOptions {
+  /** The SQLite file. Default: a fresh one in a temporary folder that `stop()` removes. */
+  dbPath?: string;
+  /** Start with `--bootstrap --owner <ownerId>`, which creates a provisioning key and prints it once. Default: no key. */
+  bootstrap?: { ownerId: string };
+}
+
+/** How a process ended: an exit code, or the signal that ended it. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A gateway running as a child process. */
+export interface GatewayProcess {
+  /** e.g. `http://127.0.0.1:41234`, no trailing slash. */
+  url: string;
+  /** The bootstrap provisioning key; `undefined` when started without `bootstrap`. */
+  provisioningKey: string | undefined;
+  /** The process itself, for tests that send it signals. */
+  child: ChildProcess;
+  /** Resolves once the process has ended (at once if it already has). */
+  exited(): Promise<ProcessExit>;
+  /** Ends the process with SIGTERM unless it already ended, then removes its temporary folder. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Starts `gateway serve` on an ephemeral loopback port and waits until it listens. */
+export async function startGatewayProcess(options: GatewayProcessOptions = {}): Promise<GatewayProcess> {
+  const tempDir = options.dbPath === undefined ? await mkdtemp(join(tmpdir(), "gateway-process-")) : undefined;
+  const dbPath = options.dbPath ?? join(tempDir!, "gateway.db");
+  const bootstrapArgs = options.bootstrap ? ["--bootstrap", "--owner", options.bootstrap.ownerId] : [];
+  const child = spawn(process.execPath, [GATEWAY_CLI, "serve", "--port", "0", "--db", dbPath, "--log-level", "silent", ...bootstrapArgs], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  // Listened for from the start, so an exit is never missed.
+  const exit = new Promise<ProcessExit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  // Kept quiet, and shown only if the gateway fails to start.
+  let errors = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exit;
+    if (tempDir) await rm(tempDir, { recursive: true, force: true });
+  };
+
+  let url = "";
+  let provisioningKey: string | undefined;
+  const timeout = setTimeout(() => child.kill("SIGKILL"), START_TIMEOUT_MS);
+  try {
+    // Ends early when the process exits: its stdout closes.
+    for await (const line of createInterface({ input: child.stdout! })) {
+      url ||= /^gateway listening on (http:\/\/\S+)/.exec(line)?.[1] ?? "";
+      provisioningKey ??= /^provisioning key for owner .*: (gwp_[0-9A-Za-z]+)$/.exec(line)?.[1];
+      if (url && (provisioningKey || !options.bootstrap)) break;
+    }
+  } finally {
+    clearTimeout(timeout);
+  }
+  if (!url || (options.bootstrap && !provisioningKey)) {
+    await stop();
+    const { code, signal } = await exit;
+    throw new Error(`the gateway process did not start (exit ${code ?? signal}):\n${errors}`);
+  }
+  // Drained from now on, so a full pipe never blocks the gateway.
+  child.stdout!.resume();
+  return { url, provisioningKey, child, exited: () => exit, stop };
+}
