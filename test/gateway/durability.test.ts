@@ -1,12 +1,12 @@
 /** Restarts on the same database file lose no acknowledged write: after a clean stop and after SIGKILL. */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { GATEWAY_CLI, startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, expectError, respond } from "./helpers";
 
-const CLI = resolve(__dirname, "../../gateway/dist/cli.js");
 let dir: string;
 
 beforeEach(() => {
@@ -47,48 +47,13 @@ describe("a clean restart", () => {
   });
 });
 
-interface CliServer {
-  child: ChildProcess;
-  url: string;
-  provisioningKey: string | undefined;
-}
-
-/** Starts `gateway serve` in a child process and waits for its "listening" line. */
-function startCli(args: string[]): Promise<CliServer> {
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--log-level", "silent", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  return new Promise((resolvePromise, reject) => {
-    let out = "";
-    let err = "";
-    const timer = setTimeout(() => reject(new Error(`the CLI did not start: ${out} ${err}`)), 15_000);
-    child.stderr!.on("data", (chunk) => (err += chunk));
-    child.stdout!.on("data", (chunk) => {
-      out += chunk;
-      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      const wantsKey = args.includes("--bootstrap");
-      const key = /: (gwp_[0-9A-Za-z]+)\n/.exec(out)?.[1];
-      if (url && (!wantsKey || key)) {
-        clearTimeout(timer);
-        resolvePromise({ child, url, provisioningKey: key });
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`the CLI exited with ${code}: ${err}`)));
-  });
-}
-
-function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  return new Promise((resolvePromise) => child.once("exit", (code, signal) => resolvePromise({ code, signal })));
-}
-
 /** Minimal fixture-like view of a CLI server for the helpers. */
-const asGateway = (server: CliServer, provisioningKey: string) => ({ baseUrl: server.url, provisioningKey }) as TestGateway;
+const asGateway = (server: GatewayProcess, provisioningKey: string) => ({ baseUrl: server.url, provisioningKey }) as TestGateway;
 
 describe("the CLI server", () => {
   test("killed with SIGKILL under load loses no acknowledged write", async () => {
     const dbPath = join(dir, "killed.db");
-    const first = await startCli(["--db", dbPath, "--bootstrap", "--owner", "kill-test"]);
+    const first = await startGatewayProcess({ dbPath, bootstrap: { ownerId: "kill-test" } });
     const provisioningKey = first.provisioningKey!;
     const account = accountClient(asGateway(first, provisioningKey));
     const acknowledged = new Map<string, number>();
@@ -124,11 +89,11 @@ describe("the CLI server", () => {
     ];
     while (acknowledged.size < 25) await new Promise((resolvePromise) => setTimeout(resolvePromise, 5));
     first.child.kill("SIGKILL");
-    expect((await exited(first.child)).signal).toBe("SIGKILL");
+    expect((await first.exited()).signal).toBe("SIGKILL");
     running = false;
     await Promise.all(writers);
 
-    const second = await startCli(["--db", dbPath]);
+    const second = await startGatewayProcess({ dbPath });
     try {
       const after = await accountClient(asGateway(second, provisioningKey)).listAll();
       const byId = new Map(after.map((key) => [key.keyId, key]));
@@ -141,38 +106,36 @@ describe("the CLI server", () => {
       // Reservations of requests killed in flight were released at start-up: the key can spend.
       expect((await respond(asGateway(second, provisioningKey), spender.secret)).status).toBe(200);
     } finally {
-      second.child.kill("SIGTERM");
-      await exited(second.child);
+      await second.stop();
     }
   });
 
   test("stops cleanly on SIGTERM and SIGINT with exit code 0", async () => {
     const dbPath = join(dir, "signals.db");
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
-      const server = await startCli(["--db", dbPath]);
+      const server = await startGatewayProcess({ dbPath });
       server.child.kill(signal);
-      expect(await exited(server.child)).toEqual({ code: 0, signal: null });
+      expect(await server.exited()).toEqual({ code: 0, signal: null });
     }
   });
 
   test("provisioning-key create prints one secret that the server accepts", async () => {
     const dbPath = join(dir, "created.db");
     const created = await new Promise<{ code: number | null; out: string }>((resolvePromise) => {
-      const child = spawn(process.execPath, [CLI, "provisioning-key", "create", "--db", dbPath, "--owner", "cli-owner", "--scopes", "keys:read"]);
+      const child = spawn(process.execPath, [GATEWAY_CLI, "provisioning-key", "create", "--db", dbPath, "--owner", "cli-owner", "--scopes", "keys:read"]);
       let out = "";
       child.stdout.on("data", (chunk) => (out += chunk));
       child.once("exit", (code) => resolvePromise({ code, out }));
     });
     expect(created.code).toBe(0);
     expect(created.out).toMatch(/^gwp_[0-9A-Za-z]{38}\n$/);
-    const server = await startCli(["--db", dbPath]);
+    const server = await startGatewayProcess({ dbPath });
     try {
       const view = accountClient(asGateway(server, created.out.trim()));
       expect((await view.list()).status).toBe(200);
       expectError(await view.create({ name: "x" }), 403, "missing_scope");
     } finally {
-      server.child.kill("SIGTERM");
-      await exited(server.child);
+      await server.stop();
     }
   });
 });
