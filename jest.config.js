@@ -1,7 +1,8 @@
 /**
  * Tests import the workspace packages by name, so they exercise the built `dist/` that users get
  * (scripts/setup builds it). Test files themselves are TypeScript, transpiled by ts-jest; `npm run
- * typecheck` type-checks them.
+ * typecheck` type-checks them. The internal @gateway-keys/testkit is source too, transpiled the same
+ * way (testkit/README.md says why).
  * @type {import('jest').Config}
  */
 module.exports = {
