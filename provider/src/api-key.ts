@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { KeyState } from "@gateway-keys/contract";
 import type { ApiKeyArgs } from "./inputs";
 import { API_KEY_TYPE, PROVIDER_MODULE } from "./provider-module";
+import type { StoredKey } from "./runtime/shapes";
 
 /**
  * A regular API key of the gateway, managed as code. It is a Pulumi dynamic resource: the engine
@@ -38,7 +38,7 @@ export class ApiKey extends pulumi.CustomResource {
   /** Prefix and last four characters of the secret, safe to show. */
   declare readonly hint: pulumi.Output<string>;
   /** `active` or `disabled`. */
-  declare readonly state: pulumi.Output<KeyState>;
+  declare readonly state: pulumi.Output<StoredKey["state"]>;
   /** The owner the key belongs to (fixed by the provisioning key). */
   declare readonly ownerId: pulumi.Output<string>;
   /** The gateway the key lives on. */
@@ -47,12 +47,12 @@ export class ApiKey extends pulumi.CustomResource {
   declare readonly provisioningKeyHint: pulumi.Output<string>;
   /** The key's label. */
   declare readonly name: pulumi.Output<string>;
-  /** The spending cap; undefined when the key has none. */
-  declare readonly spendPolicy: pulumi.Output<{ limitUnits: string; currency: "unit" } | undefined>;
+  /** The spending cap, its amount in canonical spelling ("100.5"); undefined when the key has none. */
+  declare readonly spendPolicy: pulumi.Output<StoredKey["spendPolicy"]>;
   /** The logging policy, defaults filled in. */
-  declare readonly loggingPolicy: pulumi.Output<{ storeRequest: boolean; storeResponse: boolean; retentionDays: number }>;
-  /** The model policy, defaults filled in. */
-  declare readonly modelPolicy: pulumi.Output<{ mode: "all" | "allowList"; modelIds: string[] }>;
+  declare readonly loggingPolicy: pulumi.Output<StoredKey["loggingPolicy"]>;
+  /** The model policy, defaults filled in; a mode newer than this package reads as `Unrecognized`. */
+  declare readonly modelPolicy: pulumi.Output<StoredKey["modelPolicy"]>;
   /** When the key was created (ISO 8601). */
   declare readonly createdAt: pulumi.Output<string>;
   /** When the key last changed (ISO 8601). */
@@ -80,7 +80,7 @@ export class ApiKey extends pulumi.CustomResource {
       "provisioningKeyHint", "createdAt", "updatedAt", "rotatedAt",
     ];
     for (const output of outputs) inputs[output] = undefined;
-    // What pulumi.dynamic.Resource does, with a hand-written `__provider` (see ./provider.ts).
+    // What pulumi.dynamic.Resource does, with a hand-written `__provider` (see ./provider-module.ts).
     inputs.__provider = PROVIDER_MODULE;
     const additionalSecretOutputs = [...(options.additionalSecretOutputs ?? []), "secret", "connection"];
     super(API_KEY_TYPE, name, inputs, { ...options, additionalSecretOutputs });

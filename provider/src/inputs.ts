@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { SettableKeyState } from "@gateway-keys/contract";
+import type { ModelPolicy, SettableKeyState, SpendPolicy } from "@gateway-keys/contract";
 
 /** Spending cap of a key, in credits. */
 export interface SpendPolicyArgs {
@@ -9,7 +9,7 @@ export interface SpendPolicyArgs {
    */
   limitUnits: pulumi.Input<string>;
   /** The credit unit. Only `"unit"` is allowed. Default `"unit"`. */
-  currency?: pulumi.Input<"unit">;
+  currency?: pulumi.Input<SpendPolicy["currency"]>;
 }
 
 /** What the gateway stores about requests made with the key. */
@@ -25,7 +25,7 @@ export interface LoggingPolicyArgs {
 /** Which models the key may call. */
 export interface ModelPolicyArgs {
   /** `"all"` (every model) or `"allowList"` (only `modelIds`). Default `"all"`. */
-  mode?: pulumi.Input<"all" | "allowList">;
+  mode?: pulumi.Input<ModelPolicy["mode"]>;
   /** Model ids: empty with `"all"`, 1 to 100 distinct ids with `"allowList"`. Default `[]`. */
   modelIds?: pulumi.Input<pulumi.Input<string>[]>;
 }

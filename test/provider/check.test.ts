@@ -1,14 +1,16 @@
 import { withChecksum } from "@gateway-keys/contract";
-import { apiKeyProvider } from "@gateway-keys/provider/runtime";
+import { createApiKeyProvider, UNKNOWN } from "@gateway-keys/provider/runtime";
 
 /** `check` called directly, the way the plugin calls it: validation and defaults, no gateway. */
 describe("ApiKey check", () => {
-  beforeAll(() => apiKeyProvider.configure({ config: { get: () => undefined, require: () => "" } }));
+  // A provider that sees no stack config and an empty environment, whatever the machine running the tests has.
+  const provider = createApiKeyProvider({ env: {} });
   // A well-formed provisioning key; check never sends it anywhere.
-  const connection = { baseUrl: "http://127.0.0.1:1", provisioningKey: withChecksum("provisioning", "A".repeat(32)) };
+  const provisioningKey = withChecksum("provisioning", "A".repeat(32));
+  const connection = { baseUrl: "http://127.0.0.1:1", provisioningKey };
 
   it("fills every default so an unchanged program never shows a change", async () => {
-    const result = await apiKeyProvider.check({}, { name: "ci", connection });
+    const result = await provider.check({}, { name: "ci", connection });
     expect(result).toEqual({ failures: [], inputs: {
       name: "ci",
       state: "active",
@@ -19,13 +21,13 @@ describe("ApiKey check", () => {
   });
 
   it("writes a spend limit in one canonical spelling", async () => {
-    const result = await apiKeyProvider.check({}, { name: "ci", spendPolicy: { limitUnits: "100.50" }, connection });
+    const result = await provider.check({}, { name: "ci", spendPolicy: { limitUnits: "100.50" }, connection });
     expect(result.failures).toEqual([]);
     expect(result.inputs).toMatchObject({ spendPolicy: { limitUnits: "100.5", currency: "unit" } });
   });
 
   it("names every failing property path and what is allowed", async () => {
-    const result = await apiKeyProvider.check({}, {
+    const result = await provider.check({}, {
       name: "x".repeat(129),
       state: "revoked",
       spendPolicy: { limitUnits: "-1" },
@@ -44,26 +46,64 @@ describe("ApiKey check", () => {
   });
 
   it("passes values not known until apply through unchecked", async () => {
-    const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-    const news = { name: unknown, spendPolicy: { limitUnits: unknown }, connection };
-    expect(await apiKeyProvider.check({}, news)).toEqual({ inputs: news, failures: [] });
+    const news = { name: UNKNOWN, spendPolicy: { limitUnits: UNKNOWN }, connection };
+    expect(await provider.check({}, news)).toEqual({ inputs: news, failures: [] });
+  });
+
+  it("checks every known input while the connection is not known yet, and passes the connection through", async () => {
+    const failed = await provider.check({}, { name: "", connection: UNKNOWN });
+    expect(failed.failures).toEqual([{ property: "name", reason: "must not be empty" }]);
+    const passed = await provider.check({}, { name: "ci", connection: { baseUrl: UNKNOWN, provisioningKey } });
+    expect(passed).toEqual({ failures: [], inputs: expect.objectContaining({ name: "ci", connection: { baseUrl: UNKNOWN, provisioningKey } }) });
   });
 
   it("never echoes a provisioning key given in the wrong shape", async () => {
     const pasted = "gwk_" + "A".repeat(38);
-    const result = await apiKeyProvider.check({}, { name: "ci", connection: { baseUrl: "http://127.0.0.1:1", provisioningKey: pasted } });
+    const result = await provider.check({}, { name: "ci", connection: { baseUrl: "http://127.0.0.1:1", provisioningKey: pasted } });
     expect(result.failures).toHaveLength(1);
     expect(JSON.stringify(result.failures)).not.toContain(pasted);
   });
 
+  it("refuses a gateway URL that holds a user name or password", async () => {
+    const result = await provider.check({}, { name: "ci", connection: { baseUrl: "https://me:pw@gateway.example", provisioningKey } });
+    expect(result.failures).toEqual([
+      { property: "connection.baseUrl", reason: "must not contain a user name or password (the URL is stored in plain text)" },
+    ]);
+  });
+
+  it("names an unknown connection field", async () => {
+    const result = await provider.check({}, { name: "ci", connection: { ...connection, token: "x" } });
+    expect(result.failures).toEqual([{ property: "connection", reason: "unknown field(s) token" }]);
+  });
+
+  it("drops the engine's own properties from the inputs it hands on", async () => {
+    const result = await provider.check({}, { name: "ci", connection, __provider: "exports.handler = () => ({});" });
+    expect(result.failures).toEqual([]);
+    expect(result.inputs).not.toHaveProperty("__provider");
+  });
+
   it("asks for a gateway when neither the key, the stack config nor the environment names one", async () => {
-    const saved = process.env.GATEWAY_BASE_URL;
-    delete process.env.GATEWAY_BASE_URL;
-    try {
-      const result = await apiKeyProvider.check({}, { name: "ci" });
-      expect(result.failures).toEqual([{ property: "connection", reason: expect.stringContaining("pulumi config set gateway:baseUrl") }]);
-    } finally {
-      if (saved !== undefined) process.env.GATEWAY_BASE_URL = saved;
-    }
+    const result = await provider.check({}, { name: "ci" });
+    expect(result.failures).toEqual([{ property: "connection", reason: expect.stringContaining("pulumi config set gateway:baseUrl") }]);
+  });
+
+  it("takes the connection from the key, then the stack config, then the environment, field by field", async () => {
+    const fromEnvironment = createApiKeyProvider({ env: { GATEWAY_BASE_URL: "http://127.0.0.1:2", GATEWAY_PROVISIONING_KEY: provisioningKey } });
+    expect((await fromEnvironment.check({}, { name: "ci" })).failures).toEqual([]);
+    const configured = createApiKeyProvider({ env: { GATEWAY_PROVISIONING_KEY: provisioningKey } });
+    expect((await configured.check({}, { name: "ci" })).failures).toEqual([
+      { property: "connection", reason: expect.stringContaining("no gateway configured") },
+    ]);
+    await configured.configure({ config: { get: (key: string) => (key === "gateway:baseUrl" ? "http://127.0.0.1:3" : undefined), require: () => "" } });
+    expect((await configured.check({}, { name: "ci" })).failures).toEqual([]);
+  });
+
+  it("says which configured value is unusable without quoting it", async () => {
+    const pasted = "gwk_" + "B".repeat(38);
+    const misconfigured = createApiKeyProvider({ env: { GATEWAY_BASE_URL: "ftp://gateway.example", GATEWAY_PROVISIONING_KEY: pasted } });
+    const result = await misconfigured.check({}, { name: "ci" });
+    expect(result.failures).toEqual([{ property: "connection", reason: expect.stringContaining("the configured baseUrl: expected an http:// or https:// URL") }]);
+    expect(result.failures[0]!.reason).toContain("the configured provisioningKey: expected a provisioning key");
+    expect(JSON.stringify(result.failures)).not.toContain(pasted);
   });
 });

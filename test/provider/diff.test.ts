@@ -1,13 +1,26 @@
 import { hintOf } from "@gateway-keys/contract";
-import { apiKeyProvider, closeClients } from "@gateway-keys/provider/runtime";
+import {
+  ApiKeyInputs,
+  createApiKeyProvider,
+  UNKNOWN,
+  type ApiKeyProvider,
+  type DesiredKey,
+  type PendingInputs,
+  type StoredKey,
+} from "@gateway-keys/provider/runtime";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
+import { countingClients, type CountingClients } from "./support/counting-clients";
 
 /** `diff` called directly: what changes, what rotates, what replaces, and when the gateway is asked. */
 describe("ApiKey diff", () => {
   let gateway: TestGateway;
+  let clients: CountingClients;
+  let provider: ApiKeyProvider;
   beforeAll(async () => {
     gateway = await startTestGateway();
-    apiKeyProvider.configure({
+    clients = countingClients();
+    provider = createApiKeyProvider({ createClient: clients.createClient, env: {} });
+    await provider.configure({
       config: {
         get: (key: string) => ({ "gateway:baseUrl": gateway.baseUrl, "gateway:provisioningKey": gateway.provisioningKey })[key],
         require: () => "",
@@ -15,41 +28,56 @@ describe("ApiKey diff", () => {
     });
   });
   afterAll(async () => {
-    await closeClients();
+    await provider.close();
+    await clients.close();
     await gateway.stop();
   });
 
-  async function storedKey() {
-    const desired = (await apiKeyProvider.check({}, { name: "ci", spendPolicy: { limitUnits: "10" }, rotationTrigger: "a" })).inputs;
-    const created = await apiKeyProvider.create(desired as never);
-    return { id: created.id, stored: created.outs!, desired: desired as Record<string, unknown> };
+  /** What `create` or `update` recorded in state. */
+  function recorded(result: { outs?: StoredKey }): StoredKey {
+    if (!result.outs) throw new Error("the operation recorded no outputs");
+    return result.outs;
+  }
+
+  /** A key created from a program, and the program's inputs as `check` leaves them. */
+  async function storedKey(): Promise<{ id: string; stored: StoredKey; desired: DesiredKey }> {
+    const desired = ApiKeyInputs.parse({ name: "ci", spendPolicy: { limitUnits: "10" }, rotationTrigger: "a" });
+    const created = await provider.create(desired);
+    return { id: created.id, stored: recorded(created), desired };
   }
 
   it("reports no change for the same program", async () => {
     const { id, stored, desired } = await storedKey();
-    expect(await apiKeyProvider.diff(id, stored, desired as never)).toMatchObject({ changes: false, replaces: [] });
+    expect(await provider.diff(id, stored, desired)).toMatchObject({ changes: false, replaces: [] });
+  });
+
+  it("asks the gateway nothing about an unchanged program", async () => {
+    const { id, stored, desired } = await storedKey();
+    const before = clients.requests.length;
+    await provider.diff(id, stored, desired);
+    expect(clients.requests.slice(before)).toEqual([]);
   });
 
   it("updates in place for a policy change and for a new rotation trigger", async () => {
     const { id, stored, desired } = await storedKey();
-    const policy = await apiKeyProvider.diff(id, stored, { ...desired, spendPolicy: { limitUnits: "20", currency: "unit" } } as never);
+    const policy = await provider.diff(id, stored, { ...desired, spendPolicy: { limitUnits: "20", currency: "unit" } });
     expect(policy).toMatchObject({ changes: true, replaces: [] });
-    const rotation = await apiKeyProvider.diff(id, stored, { ...desired, rotationTrigger: "b" } as never);
+    const rotation = await provider.diff(id, stored, { ...desired, rotationTrigger: "b" });
     expect(rotation).toMatchObject({ changes: true, replaces: [] });
   });
 
   it("replaces a key that holds its own credentials when it moves to another gateway", async () => {
     const { id, stored, desired } = await storedKey();
     const withOwnConnection = { ...stored, connection: { provisioningKey: gateway.provisioningKey } };
-    const moved = await apiKeyProvider.diff(id, withOwnConnection, { ...desired, connection: { baseUrl: "http://127.0.0.1:9" } } as never);
+    const moved = await provider.diff(id, withOwnConnection, { ...desired, connection: { baseUrl: "http://127.0.0.1:9" } });
     expect(moved).toMatchObject({ changes: true, replaces: ["connection"] });
-    const sameGateway = await apiKeyProvider.diff(id, stored, { ...desired, connection: { baseUrl: `${gateway.baseUrl}/` } } as never);
+    const sameGateway = await provider.diff(id, stored, { ...desired, connection: { baseUrl: `${gateway.baseUrl}/` } });
     expect(sameGateway.replaces).toEqual([]);
   });
 
   it("refuses to move a key whose credentials came from config, since nothing could revoke the old one", async () => {
     const { id, stored, desired } = await storedKey();
-    await expect(apiKeyProvider.diff(id, stored, { ...desired, connection: { baseUrl: "http://127.0.0.1:9" } } as never)).rejects.toThrow(
+    await expect(provider.diff(id, stored, { ...desired, connection: { baseUrl: "http://127.0.0.1:9" } })).rejects.toThrow(
       /lives on .*, but the gateway configured now is http:\/\/127\.0\.0\.1:9.*Nothing was changed/,
     );
   });
@@ -58,39 +86,50 @@ describe("ApiKey diff", () => {
     const { id, stored, desired } = await storedKey();
     const withOwnConnection = { ...stored, connection: { provisioningKey: gateway.provisioningKey } };
     const adopted = { ...desired, adoptKeyId: id, connection: { baseUrl: "http://127.0.0.1:9" } };
-    await expect(apiKeyProvider.diff(id, withOwnConnection, adopted as never)).rejects.toThrow(/still adopts it/);
+    await expect(provider.diff(id, withOwnConnection, adopted)).rejects.toThrow(/still adopts it/);
   });
 
   it("plans a replacement while the connection is not known yet", async () => {
     const { id, stored, desired } = await storedKey();
-    const unknown = { ...desired, connection: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" };
-    expect(await apiKeyProvider.diff(id, stored, unknown as never)).toMatchObject({ changes: true, replaces: ["connection"] });
+    const pending: PendingInputs = { ...desired, connection: UNKNOWN };
+    expect(await provider.diff(id, stored, pending)).toMatchObject({ changes: true, replaces: ["connection"] });
   });
 
   it("replaces a key whose own connection moves to another owner, and refuses a configured key of another owner", async () => {
     const otherOwner = await gateway.newProvisioningKey("other-owner");
     const { id, stored, desired } = await storedKey();
-    await expect(apiKeyProvider.diff(id, stored, { ...desired, connection: { provisioningKey: otherOwner } } as never)).rejects.toThrow(
+    await expect(provider.diff(id, stored, { ...desired, connection: { provisioningKey: otherOwner } })).rejects.toThrow(
       /belongs to owner test-owner, but the provisioning key configured for .* belongs to owner other-owner; nothing was changed/,
     );
     const withOwnConnection = { ...stored, connection: { provisioningKey: gateway.provisioningKey } };
-    const moved = await apiKeyProvider.diff(id, withOwnConnection, { ...desired, connection: { provisioningKey: otherOwner } } as never);
+    const moved = await provider.diff(id, withOwnConnection, { ...desired, connection: { provisioningKey: otherOwner } });
     expect(moved).toMatchObject({ changes: true, replaces: ["connection"] });
   });
 
   it("a new provisioning key of the same owner is a change of connection only", async () => {
     const sameOwner = await gateway.newProvisioningKey("test-owner");
     const { id, stored, desired } = await storedKey();
-    const result = await apiKeyProvider.diff(id, stored, { ...desired, connection: { provisioningKey: sameOwner } } as never);
+    const withNewKey: DesiredKey = { ...desired, connection: { provisioningKey: sameOwner } };
+    const result = await provider.diff(id, stored, withNewKey);
     expect(result).toMatchObject({ changes: true, replaces: [] });
-    const updated = await apiKeyProvider.update(id, stored as never, { ...desired, connection: { provisioningKey: sameOwner } } as never);
-    expect(updated.outs).toMatchObject({
+    const updated = recorded(await provider.update(id, stored, withNewKey));
+    expect(updated).toMatchObject({
       version: stored.version,
       connection: { provisioningKey: sameOwner },
       provisioningKeyHint: hintOf(sameOwner),
     });
     // Recorded, the new credential costs nothing more: the same program is no change.
-    const again = await apiKeyProvider.diff(id, updated.outs as never, { ...desired, connection: { provisioningKey: sameOwner } } as never);
+    const again = await provider.diff(id, updated, withNewKey);
     expect(again).toMatchObject({ changes: false });
+  });
+
+  it("asks whose a new provisioning key is once, then remembers the answer", async () => {
+    const sameOwner = await gateway.newProvisioningKey("test-owner");
+    const { id, stored, desired } = await storedKey();
+    const withNewKey: DesiredKey = { ...desired, connection: { provisioningKey: sameOwner } };
+    const before = clients.requests.length;
+    await provider.diff(id, stored, withNewKey);
+    await provider.diff(id, stored, withNewKey);
+    expect(clients.requests.slice(before)).toEqual(["GET /v1/account/whoami"]);
   });
 });

@@ -1,76 +1,147 @@
-import { hintOf } from "@gateway-keys/contract";
+import { formatPath, hintOf, keyKindOf } from "@gateway-keys/contract";
 import { GatewayClient } from "@gateway-keys/sdk";
-import { baseUrlProblem, provisioningKeyProblem } from "./check";
+import { z } from "zod";
 import { KeyOperationError } from "./messages";
-import type { ConnectionInput, StoredKey } from "./shapes";
+import type { StoredKey } from "./shapes";
 
-/** A gateway and the provisioning key to use there. */
-export interface Connection {
-  baseUrl: string;
-  provisioningKey: string;
-}
+const URL_EXPECTED = "expected an http:// or https:// URL, e.g. http://127.0.0.1:8787";
+const PROVISIONING_KEY_EXPECTED = "expected a provisioning key (gwp_ followed by 38 characters)";
+
+/** A gateway's base URL: http(s), and no user name or password, since it is stored in plain text. */
+export const GatewayUrl = z
+  .url({ protocol: /^https?$/, error: URL_EXPECTED, abort: true })
+  .refine((text) => {
+    const url = new URL(text);
+    return url.username === "" && url.password === "";
+  }, { error: "must not contain a user name or password (the URL is stored in plain text)" });
+
+/** A well-formed provisioning key. Its messages never quote the value: it may be a real secret in the wrong place. */
+export const ProvisioningKey = z
+  .string({ error: PROVISIONING_KEY_EXPECTED })
+  .refine((text) => keyKindOf(text) === "provisioning", { error: PROVISIONING_KEY_EXPECTED });
+
+/** The `connection` input: which gateway, and which owner's provisioning key; each left out falls back to config. */
+export const ConnectionInput = z.strictObject(
+  { baseUrl: GatewayUrl.optional(), provisioningKey: ProvisioningKey.optional() },
+  { error: "expected an object with baseUrl and/or provisioningKey" },
+);
+export type ConnectionInput = z.output<typeof ConnectionInput>;
+
+const NOT_CONFIGURED = {
+  baseUrl:
+    "no gateway configured: run `pulumi config set gateway:baseUrl <url>`, set GATEWAY_BASE_URL, or give the key a `connection.baseUrl`",
+  provisioningKey:
+    "no provisioning key configured: run `pulumi config set --secret gateway:provisioningKey <key>`, set " +
+    "GATEWAY_PROVISIONING_KEY, or give the key a secret `connection.provisioningKey`",
+} as const;
+
+/** A gateway and the provisioning key to use there, resolved from every source and usable. */
+export const Connection = z.object({
+  baseUrl: z.string({ error: NOT_CONFIGURED.baseUrl }).pipe(GatewayUrl),
+  provisioningKey: z.string({ error: NOT_CONFIGURED.provisioningKey }).pipe(ProvisioningKey),
+});
+export type Connection = z.output<typeof Connection>;
+
+/** A resolved connection, or what to configure. */
+export type Resolution = { ok: true; connection: Connection } | { ok: false; problem: string };
 
 /** Reads stack config; the dynamic-provider plugin hands one of these to `configure()`. */
 export interface ConfigSource {
   get(key: string): string | undefined;
 }
 
-/** Stack config seen by `configure()`; empty until the engine calls it. */
-let stackConfig: Partial<Connection> = {};
+/** Environment variables, as `process.env` holds them. */
+export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** Remembers `gateway:baseUrl` and `gateway:provisioningKey` from stack config for this process. */
-export function configure(config: ConfigSource): void {
-  stackConfig = { baseUrl: config.get("gateway:baseUrl"), provisioningKey: config.get("gateway:provisioningKey") };
-}
+/** Makes the SDK client for one gateway and provisioning key. */
+export type ClientFactory = (connection: Connection) => GatewayClient;
 
 /**
- * The connection a program declares for a key: its `connection` input, else stack config, else the
- * environment, each field on its own, so a program may set only the provisioning key per key.
+ * Per attempt. The SDK retries twice more (with the same idempotency key), so a dead gateway fails
+ * an operation in about a minute and a half rather than holding `pulumi up` for minutes.
  */
-export function resolveConnection(connection: ConnectionInput | undefined): Partial<Connection> {
-  return {
-    baseUrl: connection?.baseUrl ?? stackConfig.baseUrl ?? process.env.GATEWAY_BASE_URL,
-    provisioningKey: connection?.provisioningKey ?? stackConfig.provisioningKey ?? process.env.GATEWAY_PROVISIONING_KEY,
-  };
-}
+const TIMEOUT_MS = 30_000;
+
+/** The client the provider uses unless it is given another factory. */
+export const defaultClientFactory: ClientFactory = (connection) =>
+  new GatewayClient({ baseUrl: connection.baseUrl, provisioningKey: connection.provisioningKey, timeoutMs: TIMEOUT_MS });
 
 /**
- * What is wrong with a resolved connection, as a message that says how to fix it; undefined when it
- * is usable. Values are never echoed: a provisioning key may sit in the wrong place.
+ * Where each key's requests go: resolves a key's connection from its `connection` input, the stack
+ * config and the environment, and keeps one SDK client per gateway and provisioning key.
  */
-export function connectionProblem(connection: Partial<Connection>): string | undefined {
-  if (!connection.baseUrl) {
-    return "no gateway configured: run `pulumi config set gateway:baseUrl <url>`, set GATEWAY_BASE_URL, or give the key a `connection.baseUrl`";
+export class Connections {
+  readonly #env: Environment;
+  readonly #createClient: ClientFactory;
+  readonly #clients = new Map<string, GatewayClient>();
+  /** Stack config seen by `configure()`; empty until the engine calls it. */
+  #config: { baseUrl?: string | undefined; provisioningKey?: string | undefined } = {};
+
+  constructor(options: { env: Environment; createClient: ClientFactory }) {
+    this.#env = options.env;
+    this.#createClient = options.createClient;
   }
-  if (!connection.provisioningKey) {
-    return "no provisioning key configured: run `pulumi config set --secret gateway:provisioningKey <key>`, set GATEWAY_PROVISIONING_KEY, or give the key a secret `connection.provisioningKey`";
+
+  /** Remembers `gateway:baseUrl` and `gateway:provisioningKey` from stack config. */
+  configure(config: ConfigSource): void {
+    this.#config = { baseUrl: config.get("gateway:baseUrl"), provisioningKey: config.get("gateway:provisioningKey") };
   }
-  const url = baseUrlProblem(connection.baseUrl);
-  if (url) return `the configured gateway URL ${url}`;
-  const key = provisioningKeyProblem(connection.provisioningKey);
-  if (key) return `the configured provisioning key is not one: ${key}`;
-  return undefined;
+
+  /**
+   * The connection a program declares for a key, validated: its `connection` input, else stack
+   * config, else the environment, each field on its own, so a program may set only the provisioning
+   * key per key. The one place a connection is checked; values are never echoed.
+   */
+  resolve(input: ConnectionInput | undefined): Resolution {
+    const parsed = Connection.safeParse({
+      baseUrl: firstSet(input?.baseUrl, this.#config.baseUrl, this.#env.GATEWAY_BASE_URL),
+      provisioningKey: firstSet(input?.provisioningKey, this.#config.provisioningKey, this.#env.GATEWAY_PROVISIONING_KEY),
+    });
+    if (parsed.success) return { ok: true, connection: parsed.data };
+    // A value that is missing says how to set it; one that is set says what is wrong with it.
+    const problems = parsed.error.issues.map(({ code, path, message }) =>
+      code === "invalid_type" ? message : `the configured ${formatPath(path)}: ${message}`,
+    );
+    return { ok: false, problem: problems.join("; ") };
+  }
+
+  /** The connection a program declares for a key, usable, or an error saying what to configure. */
+  require(input: ConnectionInput | undefined): Connection {
+    const resolution = this.resolve(input);
+    if (!resolution.ok) throw new KeyOperationError(resolution.problem);
+    return resolution.connection;
+  }
+
+  /**
+   * The connection of a key that exists: the gateway it lives on, and the provisioning key of its
+   * own `connection` input, else the one configured now.
+   */
+  existing(stored: Pick<StoredKey, "baseUrl" | "connection"> | undefined): Connection {
+    return this.require({ ...stored?.connection, baseUrl: stored?.connection?.baseUrl ?? stored?.baseUrl });
+  }
+
+  /** One SDK client per gateway and provisioning key for the life of this provider. */
+  client(connection: Connection): GatewayClient {
+    const id = `${connection.baseUrl}\n${connection.provisioningKey}`;
+    let client = this.#clients.get(id);
+    if (!client) {
+      client = this.#createClient(connection);
+      this.#clients.set(id, client);
+    }
+    return client;
+  }
+
+  /** Closes every client's connections (the plugin process simply exits; tests call this). */
+  async close(): Promise<void> {
+    const open = [...this.#clients.values()];
+    this.#clients.clear();
+    await Promise.all(open.map((client) => client.close()));
+  }
 }
 
-/** A usable connection, or an error saying what to configure. */
-function requireUsable(connection: Partial<Connection>): Connection {
-  const problem = connectionProblem(connection);
-  if (problem) throw new KeyOperationError(problem);
-  return connection as Connection;
-}
-
-/** The connection a program declares for a key, usable. */
-export function requireConnection(connection: ConnectionInput | undefined): Connection {
-  return requireUsable(resolveConnection(connection));
-}
-
-/**
- * The connection of a key that exists: the gateway it lives on, and the provisioning key of its own
- * `connection` input, else the one configured now.
- */
-export function existingConnection(stored: Partial<StoredKey> | undefined): Connection {
-  const configured = resolveConnection(stored?.connection);
-  return requireUsable({ ...configured, baseUrl: stored?.connection?.baseUrl ?? stored?.baseUrl ?? configured.baseUrl });
+/** The first value that is set: an empty string counts as not set, as an empty environment variable. */
+function firstSet(...values: Array<string | undefined>): string | undefined {
+  return values.find((value) => value !== undefined && value !== "");
 }
 
 /** The provisioning key's public hint: which credential a key was last managed with. */
@@ -82,29 +153,4 @@ export function credentialHint(connection: Connection): string {
 export function sameGateway(a: string, b: string): boolean {
   const normal = (url: string) => new URL(url).href.replace(/\/+$/, "");
   return normal(a) === normal(b);
-}
-
-/**
- * Per attempt. The SDK retries twice more (with the same idempotency key), so a dead gateway fails
- * an operation in about a minute and a half rather than holding `pulumi up` for minutes.
- */
-const TIMEOUT_MS = 30_000;
-const clients = new Map<string, GatewayClient>();
-
-/** One SDK client per gateway and provisioning key for the life of the plugin process. */
-export function clientFor(connection: Connection): GatewayClient {
-  const id = `${connection.baseUrl}\n${connection.provisioningKey}`;
-  let client = clients.get(id);
-  if (!client) {
-    client = new GatewayClient({ baseUrl: connection.baseUrl, provisioningKey: connection.provisioningKey, timeoutMs: TIMEOUT_MS });
-    clients.set(id, client);
-  }
-  return client;
-}
-
-/** Closes every client's connections (the plugin process simply exits; tests call this). */
-export async function closeClients(): Promise<void> {
-  const open = [...clients.values()];
-  clients.clear();
-  await Promise.all(open.map((client) => client.close()));
 }

@@ -1,10 +1,9 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { hintOf } from "@gateway-keys/contract";
-import { changedFields, canonical, triggerChanged } from "./compare";
-import { resolveConnection, sameGateway } from "./connection";
+import { changedFields, sameJson, triggerChanged } from "./compare";
+import { credentialHint, sameGateway, type Connection } from "./connection";
+import type { ProviderContext } from "./context";
 import { adoptionPinned, cannotMove, KeyOperationError, wrongOwner } from "./messages";
-import { ownerOf } from "./owner";
-import { containsUnknown, type DesiredKey, type StoredKey } from "./shapes";
+import { containsUnknown, isSettled, type CheckedInputs, type StoredKey } from "./shapes";
 
 /**
  * Which properties change, and whether the key must be replaced. Name, state and policies are an
@@ -12,37 +11,35 @@ import { containsUnknown, type DesiredKey, type StoredKey } from "./shapes";
  * owner replaces the key, and only when the old key's own credentials are at hand to revoke it.
  * An unchanged program costs no request; a new provisioning key costs one `whoami`.
  */
-export async function diffKey(stored: StoredKey, desired: DesiredKey): Promise<pulumi.dynamic.DiffResult> {
+export async function diffKey(context: ProviderContext, stored: StoredKey, desired: CheckedInputs): Promise<pulumi.dynamic.DiffResult> {
   // Where the key goes cannot be known yet: show the worst case rather than surprise at apply.
   if (containsUnknown(desired.connection)) return { changes: true, replaces: ["connection"] };
-  if (containsUnknown(desired)) return { changes: true, replaces: [] };
+  if (!isSettled(desired)) return { changes: true, replaces: [] };
 
-  const replaces = (await movesTo(stored, desired)) ? ["connection"] : [];
+  const target = context.connections.require(desired.connection);
+  const replaces = (await movesTo(context, stored, target)) ? ["connection"] : [];
   if (replaces.length > 0 && desired.adoptKeyId) throw adoptionPinned(stored.keyId);
-  const target = resolveConnection(desired.connection);
-  const credentialChanged = target.provisioningKey !== undefined && hintOf(target.provisioningKey) !== stored.provisioningKeyHint;
   const changes =
     replaces.length > 0 ||
     changedFields(stored, desired).length > 0 ||
     triggerChanged(stored, desired) ||
-    canonical(stored.connection) !== canonical(desired.connection) ||
-    credentialChanged;
+    !sameJson(stored.connection, desired.connection) ||
+    credentialHint(target) !== stored.provisioningKeyHint;
   return { changes, replaces, deleteBeforeReplace: false };
 }
 
 /** Whether the program now puts the key on another gateway or under another owner. */
-async function movesTo(stored: StoredKey, desired: DesiredKey): Promise<boolean> {
-  const target = resolveConnection(desired.connection);
+async function movesTo(context: ProviderContext, stored: StoredKey, target: Connection): Promise<boolean> {
   // The old key is revoked with its own credentials; only a `connection` input keeps them in state.
   const canRevokeOld = stored.connection?.provisioningKey !== undefined;
-  if (target.baseUrl && !sameGateway(target.baseUrl, stored.baseUrl)) {
+  if (!sameGateway(target.baseUrl, stored.baseUrl)) {
     if (!canRevokeOld) throw cannotMove(stored.keyId, stored.baseUrl, target.baseUrl);
     return true;
   }
-  if (!target.baseUrl || !target.provisioningKey || hintOf(target.provisioningKey) === stored.provisioningKeyHint) return false;
+  if (credentialHint(target) === stored.provisioningKeyHint) return false;
   let owner: string | undefined;
   try {
-    owner = await ownerOf({ baseUrl: target.baseUrl, provisioningKey: target.provisioningKey });
+    owner = await context.owners.ownerOf(target);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new KeyOperationError(`could not ask ${target.baseUrl} whose provisioning key is configured for key ${stored.keyId}: ${reason}`, {

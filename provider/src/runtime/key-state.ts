@@ -1,6 +1,6 @@
-import { formatUnits, parseUnits, type ApiKey } from "@gateway-keys/contract";
+import type { ApiKey } from "@gateway-keys/contract";
 import { credentialHint, type Connection } from "./connection";
-import type { DesiredKey, StoredKey } from "./shapes";
+import type { DesiredKey, ReadInputs, StoredKey } from "./shapes";
 
 /** What the stack knows of a key's secret. */
 export interface SecretKnowledge {
@@ -8,16 +8,10 @@ export interface SecretKnowledge {
   secretKnown: boolean;
 }
 
-/** One spelling per amount ("100.50" is "100.5"), so a gateway's formatting never shows as a change. */
-function canonicalUnits(text: string): string {
-  try {
-    return formatUnits(parseUnits(text));
-  } catch {
-    return text;
-  }
-}
-
-/** The outputs stored for a key: the gateway's record, where it lives, and the inputs it carries. */
+/**
+ * The outputs stored for a key: the gateway's record (as the contract reads it, amounts already in
+ * their one spelling), where it lives, and the inputs it carries.
+ */
 export function keyState(
   record: ApiKey,
   connection: Connection,
@@ -35,22 +29,22 @@ export function keyState(
     provisioningKeyHint: credentialHint(connection),
     name: record.name,
     loggingPolicy: record.loggingPolicy,
-    modelPolicy: { mode: record.modelPolicy.mode as "all" | "allowList", modelIds: record.modelPolicy.modelIds },
+    modelPolicy: record.modelPolicy,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     rotatedAt: record.rotatedAt,
   };
   // The engine's wire format has no `undefined`: what is unknown is left out.
   if (secret.secret !== undefined) state.secret = secret.secret;
-  if (record.spendPolicy) state.spendPolicy = { limitUnits: canonicalUnits(record.spendPolicy.limitUnits), currency: "unit" };
+  if (record.spendPolicy) state.spendPolicy = record.spendPolicy;
   if (carried.rotationTrigger !== undefined) state.rotationTrigger = carried.rotationTrigger;
   if (carried.connection !== undefined) state.connection = carried.connection;
   return state;
 }
 
 /** The inputs a live key implies, so a change made outside Pulumi shows up in the next preview. */
-export function inputsOf(state: StoredKey): DesiredKey {
-  const inputs: DesiredKey = {
+export function inputsOf(state: StoredKey): ReadInputs {
+  const inputs: ReadInputs = {
     name: state.name,
     state: state.state === "disabled" ? "disabled" : "active",
     loggingPolicy: state.loggingPolicy,

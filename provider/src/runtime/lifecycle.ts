@@ -1,19 +1,19 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { ApiKey, UpdateApiKeyRequest } from "@gateway-keys/contract";
+import { canonicalJson, type ApiKey, type UpdateApiKeyRequest } from "@gateway-keys/contract";
 import { ConflictError, NotFoundError } from "@gateway-keys/sdk";
-import { canonical, changedFields, triggerChanged } from "./compare";
-import { clientFor, credentialHint, existingConnection, requireConnection, type Connection } from "./connection";
+import { changedFields, triggerChanged } from "./compare";
+import { credentialHint, type Connection } from "./connection";
+import type { ProviderContext } from "./context";
 import { inputsOf, keyState, type SecretKnowledge } from "./key-state";
 import { describeCreateFailure, describeFailure, goneOutside, KeyOperationError, ownerUnknown, wrongOwner } from "./messages";
-import { ownershipOf } from "./owner";
-import type { DesiredKey, StoredKey } from "./shapes";
+import type { DesiredKey, ReadInputs, StoredKey } from "./shapes";
 
 /** Creates the key with one request, or adopts an existing one. A retried request never makes a second key: the SDK keeps one Idempotency-Key. */
-export async function createKey(inputs: DesiredKey): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
-  const connection = requireConnection(inputs.connection);
-  if (inputs.adoptKeyId) return adoptKey(inputs.adoptKeyId, inputs, connection);
+export async function createKey(context: ProviderContext, inputs: DesiredKey): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
+  const connection = context.connections.require(inputs.connection);
+  if (inputs.adoptKeyId) return adoptKey(context, inputs.adoptKeyId, inputs, connection);
   try {
-    const { secret, ...record } = await clientFor(connection).apiKeys.create({
+    const { secret, ...record } = await context.connections.client(connection).apiKeys.create({
       name: inputs.name,
       state: inputs.state,
       spendPolicy: inputs.spendPolicy ?? null,
@@ -30,10 +30,15 @@ export async function createKey(inputs: DesiredKey): Promise<pulumi.dynamic.Crea
  * Takes over an existing key instead of creating one: one read, and no change at all. The live key
  * must already be what the program declares, as with Pulumi's own import.
  */
-async function adoptKey(keyId: string, inputs: DesiredKey, connection: Connection): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
+async function adoptKey(
+  context: ProviderContext,
+  keyId: string,
+  inputs: DesiredKey,
+  connection: Connection,
+): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
   let record: ApiKey;
   try {
-    record = await clientFor(connection).apiKeys.get(keyId);
+    record = await context.connections.client(connection).apiKeys.get(keyId);
   } catch (error) {
     if (error instanceof NotFoundError) {
       throw new KeyOperationError(`cannot adopt key ${keyId}: no such key for this provisioning key's owner on ${connection.baseUrl}`);
@@ -43,7 +48,7 @@ async function adoptKey(keyId: string, inputs: DesiredKey, connection: Connectio
   if (record.state === "revoked") throw new KeyOperationError(`cannot adopt key ${keyId}: it is revoked, and a revoked key can never be used again`);
   const state = keyState(record, connection, { secret: undefined, secretKnown: false }, inputs);
   const differences = changedFields(state, inputs).map(
-    (field) => `${field}: the key has ${canonical(state[field] ?? null)}, the program declares ${canonical(inputs[field] ?? null)}`,
+    (field) => `${field}: the key has ${canonicalJson(state[field])}, the program declares ${canonicalJson(inputs[field])}`,
   );
   if (differences.length > 0) {
     throw new KeyOperationError(
@@ -54,18 +59,25 @@ async function adoptKey(keyId: string, inputs: DesiredKey, connection: Connectio
   return { id: record.keyId, outs: state };
 }
 
+/** What refresh learns of a key: nothing when it is gone, else its outputs and the inputs they imply. */
+export interface KeyRead {
+  id?: string;
+  props?: StoredKey;
+  inputs?: ReadInputs;
+}
+
 /**
  * Reads the live key for refresh. Its name, state and policies become the inputs, so a change made
  * outside Pulumi shows in the next preview. A revoked or missing key leaves the stack.
  */
-export async function readKey(id: string, stored: StoredKey | undefined): Promise<pulumi.dynamic.ReadResult> {
-  const connection = existingConnection(stored);
+export async function readKey(context: ProviderContext, id: string, stored: StoredKey | undefined): Promise<KeyRead> {
+  const connection = context.connections.existing(stored);
   let record: ApiKey;
   try {
-    record = await clientFor(connection).apiKeys.get(id);
+    record = await context.connections.client(connection).apiKeys.get(id);
   } catch (error) {
     if (error instanceof NotFoundError && stored) {
-      await requireOwnersCredentials(id, stored, connection);
+      await requireOwnersCredentials(context, id, stored, connection);
       return {};
     }
     throw describeFailure(id, "read", error, stored?.version ?? 0);
@@ -79,9 +91,14 @@ export async function readKey(id: string, stored: StoredKey | undefined): Promis
 }
 
 /** Applies name, state and policy changes with one PATCH, then one rotate when the trigger changed. */
-export async function updateKey(id: string, stored: StoredKey, desired: DesiredKey): Promise<pulumi.dynamic.UpdateResult<StoredKey>> {
-  const connection = requireConnection(desired.connection);
-  const client = clientFor(connection);
+export async function updateKey(
+  context: ProviderContext,
+  id: string,
+  stored: StoredKey,
+  desired: DesiredKey,
+): Promise<pulumi.dynamic.UpdateResult<StoredKey>> {
+  const connection = context.connections.require(desired.connection);
+  const client = context.connections.client(connection);
   const changed = changedFields(stored, desired);
   let record: ApiKey | undefined;
   let secret: SecretKnowledge = { secret: stored.secret, secretKnown: stored.secretKnown };
@@ -92,7 +109,7 @@ export async function updateKey(id: string, stored: StoredKey, desired: DesiredK
     try {
       record = await client.apiKeys.update(id, body);
     } catch (error) {
-      throw await explain(id, "change", error, stored, connection);
+      throw await explain(context, id, "change", error, stored, connection);
     }
   }
   if (triggerChanged(stored, desired)) {
@@ -101,7 +118,7 @@ export async function updateKey(id: string, stored: StoredKey, desired: DesiredK
       record = rotated;
       secret = { secret: issued, secretKnown: true };
     } catch (error) {
-      const failure = await explain(id, "rotate", error, { ...stored, version: record?.version ?? stored.version }, connection);
+      const failure = await explain(context, id, "rotate", error, { ...stored, version: record?.version ?? stored.version }, connection);
       if (!record) throw failure;
       // The PATCH landed; the rotation did not. Saying so beats recording a half-applied update.
       throw new KeyOperationError(
@@ -116,7 +133,7 @@ export async function updateKey(id: string, stored: StoredKey, desired: DesiredK
     try {
       record = await client.apiKeys.get(id);
     } catch (error) {
-      throw await explain(id, "read", error, stored, connection);
+      throw await explain(context, id, "read", error, stored, connection);
     }
   }
   if (!record) {
@@ -130,28 +147,35 @@ export async function updateKey(id: string, stored: StoredKey, desired: DesiredK
 }
 
 /** Revokes the key (irreversible). Already revoked or gone counts as done; another owner's credentials do not. */
-export async function deleteKey(id: string, stored: StoredKey): Promise<void> {
-  const connection = existingConnection(stored);
+export async function deleteKey(context: ProviderContext, id: string, stored: StoredKey): Promise<void> {
+  const connection = context.connections.existing(stored);
   try {
-    await clientFor(connection).apiKeys.revoke(id, { expectedVersion: stored.version });
+    await context.connections.client(connection).apiKeys.revoke(id, { expectedVersion: stored.version });
   } catch (error) {
     if (error instanceof ConflictError && error.code === "key_revoked") return;
-    if (error instanceof NotFoundError) return requireOwnersCredentials(id, stored, connection);
+    if (error instanceof NotFoundError) return requireOwnersCredentials(context, id, stored, connection);
     throw describeFailure(id, "revoke", error, stored.version);
   }
 }
 
 /** After a 404: passes when the credentials are the key's owner's (so the key really is gone), throws otherwise. */
-async function requireOwnersCredentials(id: string, stored: StoredKey, connection: Connection): Promise<void> {
-  const ownership = await ownershipOf(connection, stored);
+async function requireOwnersCredentials(context: ProviderContext, id: string, stored: StoredKey, connection: Connection): Promise<void> {
+  const ownership = await context.owners.ownershipOf(connection, stored);
   if (ownership.kind === "another") throw wrongOwner(id, stored.ownerId, ownership.owner, connection.baseUrl);
   if (ownership.kind === "unknown") throw ownerUnknown(id, connection.baseUrl);
 }
 
-async function explain(id: string, action: string, error: unknown, stored: StoredKey, connection: Connection): Promise<Error> {
+async function explain(
+  context: ProviderContext,
+  id: string,
+  action: string,
+  error: unknown,
+  stored: StoredKey,
+  connection: Connection,
+): Promise<Error> {
   if (!(error instanceof NotFoundError)) return describeFailure(id, action, error, stored.version);
   try {
-    await requireOwnersCredentials(id, stored, connection);
+    await requireOwnersCredentials(context, id, stored, connection);
   } catch (ownership) {
     return ownership as Error;
   }

@@ -1,4 +1,6 @@
-import type { KeyState } from "@gateway-keys/contract";
+import { CreateApiKeyRequest, KeyId, type ApiKey, type SettableKeyState } from "@gateway-keys/contract";
+import { z } from "zod";
+import { ConnectionInput } from "./connection";
 
 /** The engine's placeholder for a value not known until apply (an output of another resource). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -11,47 +13,57 @@ export function containsUnknown(value: unknown): boolean {
   return false;
 }
 
-/** The `connection` input: which gateway, and which owner's provisioning key. */
-export interface ConnectionInput {
-  baseUrl?: string;
-  provisioningKey?: string;
-}
-
-/** Policies as the provider compares and stores them: defaults filled, amounts in canonical form. */
-export interface KeyPolicies {
-  spendPolicy?: { limitUnits: string; currency: "unit" };
-  loggingPolicy: { storeRequest: boolean; storeResponse: boolean; retentionDays: number };
-  modelPolicy: { mode: "all" | "allowList"; modelIds: string[] };
-}
-
-/** A key's inputs after `check`: what the program declares. */
-export interface DesiredKey extends KeyPolicies {
-  name: string;
-  state: "active" | "disabled";
-  rotationTrigger?: unknown;
-  connection?: ConnectionInput;
+/**
+ * The inputs of an ApiKey: the contract's create request (name, state, policies, defaults and all)
+ * plus the provider's own fields. Top-level properties it does not name, such as the engine's
+ * `__provider`, are dropped; inside, the contract's schemas stay strict.
+ */
+export const ApiKeyInputs = z.object({
+  ...CreateApiKeyRequest.shape,
+  /** Any value; changing it rotates the secret. */
+  rotationTrigger: z.unknown().optional(),
+  connection: ConnectionInput.optional(),
   /** An existing key to take over instead of creating one. */
-  adoptKeyId?: string;
+  adoptKeyId: KeyId.optional(),
+});
+
+/** A key's inputs after `check`: what the program declares, defaults filled, amounts canonical. */
+export type DesiredKey = z.output<typeof ApiKeyInputs>;
+
+/**
+ * What `check` hands on when a value is not known until apply (only during a preview): the program's
+ * inputs, partly unchecked. `diff` tells it from a {@link DesiredKey} with {@link isSettled}.
+ */
+export type PendingInputs = Readonly<Record<string, unknown>>;
+
+/** Inputs as `check` returns them. */
+export type CheckedInputs = DesiredKey | PendingInputs;
+
+/** Whether `check` validated every input, none of them waiting for apply. */
+export function isSettled(inputs: CheckedInputs): inputs is DesiredKey {
+  return !containsUnknown(inputs);
 }
+
+/** The fields of the gateway's record that the stack keeps, exactly as read. */
+type RecordFields = "keyId" | "version" | "hint" | "state" | "ownerId" | "name" | "loggingPolicy" | "modelPolicy" | "createdAt" | "updatedAt" | "rotatedAt";
 
 /** A key's outputs, as stored in the stack's state (the secret encrypted by the engine). */
-export interface StoredKey extends KeyPolicies {
-  keyId: string;
-  version: number;
+export interface StoredKey extends Pick<ApiKey, RecordFields> {
+  /** The spending cap; absent when the key has none (the engine's state holds no `undefined`). */
+  spendPolicy?: NonNullable<ApiKey["spendPolicy"]>;
   /** Absent when the stack does not know the secret (adopted, or rotated outside the stack). */
   secret?: string;
   secretKnown: boolean;
-  hint: string;
-  state: KeyState;
-  ownerId: string;
+  /** The gateway the key lives on. */
   baseUrl: string;
   /** Hint of the provisioning key the key was last managed with. */
   provisioningKeyHint: string;
-  name: string;
   rotationTrigger?: unknown;
   /** The key's own `connection` input, kept (as a secret output) so refresh and delete reach it. */
   connection?: ConnectionInput;
-  createdAt: string;
-  updatedAt: string;
-  rotatedAt: string | null;
 }
+
+/** The inputs a live key implies (what `read` reports), so a change made outside Pulumi shows in the next preview. */
+export type ReadInputs = Pick<StoredKey, "name" | "spendPolicy" | "loggingPolicy" | "modelPolicy" | "rotationTrigger" | "connection"> & {
+  state: SettableKeyState;
+};
