@@ -17,3 +17,4 @@ export * from "./units";
 export * from "./usage";
 export * from "./validation";
 export * from "./route-inputs";
+export * from "./model-api";

@@ -14,9 +14,19 @@ export const ACCOUNT_PATHS = {
 /** Paths of the model and public endpoints. */
 export const PUBLIC_PATHS = {
   responses: "/v1/responses",
+  chatCompletions: "/v1/chat/completions",
+  messages: "/v1/messages",
+  embeddings: "/v1/embeddings",
+  moderations: "/v1/moderations",
+  imageGenerations: "/v1/images/generations",
+  speech: "/v1/audio/speech",
+  transcriptions: "/v1/audio/transcriptions",
   models: "/v1/models",
   startups: "/v1/startups",
 } as const;
+
+/** Response header with what a model request was charged, in credits (every family, streams included, as a trailer-free header: the reservation's bound for a stream). */
+export const COST_HEADER = "x-gateway-cost-units";
 
 /** Header that makes an account mutation safe to retry. */
 export const IDEMPOTENCY_HEADER = "idempotency-key";

@@ -8,13 +8,13 @@ import { handleFrameworkError, installErrorHandling } from "./http/error-handler
 import { installJsonBodyParser } from "./http/json-body";
 import { loggerOptions } from "./http/request-log";
 import { installZodValidation } from "./http/validation";
-import { ModelCatalog, type BuiltInModel } from "./models/catalog";
+import { ModelCatalog, type CatalogModel } from "./models/catalog";
 import { runMaintenance, scheduleMaintenance, type MaintenanceResult } from "./policies/retention";
 import { SpendLedger } from "./policies/spend-ledger";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit";
 import { accountKeyRoutes } from "./routes/account-keys";
 import { publicRoutes } from "./routes/public";
-import { responsesRoutes } from "./routes/responses";
+import { textGenerationRoutes } from "./routes/text-generation";
 import { usageRoutes } from "./routes/usage";
 import { whoamiRoutes } from "./routes/whoami";
 import type { Store } from "./store/types";
@@ -47,8 +47,8 @@ export interface AppDependencies {
   encryptionKey?: Buffer | string;
   /** How often expired logs and idempotency records are purged. Default 60 000 ms; 0 turns the timer off. */
   maintenanceIntervalMs?: number;
-  /** The models served. Default: the built-in deterministic models (`echo-1`, `reverse-1`, `count-1`). */
-  models?: readonly BuiltInModel[];
+  /** The models served. Default: the built-in deterministic models (docs/api.md, "Built-in models"). */
+  models?: readonly CatalogModel[];
 }
 
 /** Operations on a running app beyond HTTP. */
@@ -106,7 +106,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   installErrorHandling(app);
 
   app.register(publicRoutes, { prefix: "/v1", ctx });
-  app.register(responsesRoutes, { prefix: "/v1", ctx });
+  app.register(textGenerationRoutes, { prefix: "/v1", ctx });
   app.register(accountKeyRoutes, { prefix: "/v1/account/api-keys", ctx });
   app.register(usageRoutes, { prefix: "/v1/account", ctx });
   app.register(whoamiRoutes, { prefix: "/v1/account", ctx });

@@ -16,5 +16,6 @@ export type { GatewayErrorDetails } from "./errors";
 export { ENCRYPTION_KEY_ENV, keyFilePathFor } from "./encryption-key";
 export type { RateLimitOptions } from "./rate-limit";
 export type { MaintenanceResult } from "./policies/retention";
-export type { BuiltInModel } from "./models/catalog";
+export type { CatalogModel, ModelPricing } from "./models/catalog";
+export { BUILT_IN_MODELS } from "./models/catalog";
 export { EXTENSIONS } from "./routes/public";

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../errors";
+import { anthropicError } from "../inference/wires/messages";
 
 /**
  * Fastify's own errors that reach us before a handler runs, and what a client should do about them.
@@ -53,7 +54,8 @@ function toGatewayError(error: unknown, request: FastifyRequest): GatewayError {
 /** Writes an error envelope. */
 export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
   if (error.headers) reply.headers(error.headers);
-  return reply.code(error.statusCode).type("application/json; charset=utf-8").send(error.toEnvelope());
+  const body = reply.request.routeOptions?.config?.errorWire === "anthropic" ? anthropicError(error) : error.toEnvelope();
+  return reply.code(error.statusCode).type("application/json; charset=utf-8").send(body);
 }
 
 function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {

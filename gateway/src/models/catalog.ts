@@ -1,97 +1,84 @@
-import { formatUnits, parseUnits, type Model } from "@gateway-keys/contract";
+import { formatUnits, parseUnits, type Model, type ModelFamily } from "@gateway-keys/contract";
+import type { TextEngine, TextUsage } from "../inference/text";
+import { BUILT_IN_TEXT_MODELS } from "./builtin/text-models";
 
-/**
- * A model the gateway runs itself: deterministic, local, instant. They stand in for upstream
- * providers so demos and tests need no network and no weights, while the gateway around them
- * (auth, policies, metering, logging) is the real thing.
- */
-export interface BuiltInModel {
+/** A model's price: credits (as micro-units) per million input and per million output tokens. */
+export interface ModelPricing {
+  inputPerMillionMicros: bigint;
+  outputPerMillionMicros: bigint;
+}
+
+interface CatalogModelBase {
+  /** The public id clients send as `model`. */
   id: string;
   description: string;
-  perRequestMicros: bigint;
-  perCharacterMicros: bigint;
-  /** An upper bound of the output length for this input, known before the model runs. */
-  maxOutputCharacters(input: string): number;
-  generate(input: string): string;
+  /** Who serves it: `gateway` for the built-in models, else the provider's name. */
+  ownedBy: string;
+  pricing: ModelPricing;
+  /** The most tokens one request may generate (and the bound a spend reservation assumes). */
+  maxOutputTokens: number;
 }
 
-/** Characters are Unicode code points, so an emoji counts once. */
-export function countCharacters(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    // A high surrogate followed by a low one is a single code point.
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
+/** A model the gateway serves, with the engine that runs it. */
+export type CatalogModel = CatalogModelBase & { family: "chat"; engine: TextEngine };
+
+const MICROS_PER_MILLION = 1_000_000n;
+
+/** What `usage` costs at the model's price, rounded up to a whole micro-unit. */
+export function costOf(pricing: ModelPricing, usage: TextUsage): bigint {
+  const scaled = BigInt(usage.inputTokens) * pricing.inputPerMillionMicros + BigInt(usage.outputTokens) * pricing.outputPerMillionMicros;
+  return (scaled + MICROS_PER_MILLION - 1n) / MICROS_PER_MILLION;
 }
 
-const BUILT_IN_MODELS: readonly BuiltInModel[] = [
-  {
-    id: "echo-1",
-    description: "Returns the input unchanged.",
-    perRequestMicros: parseUnits("0.001"),
-    perCharacterMicros: parseUnits("0.00001"),
-    maxOutputCharacters: (input) => countCharacters(input),
-    generate: (input) => input,
-  },
-  {
-    id: "reverse-1",
-    description: "Returns the input with its characters in reverse order.",
-    perRequestMicros: parseUnits("0.002"),
-    perCharacterMicros: parseUnits("0.00002"),
-    maxOutputCharacters: (input) => countCharacters(input),
-    generate: (input) => Array.from(input).reverse().join(""),
-  },
-  {
-    id: "count-1",
-    description: "Counts the characters and words of the input.",
-    perRequestMicros: parseUnits("0.0005"),
-    perCharacterMicros: parseUnits("0.000005"),
-    // The answer is at most "32768 characters, 16384 words", well under 64 characters.
-    maxOutputCharacters: () => 64,
-    generate: (input) => {
-      const words = input.split(/\s+/).filter((word) => word.length > 0).length;
-      return `${countCharacters(input)} characters, ${words} words`;
-    },
-  },
-];
+const builtInPrices: Record<string, [input: string, output: string]> = {
+  "echo-1": ["1000", "2000"],
+  "reverse-1": ["2000", "4000"],
+  "count-1": ["500", "1000"],
+};
 
-/** The models a gateway serves, with their prices. */
+/** The models served when no upstream is configured: local, deterministic, free of network. */
+export const BUILT_IN_MODELS: readonly CatalogModel[] = BUILT_IN_TEXT_MODELS.map(({ id, description, engine }) => ({
+  id,
+  description,
+  ownedBy: "gateway",
+  family: "chat",
+  engine,
+  pricing: { inputPerMillionMicros: parseUnits(builtInPrices[id]![0]), outputPerMillionMicros: parseUnits(builtInPrices[id]![1]) },
+  maxOutputTokens: 4096,
+}));
+
+/** The models a gateway serves, by id. */
 export class ModelCatalog {
-  readonly #byId: Map<string, BuiltInModel>;
+  readonly #byId: Map<string, CatalogModel>;
+  readonly #listedAt: number;
 
-  constructor(models: readonly BuiltInModel[] = BUILT_IN_MODELS) {
+  constructor(models: readonly CatalogModel[] = BUILT_IN_MODELS, listedAt = Math.floor(Date.now() / 1000)) {
     this.#byId = new Map(models.map((model) => [model.id, model]));
+    this.#listedAt = listedAt;
   }
 
-  get(id: string): BuiltInModel | undefined {
+  get(id: string): CatalogModel | undefined {
     return this.#byId.get(id);
   }
 
-  /** Every model, as `GET /v1/models` lists them. */
-  list(): Model[] {
-    return [...this.#byId.values()].map(toWireModel);
+  /** Every model of `family` (all when left out), as `GET /v1/models` lists them. */
+  list(family?: ModelFamily): Model[] {
+    return [...this.#byId.values()].filter((model) => family === undefined || model.family === family).map((model) => this.#toWire(model));
   }
-}
 
-export function toWireModel(model: BuiltInModel): Model {
-  return {
-    object: "model",
-    id: model.id,
-    description: model.description,
-    pricing: {
-      perRequestUnits: formatUnits(model.perRequestMicros),
-      perCharacterUnits: formatUnits(model.perCharacterMicros),
-    },
-  };
-}
-
-/** Price of one request: per request, plus per character of input and output. */
-export function costOf(model: BuiltInModel, inputCharacters: number, outputCharacters: number): bigint {
-  return model.perRequestMicros + model.perCharacterMicros * BigInt(inputCharacters + outputCharacters);
+  #toWire(model: CatalogModel): Model {
+    return {
+      object: "model",
+      id: model.id,
+      created: this.#listedAt,
+      owned_by: model.ownedBy,
+      family: model.family,
+      description: model.description,
+      pricing: {
+        input_units_per_million_tokens: formatUnits(model.pricing.inputPerMillionMicros),
+        output_units_per_million_tokens: formatUnits(model.pricing.outputPerMillionMicros),
+      },
+      max_output_tokens: model.maxOutputTokens,
+    };
+  }
 }

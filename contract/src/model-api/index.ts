@@ -1,0 +1,5 @@
+/** The model API families' wire schemas (OpenAI and Anthropic wires), one file per family. */
+export * from "./chat-completions";
+export * from "./messages";
+export * from "./responses";
+export * from "./text";

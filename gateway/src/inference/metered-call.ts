@@ -1,0 +1,121 @@
+import { formatUnits, type ModelFamily } from "@gateway-keys/contract";
+import type { GatewayContext } from "../context";
+import { GatewayError } from "../errors";
+import { costOf, type CatalogModel } from "../models/catalog";
+import { logEntryFor } from "../policies/logging-policy";
+import { modelAllowed } from "../policies/model-policy";
+import type { SpendReservation } from "../policies/spend-ledger";
+import type { RequestOutcome, StoredApiKey } from "../store/types";
+import type { TextUsage } from "./text";
+
+/** Where each family is served, for messages that point a client to the right endpoint. */
+const ENDPOINT_OF: Record<ModelFamily, string> = {
+  chat: "/v1/chat/completions, /v1/responses or /v1/messages",
+  embeddings: "/v1/embeddings",
+  images: "/v1/images/generations",
+  speech: "/v1/audio/speech",
+  transcription: "/v1/audio/transcriptions",
+  moderation: "/v1/moderations",
+};
+
+/**
+ * One model request under the key's policies, whatever its family or wire: the model must exist
+ * and serve this endpoint's family, the model policy must allow it, and the most the request can
+ * cost is reserved before the model runs (so concurrent requests never overshoot the spend
+ * limit); the actual cost is settled once known. Every outcome, refusals included, gets its log
+ * row and usage counters, as the key's logging policy says.
+ */
+export class MeteredCall {
+  readonly #ctx: GatewayContext;
+  readonly #key: StoredApiKey;
+  readonly #modelId: string;
+  readonly #input: string;
+  readonly #now: number;
+  #reservation: SpendReservation | undefined;
+  #settled = false;
+
+  constructor(ctx: GatewayContext, key: StoredApiKey, modelId: string, input: string) {
+    this.#ctx = ctx;
+    this.#key = key;
+    this.#modelId = modelId;
+    this.#input = input;
+    this.#now = ctx.now();
+  }
+
+  /** The model, if it exists, serves `family` and the key may call it; otherwise the refusal is recorded and thrown. */
+  async admit(family: ModelFamily): Promise<CatalogModel> {
+    const name = JSON.stringify(this.#modelId);
+    const model = this.#ctx.models.get(this.#modelId);
+    if (!model) {
+      return this.#refuse(new GatewayError("model_not_found", `No model ${name}; GET /v1/models lists the models.`, { param: "model" }), "failed");
+    }
+    if (model.family !== family) {
+      return this.#refuse(
+        new GatewayError("validation_failed", `Invalid fields: model: ${name} is a ${model.family} model; use ${ENDPOINT_OF[model.family]}.`, { param: "model" }),
+        "failed",
+      );
+    }
+    if (!modelAllowed(this.#key, this.#modelId)) {
+      return this.#refuse(new GatewayError("model_not_allowed", `This key's model policy does not allow ${name}.`, { param: "model" }), "rejected");
+    }
+    return model;
+  }
+
+  /** Reserves what `bound` (the most the request can use) costs at the model's price, or records and throws 402. */
+  async reserve(model: CatalogModel, bound: TextUsage): Promise<void> {
+    const maxCostMicros = costOf(model.pricing, bound);
+    const reservation = await this.#ctx.spend.reserve(this.#key, maxCostMicros);
+    if (!reservation) {
+      await this.#refuse(
+        new GatewayError(
+          "spend_limit_reached",
+          `This request could cost up to ${formatUnits(maxCostMicros)} units, more than is left under the key's spend limit; raise spendPolicy.limitUnits to continue.`,
+        ),
+        "rejected",
+      );
+    }
+    this.#reservation = reservation;
+  }
+
+  /** Charges what `usage` costs (never more than the reservation) and records the answer; resolves once committed. Returns the cost. */
+  async succeed(model: CatalogModel, usage: TextUsage, output: string | null): Promise<bigint> {
+    const reservation = this.#requireReservation();
+    const cost = costOf(model.pricing, usage);
+    const costMicros = cost < reservation.micros ? cost : reservation.micros;
+    await this.#settle(reservation, 200, costMicros, output, "succeeded");
+    return costMicros;
+  }
+
+  /**
+   * Ends a call that cannot say what it used — a stream cut before its end, an upstream that
+   * reported no usage — by charging the whole reservation.
+   */
+  async chargeReservation(status: number, output: string | null): Promise<void> {
+    const reservation = this.#requireReservation();
+    await this.#settle(reservation, status, reservation.micros, output, "succeeded");
+  }
+
+  /** Ends a call whose model failed before answering: nothing is charged. Safe to call after settling (no-op). */
+  async fail(status: number): Promise<void> {
+    if (this.#settled || !this.#reservation) return;
+    await this.#settle(this.#reservation, status, 0n, null, "failed");
+  }
+
+  async #settle(reservation: SpendReservation, status: number, costMicros: bigint, output: string | null, outcome: RequestOutcome): Promise<void> {
+    if (this.#settled) return;
+    this.#settled = true;
+    const entry = logEntryFor(this.#key, { model: this.#modelId, status, costMicros, input: this.#input, output }, this.#now);
+    await this.#ctx.spend.settle(reservation, entry, outcome);
+  }
+
+  async #refuse(error: GatewayError, outcome: Exclude<RequestOutcome, "succeeded">): Promise<never> {
+    const entry = logEntryFor(this.#key, { model: this.#modelId, status: error.statusCode, costMicros: 0n, input: this.#input, output: null }, this.#now);
+    await this.#ctx.spend.recordUncharged(entry, outcome);
+    throw error;
+  }
+
+  #requireReservation(): SpendReservation {
+    if (!this.#reservation) throw new Error("a model call settled before it reserved its spend");
+    return this.#reservation;
+  }
+}

@@ -1,0 +1,65 @@
+import type { FastifyReply } from "fastify";
+
+/**
+ * Server-sent events on a reply, as the official SDKs parse them: `event:` (when named) and one
+ * `data:` line of JSON per event, a blank line after each. Writing starts the 200 answer, so
+ * everything that could refuse the request (auth, validation, policies, the spend reservation)
+ * must have run before the first event.
+ */
+export class SseStream {
+  readonly #reply: FastifyReply;
+  #started = false;
+  #closedByClient = false;
+  readonly #abort = new AbortController();
+
+  constructor(reply: FastifyReply) {
+    this.#reply = reply;
+    reply.raw.on("close", () => {
+      if (!reply.raw.writableEnded) {
+        this.#closedByClient = true;
+        this.#abort.abort();
+      }
+    });
+  }
+
+  /** Aborted when the client goes away before the stream ends: stop generating. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /** Whether the client went away before the end. */
+  get cut(): boolean {
+    return this.#closedByClient;
+  }
+
+  /** Writes one event; `name` is the `event:` line (the Anthropic and Responses wires need it). */
+  send(data: unknown, name?: string): void {
+    this.#start();
+    if (this.#closedByClient) return;
+    this.#reply.raw.write(`${name === undefined ? "" : `event: ${name}\n`}data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** Writes a `data:` line that is not JSON (the Chat Completions wire ends with `data: [DONE]`). */
+  sendRaw(data: string): void {
+    this.#start();
+    if (!this.#closedByClient) this.#reply.raw.write(`data: ${data}\n\n`);
+  }
+
+  end(): void {
+    this.#start();
+    this.#reply.raw.end();
+  }
+
+  #start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    // The reply is ours from here: Fastify must not also answer it.
+    this.#reply.hijack();
+    this.#reply.raw.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    });
+  }
+}

@@ -1,0 +1,50 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { ChatCompletion, ChatCompletionRequest, MessageObject, MessagesRequest, NoQuery, ResponseObject, ResponsesRequest } from "@gateway-keys/contract";
+import { requireApiKey } from "../auth/hooks";
+import { apiKeyOf } from "../context";
+import { runTextCall } from "../inference/text-call";
+import { chatAsk, chatWire } from "../inference/wires/chat-completions";
+import { messagesAsk, messagesWire } from "../inference/wires/messages";
+import { responsesAsk, responsesWire } from "../inference/wires/responses";
+import type { RouteOptions } from "./account-keys";
+
+/** Text-generation bodies carry whole conversations: larger than account bodies. */
+const TEXT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The error body a route answers with: ours (the OpenAI shape) by default, or Anthropic's. */
+    errorWire?: "anthropic";
+  }
+}
+
+/**
+ * The three text wires — `POST /v1/chat/completions`, `/v1/responses` and `/v1/messages` — over
+ * one pipeline (inference/text-call.ts): any chat model answers on any of them, whole or streamed.
+ */
+export const textGenerationRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
+  const onRequest = [requireApiKey(ctx)];
+
+  app.post(
+    "/chat/completions",
+    { onRequest, bodyLimit: TEXT_BODY_LIMIT_BYTES, schema: { querystring: NoQuery, body: ChatCompletionRequest, response: { 200: ChatCompletion } } },
+    async (request, reply) => runTextCall(ctx, apiKeyOf(request), reply, request.body.model, chatAsk(request.body), chatWire(request.body)),
+  );
+
+  app.post(
+    "/responses",
+    { onRequest, bodyLimit: TEXT_BODY_LIMIT_BYTES, schema: { querystring: NoQuery, body: ResponsesRequest, response: { 200: ResponseObject } } },
+    async (request, reply) => runTextCall(ctx, apiKeyOf(request), reply, request.body.model, responsesAsk(request.body), responsesWire(request.body)),
+  );
+
+  app.post(
+    "/messages",
+    {
+      onRequest,
+      bodyLimit: TEXT_BODY_LIMIT_BYTES,
+      config: { errorWire: "anthropic" },
+      schema: { querystring: NoQuery, body: MessagesRequest, response: { 200: MessageObject } },
+    },
+    async (request, reply) => runTextCall(ctx, apiKeyOf(request), reply, request.body.model, messagesAsk(request.body), messagesWire()),
+  );
+};
