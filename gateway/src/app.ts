@@ -13,6 +13,10 @@ import { runMaintenance, scheduleMaintenance, type MaintenanceResult } from "./p
 import { SpendLedger } from "./policies/spend-ledger";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit";
 import { accountKeyRoutes } from "./routes/account-keys";
+import { audioRoutes } from "./routes/audio";
+import { embeddingsRoutes } from "./routes/embeddings";
+import { imagesRoutes } from "./routes/images";
+import { moderationsRoutes } from "./routes/moderations";
 import { publicRoutes } from "./routes/public";
 import { textGenerationRoutes } from "./routes/text-generation";
 import { usageRoutes } from "./routes/usage";
@@ -107,6 +111,10 @@ export function createApp(deps: AppDependencies): FastifyInstance {
 
   app.register(publicRoutes, { prefix: "/v1", ctx });
   app.register(textGenerationRoutes, { prefix: "/v1", ctx });
+  app.register(embeddingsRoutes, { prefix: "/v1", ctx });
+  app.register(moderationsRoutes, { prefix: "/v1", ctx });
+  app.register(imagesRoutes, { prefix: "/v1", ctx });
+  app.register(audioRoutes, { prefix: "/v1", ctx });
   app.register(accountKeyRoutes, { prefix: "/v1/account/api-keys", ctx });
   app.register(usageRoutes, { prefix: "/v1/account", ctx });
   app.register(whoamiRoutes, { prefix: "/v1/account", ctx });

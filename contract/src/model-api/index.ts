@@ -3,3 +3,7 @@ export * from "./chat-completions";
 export * from "./messages";
 export * from "./responses";
 export * from "./text";
+export * from "./audio";
+export * from "./embeddings";
+export * from "./images";
+export * from "./moderations";

@@ -1,7 +1,7 @@
 import { formatUnits, type ModelFamily } from "@gateway-keys/contract";
 import type { GatewayContext } from "../context";
 import { GatewayError } from "../errors";
-import { costOf, type CatalogModel } from "../models/catalog";
+import { costOf, type CatalogModel, type ModelOf } from "../models/catalog";
 import { logEntryFor } from "../policies/logging-policy";
 import { modelAllowed } from "../policies/model-policy";
 import type { SpendReservation } from "../policies/spend-ledger";
@@ -17,6 +17,10 @@ const ENDPOINT_OF: Record<ModelFamily, string> = {
   transcription: "/v1/audio/transcriptions",
   moderation: "/v1/moderations",
 };
+
+function isOfFamily<Family extends ModelFamily>(model: CatalogModel, family: Family): model is ModelOf<Family> {
+  return model.family === family;
+}
 
 /**
  * One model request under the key's policies, whatever its family or wire: the model must exist
@@ -43,13 +47,13 @@ export class MeteredCall {
   }
 
   /** The model, if it exists, serves `family` and the key may call it; otherwise the refusal is recorded and thrown. */
-  async admit(family: ModelFamily): Promise<CatalogModel> {
+  async admit<Family extends ModelFamily>(family: Family): Promise<ModelOf<Family>> {
     const name = JSON.stringify(this.#modelId);
     const model = this.#ctx.models.get(this.#modelId);
     if (!model) {
       return this.#refuse(new GatewayError("model_not_found", `No model ${name}; GET /v1/models lists the models.`, { param: "model" }), "failed");
     }
-    if (model.family !== family) {
+    if (!isOfFamily(model, family)) {
       return this.#refuse(
         new GatewayError("validation_failed", `Invalid fields: model: ${name} is a ${model.family} model; use ${ENDPOINT_OF[model.family]}.`, { param: "model" }),
         "failed",
@@ -75,6 +79,26 @@ export class MeteredCall {
       );
     }
     this.#reservation = reservation;
+  }
+
+  /**
+   * Reserves `bound`, runs the model, and settles what it used: the whole life of a call that
+   * answers at once. Returns the model's result and what it was charged.
+   */
+  async run<Result>(
+    model: CatalogModel,
+    bound: TextUsage,
+    work: () => Promise<{ result: Result; usage: TextUsage; output: string | null }>,
+  ): Promise<{ result: Result; costMicros: bigint }> {
+    await this.reserve(model, bound);
+    let done: Awaited<ReturnType<typeof work>>;
+    try {
+      done = await work();
+    } catch (error) {
+      await this.fail(error instanceof GatewayError ? error.statusCode : 502);
+      throw error;
+    }
+    return { result: done.result, costMicros: await this.succeed(model, done.usage, done.output) };
   }
 
   /** Charges what `usage` costs (never more than the reservation) and records the answer; resolves once committed. Returns the cost. */

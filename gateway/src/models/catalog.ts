@@ -1,5 +1,10 @@
 import { formatUnits, parseUnits, type Model, type ModelFamily } from "@gateway-keys/contract";
+import type { EmbeddingEngine, ImageEngine, ModerationEngine, SpeechEngine, TranscriptionEngine } from "../inference/engines";
 import type { TextEngine, TextUsage } from "../inference/text";
+import { toneSpeaker, wavTranscriber } from "./builtin/audio";
+import { hashingEmbedder } from "./builtin/embeddings";
+import { patternImages } from "./builtin/images";
+import { ruleModerator } from "./builtin/moderation";
 import { BUILT_IN_TEXT_MODELS } from "./builtin/text-models";
 
 /** A model's price: credits (as micro-units) per million input and per million output tokens. */
@@ -19,8 +24,19 @@ interface CatalogModelBase {
   maxOutputTokens: number;
 }
 
-/** A model the gateway serves, with the engine that runs it. */
-export type CatalogModel = CatalogModelBase & { family: "chat"; engine: TextEngine };
+/** A model the gateway serves, with the engine that runs it (its kind follows the family). */
+export type CatalogModel = CatalogModelBase &
+  (
+    | { family: "chat"; engine: TextEngine }
+    | { family: "embeddings"; engine: EmbeddingEngine }
+    | { family: "moderation"; engine: ModerationEngine }
+    | { family: "images"; engine: ImageEngine }
+    | { family: "speech"; engine: SpeechEngine }
+    | { family: "transcription"; engine: TranscriptionEngine }
+  );
+
+/** The catalog model of one family. */
+export type ModelOf<Family extends ModelFamily> = Extract<CatalogModel, { family: Family }>;
 
 const MICROS_PER_MILLION = 1_000_000n;
 
@@ -30,22 +46,62 @@ export function costOf(pricing: ModelPricing, usage: TextUsage): bigint {
   return (scaled + MICROS_PER_MILLION - 1n) / MICROS_PER_MILLION;
 }
 
-const builtInPrices: Record<string, [input: string, output: string]> = {
-  "echo-1": ["1000", "2000"],
-  "reverse-1": ["2000", "4000"],
-  "count-1": ["500", "1000"],
+const price = (input: string, output: string): ModelPricing => ({ inputPerMillionMicros: parseUnits(input), outputPerMillionMicros: parseUnits(output) });
+const builtIn = { ownedBy: "gateway", maxOutputTokens: 4096 } as const;
+const textPrices: Record<string, ModelPricing> = {
+  "echo-1": price("1000", "2000"),
+  "reverse-1": price("2000", "4000"),
+  "count-1": price("500", "1000"),
 };
 
-/** The models served when no upstream is configured: local, deterministic, free of network. */
-export const BUILT_IN_MODELS: readonly CatalogModel[] = BUILT_IN_TEXT_MODELS.map(({ id, description, engine }) => ({
-  id,
-  description,
-  ownedBy: "gateway",
-  family: "chat",
-  engine,
-  pricing: { inputPerMillionMicros: parseUnits(builtInPrices[id]![0]), outputPerMillionMicros: parseUnits(builtInPrices[id]![1]) },
-  maxOutputTokens: 4096,
-}));
+/**
+ * The models served when no upstream is configured: local, deterministic stand-ins for every
+ * family, free of network and weights (docs/api.md, "Built-in models", says what each does).
+ */
+export const BUILT_IN_MODELS: readonly CatalogModel[] = [
+  ...BUILT_IN_TEXT_MODELS.map(({ id, description, engine }): CatalogModel => ({ ...builtIn, id, description, family: "chat", engine, pricing: textPrices[id]! })),
+  {
+    ...builtIn,
+    id: "hash-embed-1",
+    family: "embeddings",
+    description: "Hashing embedder: 256 dimensions, texts sharing words land near each other.",
+    engine: hashingEmbedder,
+    pricing: price("100", "0"),
+  },
+  {
+    ...builtIn,
+    id: "rules-moderation-1",
+    family: "moderation",
+    description: "Rule-based moderation: small documented word lists per category.",
+    engine: ruleModerator,
+    pricing: price("0", "0"),
+  },
+  {
+    ...builtIn,
+    id: "pattern-image-1",
+    family: "images",
+    description: "Deterministic PNG patterns from the prompt; one output token per 32x32 pixels.",
+    engine: patternImages,
+    pricing: price("1000", "100"),
+    maxOutputTokens: 4 * 1024,
+  },
+  {
+    ...builtIn,
+    id: "tone-speech-1",
+    family: "speech",
+    description: "Tone speaker: WAV (or raw PCM) with one tone per token of the text.",
+    engine: toneSpeaker,
+    pricing: price("1000", "1000"),
+  },
+  {
+    ...builtIn,
+    id: "wav-transcribe-1",
+    family: "transcription",
+    description: "Reads back the text of WAVs made by tone-speech-1; other audio transcribes to empty text.",
+    engine: wavTranscriber,
+    pricing: price("1000", "1000"),
+  },
+];
 
 /** The models a gateway serves, by id. */
 export class ModelCatalog {
@@ -59,6 +115,11 @@ export class ModelCatalog {
 
   get(id: string): CatalogModel | undefined {
     return this.#byId.get(id);
+  }
+
+  /** The first model of `family`: what a request that names no model gets (moderations). */
+  defaultOf(family: ModelFamily): CatalogModel | undefined {
+    return [...this.#byId.values()].find((model) => model.family === family);
   }
 
   /** Every model of `family` (all when left out), as `GET /v1/models` lists them. */

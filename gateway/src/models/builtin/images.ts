@@ -1,0 +1,58 @@
+import { createHash } from "node:crypto";
+import { crc32, deflateSync } from "node:zlib";
+import type { ImageEngine } from "../../inference/engines";
+import { countTokens } from "../../inference/tokens";
+
+/** One PNG chunk: length, type, data, CRC-32 of type and data. */
+function chunk(type: string, data: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, "latin1");
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+  return Buffer.concat([head, data, crc]);
+}
+
+/** An 8-bit RGB PNG of `rgb` (width × height × 3 bytes, row by row). */
+export function encodePng(width: number, height: number, rgb: Buffer): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bit depth
+  header[9] = 2; // colour type: RGB
+  // Each row starts with its filter type (0: none).
+  const rows = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) rgb.copy(rows, y * (width * 3 + 1) + 1, y * width * 3, (y + 1) * width * 3);
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
+}
+
+/** Output tokens an image counts: one per 32×32 tile (a 1024×1024 image is 1024 tokens). */
+export function imageTokens(width: number, height: number): number {
+  return Math.ceil((width * height) / 1024);
+}
+
+/**
+ * A pattern generator: the prompt's hash picks two colours and a stripe frequency, and each
+ * image of a request varies the phase. The same prompt always gives the same images: a real,
+ * valid PNG any client can decode, made with no model weights.
+ */
+export const patternImages: ImageEngine = {
+  async generate(prompt, count, width, height) {
+    const images: Buffer[] = [];
+    for (let index = 0; index < count; index++) {
+      const seed = createHash("sha256").update(`${index}\n${prompt}`).digest();
+      const frequency = 2 + (seed[6]! % 14);
+      const rgb = Buffer.alloc(width * height * 3);
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) {
+          const mix = (Math.sin(((x + y) / width) * Math.PI * frequency + seed[7]!) + 1) / 2;
+          const at = (y * width + x) * 3;
+          for (let c = 0; c < 3; c++) rgb[at + c] = Math.round(seed[c]! * mix + seed[c + 3]! * (1 - mix));
+        }
+      }
+      images.push(encodePng(width, height, rgb));
+    }
+    return { images, usage: { inputTokens: countTokens(prompt), outputTokens: count * imageTokens(width, height) } };
+  },
+};
