@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   idempotency_error: 422,
   rate_limit_error: 429,
   api_error: 500,
+  upstream_error: 502,
+  upstream_timeout_error: 504,
 } as const;
 export type ErrorType = keyof typeof ERROR_STATUS;
 
@@ -39,6 +41,8 @@ export const ERROR_CODES = {
   payload_too_large: "payload_too_large_error",
   rate_limited: "rate_limit_error",
   internal_error: "api_error",
+  upstream_failed: "upstream_error",
+  upstream_timeout: "upstream_timeout_error",
 } as const satisfies Record<string, ErrorType>;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

@@ -10,6 +10,7 @@ import pino from "pino";
 import { SCOPES, type Scope } from "@gateway-keys/contract";
 import { createProvisioningKey } from "./keys/provisioning";
 import { startGateway } from "./server";
+import { loadGatewayConfig } from "./upstream/config";
 import { openSqliteStore } from "./store/sqlite/sqlite-store";
 
 interface ServeOptions {
@@ -21,6 +22,7 @@ interface ServeOptions {
   scopes: Scope[];
   logLevel: string;
   meteringDurability: "normal" | "full";
+  config?: string;
 }
 
 interface CreateKeyOptions {
@@ -62,6 +64,7 @@ async function main(argv: string[]): Promise<void> {
     .option("--owner <id>", "owner of the bootstrap provisioning key")
     .addOption(new Option("--scopes <list>", "scopes of the bootstrap key").default([...SCOPES], SCOPES.join(",")).argParser(parseScopes))
     .addOption(new Option("--log-level <level>", "log level").default("info").choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"]))
+    .option("--config <file>", "upstream providers and models, YAML or JSON (docs/api.md, \"Upstream providers\")")
     .addOption(
       new Option("--metering-durability <mode>", "fsync of usage and log writes (see docs/api.md)").default("normal").choices(["normal", "full"]),
     )
@@ -83,7 +86,9 @@ async function main(argv: string[]): Promise<void> {
 async function serve(options: ServeOptions): Promise<void> {
   if (options.bootstrap && !options.owner) throw new Error("--bootstrap needs --owner <id>: the owner the provisioning key acts for");
   const dbPath = resolve(options.db);
+  const config = options.config === undefined ? undefined : loadGatewayConfig(resolve(options.config));
   const gateway = await startGateway({
+    ...(config ? { config } : {}),
     port: options.port,
     host: options.host,
     dbPath,

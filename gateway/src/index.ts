@@ -19,3 +19,4 @@ export type { MaintenanceResult } from "./policies/retention";
 export type { CatalogModel, ModelPricing } from "./models/catalog";
 export { BUILT_IN_MODELS } from "./models/catalog";
 export { EXTENSIONS } from "./routes/public";
+export { GatewayConfig, loadGatewayConfig } from "./upstream/config";

@@ -5,6 +5,9 @@ import { createApp, type AppDependencies } from "./app";
 import { createProvisioningKey } from "./keys/provisioning";
 import { openSqliteStore, type SqliteStoreOptions } from "./store/sqlite/sqlite-store";
 import type { Store } from "./store/types";
+import { BUILT_IN_MODELS } from "./models/catalog";
+import type { GatewayConfig } from "./upstream/config";
+import { upstreamCatalog } from "./upstream/catalog";
 
 /** Options of {@link startGateway}: where to listen and what to serve, plus every app option. */
 export interface StartGatewayOptions extends Omit<AppDependencies, "store"> {
@@ -18,6 +21,11 @@ export interface StartGatewayOptions extends Omit<AppDependencies, "store"> {
   storeOptions?: SqliteStoreOptions;
   /** A store you opened; the gateway will not close it. */
   store?: Store;
+  /**
+   * Upstream providers and the models forwarded to them (see `loadGatewayConfig`). They are served
+   * beside the built-in models; a configured id replaces a built-in one.
+   */
+  config?: GatewayConfig;
   /** Creates a provisioning key for this owner at start; its secret is returned once. */
   bootstrap?: { ownerId: string; scopes?: readonly Scope[] };
 }
@@ -42,9 +50,15 @@ export interface RunningGateway {
  * demos: an in-memory database on an ephemeral loopback port.
  */
 export async function startGateway(options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  const { port = 0, host = "127.0.0.1", dbPath = ":memory:", storeOptions, bootstrap, store: givenStore, ...appOptions } = options;
+  const { port = 0, host = "127.0.0.1", dbPath = ":memory:", storeOptions, bootstrap, store: givenStore, config, ...appOptions } = options;
+  const upstream = config ? upstreamCatalog(config) : undefined;
+  if (upstream) {
+    const configured = new Set(upstream.models.map((model) => model.id));
+    appOptions.models ??= [...upstream.models, ...BUILT_IN_MODELS.filter((model) => !configured.has(model.id))];
+  }
   const store = givenStore ?? openSqliteStore(dbPath, storeOptions);
   const closeStore = async () => {
+    await upstream?.close();
     if (!givenStore) await store.close();
   };
   let app: FastifyInstance | undefined;

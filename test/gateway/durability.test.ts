@@ -19,7 +19,8 @@ describe("a clean restart", () => {
     const dbPath = join(dir, "gateway.db");
     const first = await startTestGateway({ dbPath });
     const account = accountClient(first);
-    const kept = await account.create({ name: "kept", spendPolicy: { limitUnits: "1" } }, "restart-create");
+    // The limit covers the reservation of two requests without an output bound (8.193 each).
+    const kept = await account.create({ name: "kept", spendPolicy: { limitUnits: "17" } }, "restart-create");
     const rotated = await account.create({ name: "rotated" });
     const newSecret = (await account.rotate(rotated.body.keyId, { expectedVersion: 1 })).body.secret;
     const revoked = await account.create({ name: "revoked" });
@@ -33,12 +34,12 @@ describe("a clean restart", () => {
       // The first gateway's provisioning key still works: the key itself was persisted.
       const again = accountClient(second, first.provisioningKey);
       expect(await again.listAll()).toEqual(before);
-      expect(before.find((key) => key.keyId === kept.body.keyId)!.spentUnits).toBe("0.0011");
+      expect(before.find((key) => key.keyId === kept.body.keyId)!.spentUnits).toBe("0.003");
       expect((await respond(second, kept.body.secret)).status).toBe(200);
       expect((await respond(second, newSecret)).status).toBe(200);
       expect((await respond(second, rotated.body.secret)).status).toBe(401);
       expect((await respond(second, revoked.body.secret)).status).toBe(401);
-      const replay = await again.create({ name: "kept", spendPolicy: { limitUnits: "1" } }, "restart-create");
+      const replay = await again.create({ name: "kept", spendPolicy: { limitUnits: "17" } }, "restart-create");
       expect(replay.headers.get("idempotent-replayed")).toBe("true");
       expect(replay.body.secret).toBe(kept.body.secret);
     } finally {

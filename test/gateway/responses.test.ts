@@ -1,5 +1,11 @@
-/** The model endpoint and its policies: models, spend reservation, model allow-list, logging. */
-import { GatewayInfo, ListPage, Model, ResponseObject } from "@gateway-keys/contract";
+/**
+ * The model endpoint and its policies: models, spend reservation, model allow-list, logging. Costs
+ * are tokens × the model's price per million (docs/api.md, "Built-in models"): a token is a run of
+ * letters or digits, or one other visible character; echo-1 is 0.001 per input and 0.002 per output
+ * token, reverse-1 0.002 and 0.004, count-1 0.0005 and 0.001. A request reserves its input tokens
+ * plus its bound on output tokens (the model's 4096 unless the request asks for fewer).
+ */
+import { COST_HEADER, GatewayInfo, ListPage, Model, ResponseObject } from "@gateway-keys/contract";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call, expectError, respond, useGateway } from "./helpers";
 
@@ -18,17 +24,20 @@ describe("POST /v1/responses", () => {
     expect(answer.status).toBe(200);
     const response = ResponseObject.strict().parse(answer.body);
     expect(response.output[0]!.content[0]!.text).toBe("hello");
-    // 0.001 per request + 0.00001 per character of input and output (5 + 5).
-    expect(response.usage).toEqual({ inputCharacters: 5, outputCharacters: 5, costUnits: "0.0011" });
-    expect(response).toMatchObject({ object: "response", model: "echo-1" });
+    // One input token and one output token: 0.001 + 0.002.
+    expect(response.usage).toEqual({ input_tokens: 1, output_tokens: 1, total_tokens: 2 });
+    expect(answer.headers.get(COST_HEADER)).toBe("0.003");
+    expect(response).toMatchObject({ object: "response", model: "echo-1", status: "completed", incomplete_details: null });
     expect(response.id).toMatch(/^resp_/);
   });
 
-  test("reverse-1 reverses by characters, so an emoji stays whole and counts once", async () => {
+  test("reverse-1 reverses by characters, so an emoji stays whole and is one token", async () => {
     const key = await gateway.createRegularKey();
     const answer = await respond(gateway, key.secret, { model: "reverse-1", input: "ab🎉" });
     expect(answer.body.output[0].content[0].text).toBe("🎉ba");
-    expect(answer.body.usage).toMatchObject({ inputCharacters: 3, outputCharacters: 3 });
+    // "ab" and "🎉" in, "🎉" and "ba" out: 2 × 0.002 + 2 × 0.004.
+    expect(answer.body.usage).toEqual({ input_tokens: 2, output_tokens: 2, total_tokens: 4 });
+    expect(answer.headers.get(COST_HEADER)).toBe("0.012");
   });
 
   test("count-1 counts characters and words", async () => {
@@ -48,15 +57,30 @@ describe("POST /v1/responses", () => {
     const answer = await respond(gateway, key.secret, { model: "gpt-nothing", input: "x" });
     expect(expectError(answer, 404, "model_not_found").param).toBe("model");
   });
+
+  test("fields the gateway does not honour are ignored, and the answer is charged as without them", async () => {
+    const key = await gateway.createRegularKey();
+    const answer = await respond(gateway, key.secret, { model: "echo-1", input: "hello", temperature: 1, metadata: { run: "x" }, store: false });
+    expect(answer.status).toBe(200);
+    expect(answer.body.output[0].content[0].text).toBe("hello");
+    expect(answer.headers.get(COST_HEADER)).toBe("0.003");
+    expect((await account.get(key.keyId)).body.spentUnits).toBe("0.003");
+  });
 });
 
 describe("public endpoints", () => {
-  test("GET /v1/models lists every model with its prices in the list envelope", async () => {
+  test("GET /v1/models lists every model with its family and prices in the list envelope", async () => {
     const answer = await call(gateway.baseUrl, "GET", "/v1/models");
     const page = ListPage(Model.strict()).strict().parse(answer.body);
     expect(page).toMatchObject({ object: "list", has_more: false, next_cursor: null });
-    expect(page.data.map((model) => model.id)).toEqual(["echo-1", "reverse-1", "count-1"]);
-    expect(page.data[0]!.pricing).toEqual({ perRequestUnits: "0.001", perCharacterUnits: "0.00001" });
+    // Other families' built-in models are listed too; the chat models are exactly these, in this order.
+    const chat = page.data.filter((model) => model.family === "chat");
+    expect(chat.map(({ id, owned_by, pricing, max_output_tokens }) => ({ id, owned_by, pricing, max_output_tokens }))).toEqual([
+      { id: "echo-1", owned_by: "gateway", pricing: { input_units_per_million_tokens: "1000", output_units_per_million_tokens: "2000" }, max_output_tokens: 4096 },
+      { id: "reverse-1", owned_by: "gateway", pricing: { input_units_per_million_tokens: "2000", output_units_per_million_tokens: "4000" }, max_output_tokens: 4096 },
+      { id: "count-1", owned_by: "gateway", pricing: { input_units_per_million_tokens: "500", output_units_per_million_tokens: "1000" }, max_output_tokens: 4096 },
+    ]);
+    expect(new Set(page.data.map((model) => model.id)).size).toBe(page.data.length);
   });
 
   test("GET /v1/models with an allow-listed key lists only what that key may call", async () => {
@@ -87,48 +111,68 @@ describe("model policy", () => {
 });
 
 describe("spend policy", () => {
+  // "hello" with max_output_tokens 1 reserves 1 × 0.001 + 1 × 0.002 = 0.003 and costs exactly that.
+  const hello = { model: "echo-1", input: "hello", max_output_tokens: 1 };
+
   test("a request that would go over the limit answers 402 spend_limit_reached and is not charged", async () => {
-    const key = await gateway.createRegularKey({ spendPolicy: { limitUnits: "0.0011" } });
-    expect((await respond(gateway, key.secret, { model: "echo-1", input: "hello" })).status).toBe(200);
-    expectError(await respond(gateway, key.secret, { model: "echo-1", input: "hello" }), 402, "spend_limit_reached");
-    expect((await account.get(key.keyId)).body.spentUnits).toBe("0.0011");
+    const key = await gateway.createRegularKey({ spendPolicy: { limitUnits: "0.005" } });
+    expect((await respond(gateway, key.secret, hello)).status).toBe(200);
+    expectError(await respond(gateway, key.secret, hello), 402, "spend_limit_reached");
+    expect((await account.get(key.keyId)).body.spentUnits).toBe("0.003");
+  });
+
+  test("a request without a bound on output reserves the model's 4096 output tokens", async () => {
+    // 1 × 0.001 + 4096 × 0.002 = 8.193: a limit of 8.192999 is short of it by one micro-unit.
+    const short = await gateway.createRegularKey({ spendPolicy: { limitUnits: "8.192999" } });
+    expectError(await respond(gateway, short.secret, { model: "echo-1", input: "hello" }), 402, "spend_limit_reached");
+    const exact = await gateway.createRegularKey({ spendPolicy: { limitUnits: "8.193" } });
+    expect((await respond(gateway, exact.secret, { model: "echo-1", input: "hello" })).status).toBe(200);
+    expect((await account.get(exact.keyId)).body.spentUnits).toBe("0.003");
   });
 
   test("raising the limit with PATCH lets requests through again", async () => {
-    const key = await gateway.createRegularKey({ spendPolicy: { limitUnits: "0.001" } });
-    expectError(await respond(gateway, key.secret), 402, "spend_limit_reached");
+    const key = await gateway.createRegularKey({ spendPolicy: { limitUnits: "0.002" } });
+    expectError(await respond(gateway, key.secret, hello), 402, "spend_limit_reached");
     await account.patch(key.keyId, { expectedVersion: 1, spendPolicy: { limitUnits: "1" } });
-    expect((await respond(gateway, key.secret)).status).toBe(200);
+    expect((await respond(gateway, key.secret, hello)).status).toBe(200);
   });
 
   test("64 concurrent requests never overshoot the limit: exactly as many succeed as the limit pays for", async () => {
-    // Each echo of "hello" costs exactly 0.0011; the limit pays for 10 of them.
-    const key = await gateway.createRegularKey({ spendPolicy: { limitUnits: "0.011" } });
-    const answers = await Promise.all(Array.from({ length: 64 }, () => respond(gateway, key.secret, { model: "echo-1", input: "hello" })));
+    // Each costs exactly its reservation, 0.003; the limit pays for 10 of them.
+    const key = await gateway.createRegularKey({ spendPolicy: { limitUnits: "0.03" } });
+    const answers = await Promise.all(Array.from({ length: 64 }, () => respond(gateway, key.secret, hello)));
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(10);
     expect(statuses.filter((status) => status === 402)).toHaveLength(54);
-    expect((await account.get(key.keyId)).body.spentUnits).toBe("0.011");
+    expect((await account.get(key.keyId)).body.spentUnits).toBe("0.03");
   });
 
   test("a model whose output is shorter than its bound reserves the bound and is charged the actual cost", async () => {
-    // count-1 reserves for 64 output characters; "2 characters, 1 words" is 21.
-    const key = await gateway.createRegularKey({ spendPolicy: { limitUnits: "1" } });
+    // count-1 on "hi": 1 input token, "2 characters, 1 words" is 5 output tokens, so it costs
+    // 0.0005 + 5 × 0.001 = 0.0055 but reserves 0.0005 + 4096 × 0.001 = 4.0965, exactly the limit.
+    const key = await gateway.createRegularKey({ spendPolicy: { limitUnits: "4.0965" } });
     const answer = await respond(gateway, key.secret, { model: "count-1", input: "hi" });
-    // 0.0005 + 0.000005 * (2 + 21)
-    expect(answer.body.usage.costUnits).toBe("0.000615");
-    expect((await account.get(key.keyId)).body.spentUnits).toBe("0.000615");
+    expect(answer.body.output[0].content[0].text).toBe("2 characters, 1 words");
+    expect(answer.body.usage).toEqual({ input_tokens: 1, output_tokens: 5, total_tokens: 6 });
+    expect(answer.headers.get(COST_HEADER)).toBe("0.0055");
+    expect((await account.get(key.keyId)).body.spentUnits).toBe("0.0055");
+    // What is left (4.091) no longer covers the reservation.
+    expectError(await respond(gateway, key.secret, { model: "count-1", input: "hi" }), 402, "spend_limit_reached");
+    expect((await account.get(key.keyId)).body.spentUnits).toBe("0.0055");
   });
 
   test("concurrent requests with a variable-length model stay under the limit", async () => {
-    const key = await gateway.createRegularKey({ spendPolicy: { limitUnits: "0.005" } });
-    const answers = await Promise.all(Array.from({ length: 64 }, () => respond(gateway, key.secret, { model: "count-1", input: "hi" })));
+    // Each reserves 0.0005 + 10 × 0.001 = 0.0105 and costs 0.0055: at least 4 and at most 8 fit in 0.05.
+    const key = await gateway.createRegularKey({ spendPolicy: { limitUnits: "0.05" } });
+    const body = { model: "count-1", input: "hi", max_output_tokens: 10 };
+    const answers = await Promise.all(Array.from({ length: 64 }, () => respond(gateway, key.secret, body)));
     const succeeded = answers.filter((answer) => answer.status === 200).length;
-    expect(succeeded).toBeGreaterThan(0);
+    expect(succeeded).toBeGreaterThanOrEqual(4);
+    expect(succeeded).toBeLessThanOrEqual(8);
     expect(answers.every((answer) => answer.status === 200 || answer.status === 402)).toBe(true);
     const spent = (await account.get(key.keyId)).body.spentUnits;
-    expect(Number(spent) * 1e6).toBe(succeeded * 615);
-    expect(Number(spent)).toBeLessThanOrEqual(0.005);
+    expect(Number(spent) * 1e6).toBe(succeeded * 5500);
+    expect(Number(spent)).toBeLessThanOrEqual(0.05);
   });
 });
 
@@ -145,9 +189,9 @@ describe("usage, metrics and logs", () => {
     const open = await owner.createRegularKey({ name: "open", loggingPolicy: { storeRequest: true, storeResponse: true, retentionDays: 30 } });
     const narrow = await owner.createRegularKey({ name: "narrow", modelPolicy: { mode: "allowList", modelIds: ["echo-1"] } });
     await owner.createRegularKey({ name: "off", state: "disabled" });
-    await respond(owner, open.secret, { model: "echo-1", input: "hello" }); // 0.0011
-    await respond(owner, open.secret, { model: "reverse-1", input: "abc" }); // 0.002 + 6 * 0.00002 = 0.00212
-    await respond(owner, narrow.secret, { model: "echo-1", input: "x" }); // 0.001 + 2 * 0.00001 = 0.00102
+    await respond(owner, open.secret, { model: "echo-1", input: "hello" }); // 1 × 0.001 + 1 × 0.002 = 0.003
+    await respond(owner, open.secret, { model: "reverse-1", input: "abc def" }); // 2 × 0.002 + 2 × 0.004 = 0.012
+    await respond(owner, narrow.secret, { model: "echo-1", input: "x, y" }); // 3 × 0.001 + 3 × 0.002 = 0.009
     await respond(owner, narrow.secret, { model: "reverse-1", input: "x" }); // 403, rejected
     await respond(owner, narrow.secret, { model: "missing-1", input: "x" }); // 404, neither
 
@@ -156,14 +200,14 @@ describe("usage, metrics and logs", () => {
       object: "usage_summary",
       ownerId: "metered",
       requests: 3,
-      spentUnits: "0.00424",
+      spentUnits: "0.024",
       byKey: expect.arrayContaining([
-        { keyId: open.keyId, requests: 2, spentUnits: "0.00322" },
-        { keyId: narrow.keyId, requests: 1, spentUnits: "0.00102" },
+        { keyId: open.keyId, requests: 2, spentUnits: "0.015" },
+        { keyId: narrow.keyId, requests: 1, spentUnits: "0.009" },
       ]),
       byModel: expect.arrayContaining([
-        { model: "echo-1", requests: 2, spentUnits: "0.00212" },
-        { model: "reverse-1", requests: 1, spentUnits: "0.00212" },
+        { model: "echo-1", requests: 2, spentUnits: "0.012" },
+        { model: "reverse-1", requests: 1, spentUnits: "0.012" },
       ]),
     });
     expect(usage.body.byKey).toHaveLength(2);
@@ -175,7 +219,7 @@ describe("usage, metrics and logs", () => {
       ownerId: "metered",
       keys: { active: 2, disabled: 1, revoked: 0 },
       requests: { total: 5, succeeded: 3, rejected: 1 },
-      spentUnits: "0.00424",
+      spentUnits: "0.024",
     });
 
     const logs = await ownerAccount.logs();
@@ -205,7 +249,7 @@ describe("usage, metrics and logs", () => {
         keyId: key.keyId,
         model: "reverse-1",
         status: 200,
-        costUnits: "0.00212",
+        costUnits: "0.006", // 1 × 0.002 + 1 × 0.004
         request: storeRequest ? { input: "abc" } : null,
         response: storeResponse ? { text: "cba" } : null,
       });

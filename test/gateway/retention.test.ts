@@ -54,7 +54,8 @@ test("purged rows no longer count in logs but usage and spend are kept", async (
   clock.advance(DAY);
   await gateway.gateway.app.gateway.runMaintenance();
   const usage = await accountClient(gateway).usage();
-  expect(usage.body).toMatchObject({ requests: 1, spentUnits: "0.0011" });
+  // echo-1 on "hello": 1 input token × 0.001 + 1 output token × 0.002.
+  expect(usage.body).toMatchObject({ requests: 1, spentUnits: "0.003" });
 });
 
 test("the maintenance timer purges on its own", async () => {

@@ -142,8 +142,13 @@ const RESPONSE_CASES: [string, unknown, string | undefined][] = [
   ["model empty", { model: "", input: "x" }, "model"],
   ["input missing", { model: "echo-1" }, "input"],
   ["input not a string", { model: "echo-1", input: ["x"] }, "input"],
-  ["input over 32768 characters", { model: "echo-1", input: "x".repeat(32_769) }, "input"],
-  ["an unknown field", { model: "echo-1", input: "x", temperature: 1 }, "temperature"],
+  ["input an empty array", { model: "echo-1", input: [] }, "input"],
+  ["an input message with an unknown role", { model: "echo-1", input: [{ role: "tool", content: "x" }] }, "input"],
+  ["instructions not a string", { model: "echo-1", input: "x", instructions: 5 }, "instructions"],
+  ["max_output_tokens zero", { model: "echo-1", input: "x", max_output_tokens: 0 }, "max_output_tokens"],
+  ["max_output_tokens fractional", { model: "echo-1", input: "x", max_output_tokens: 1.5 }, "max_output_tokens"],
+  ["max_output_tokens over the model's 4096", { model: "echo-1", input: "x", max_output_tokens: 4097 }, "max_output_tokens"],
+  ["stream not a boolean", { model: "echo-1", input: "x", stream: "yes" }, "stream"],
 ];
 
 describe("POST /v1/responses", () => {
@@ -151,6 +156,15 @@ describe("POST /v1/responses", () => {
     const logsBefore = (await account.logs()).body;
     const answer = await call(gateway.baseUrl, "POST", "/v1/responses", { bearer: secret, body });
     expect(expectError(answer, 400, "validation_failed").param).toBe(param);
+    expect((await account.logs()).body).toEqual(logsBefore);
+    expect((await account.get(keyId)).body.spentUnits).toBe("0");
+  });
+
+  test("a body over 4 MiB answers 413 payload_too_large, charges nothing and logs nothing", async () => {
+    const logsBefore = (await account.logs()).body;
+    const padding = JSON.stringify({ model: "echo-1", input: "" }).length;
+    const body = { model: "echo-1", input: "x".repeat(4 * 1024 * 1024 - padding + 1) };
+    expectError(await call(gateway.baseUrl, "POST", "/v1/responses", { bearer: secret, body }), 413, "payload_too_large");
     expect((await account.logs()).body).toEqual(logsBefore);
     expect((await account.get(keyId)).body.spentUnits).toBe("0");
   });

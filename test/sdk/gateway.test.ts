@@ -36,7 +36,8 @@ async function failure(promise: PromiseLike<unknown>): Promise<unknown> {
   );
 }
 
-const ping = (key: ApiKeyWithSecret) => client.responses.create({ model: "echo-1", input: "ping" }, { apiKey: key.secret });
+/** echo-1 on "ping", bounded to its one output token: reserves and costs 1 × 0.001 + 1 × 0.002 = 0.003. */
+const ping = (key: ApiKeyWithSecret) => client.responses.create({ model: "echo-1", input: "ping", max_output_tokens: 1 }, { apiKey: key.secret });
 
 beforeAll(async () => {
   gateway = await startTestGateway();
@@ -117,7 +118,8 @@ describe("happy paths against the real gateway", () => {
     const entries = [];
     for await (const entry of owner.logs.list({ keyId: key.keyId })) entries.push(entry);
 
-    expect(summary).toMatchObject({ object: "usage_summary", requests: 1, byKey: [{ keyId: key.keyId, requests: 1 }] });
+    // echo-1 on "hello": 1 input token × 0.001 + 1 output token × 0.002.
+    expect(summary).toMatchObject({ object: "usage_summary", requests: 1, spentUnits: "0.003", byKey: [{ keyId: key.keyId, requests: 1, spentUnits: "0.003" }] });
     expect(metrics).toMatchObject({ keys: { active: 1, disabled: 0, revoked: 0 }, requests: { total: 1, succeeded: 1 } });
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ keyId: key.keyId, model: "echo-1", status: 200, request: { input: "hello" }, response: { text: "hello" } });
@@ -282,7 +284,7 @@ describe("typed errors from the real gateway", () => {
   });
 
   test("a key that has spent its limit gets SpendLimitError", async () => {
-    const key = await client.apiKeys.create({ name: "tiny budget", spendPolicy: { limitUnits: "0.005" } });
+    const key = await client.apiKeys.create({ name: "tiny budget", spendPolicy: { limitUnits: "0.01" } });
 
     let error: unknown;
     let served = 0;
@@ -290,7 +292,8 @@ describe("typed errors from the real gateway", () => {
       await ping(key).then(() => served++, (e: unknown) => (error = e));
     }
 
-    expect(served).toBeGreaterThan(0);
+    // 0.01 pays for three pings of 0.003.
+    expect(served).toBe(3);
     expect(error).toBeInstanceOf(SpendLimitError);
     expect(error).toMatchObject({ status: 402, code: "spend_limit_reached" });
   });

@@ -10,9 +10,15 @@ const list = (data: unknown[] = []) => ({ object: "list", data, has_more: false,
 const answer = {
   id: "resp_1",
   object: "response",
+  created_at: 1_900_000_000,
+  status: "completed",
   model: "echo-1",
-  output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "pong" }] }],
-  usage: { inputCharacters: 4, outputCharacters: 4, costUnits: "0.01" },
+  output: [{ type: "message", id: "msg_1", status: "completed", role: "assistant", content: [{ type: "output_text", text: "pong", annotations: [] }] }],
+  incomplete_details: null,
+  instructions: null,
+  max_output_tokens: null,
+  error: null,
+  usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
 };
 
 describe("requests on the wire", () => {
@@ -151,6 +157,26 @@ describe("requests on the wire", () => {
 
     await expect(client.responses.create({ model: "echo-1", input: "x" })).rejects.toMatchObject({ code: "missing_credentials" });
     expect(sent()).toHaveLength(0);
+    await done();
+  });
+
+  test("responses.create with stream: true rejects with InvalidArgumentError before sending", async () => {
+    const { client, sent, done } = mockGateway();
+    const body = { model: "echo-1", input: "x", stream: true } as unknown as Parameters<typeof client.responses.create>[0];
+
+    await expect(client.responses.create(body, { apiKey: API_KEY })).rejects.toMatchObject({ constructor: InvalidArgumentError, code: "invalid_argument" });
+    expect(sent()).toHaveLength(0);
+    await done();
+  });
+
+  test("responses.create sends instructions, a message array and max_output_tokens as given", async () => {
+    const { pool, client, sent, done } = mockGateway();
+    pool.intercept({ path: "/v1/responses", method: "POST" }).reply(200, answer, { headers: JSON_HEADERS });
+    const body = { model: "echo-1", instructions: "be brief", input: [{ role: "user" as const, content: "ping" }], max_output_tokens: 8 };
+
+    await client.responses.create(body, { apiKey: API_KEY });
+
+    expect(JSON.parse(sent()[0]!.body!)).toEqual(body);
     await done();
   });
 

@@ -6,7 +6,7 @@ import type { CatalogModel } from "../models/catalog";
 import type { StoredApiKey } from "../store/types";
 import { MeteredCall } from "./metered-call";
 import { SseStream } from "./sse";
-import { promptText, type TextCompletion, type TextPrompt } from "./text";
+import { promptText, type TextCompletion, type TextDelta, type TextPrompt } from "./text";
 import { countTokens } from "./tokens";
 
 /** What a text wire asks of its request, before any model runs. */
@@ -83,10 +83,21 @@ export async function runTextCall<Answer>(
   }
 
   const sse = new SseStream(reply);
+  // The first piece is awaited before anything is written: until then a failure (an upstream
+  // that refuses, after every route was tried) is still an ordinary error answer.
+  const pieces = model.engine.stream(prompt, sse.signal)[Symbol.asyncIterator]();
+  let next: IteratorResult<TextDelta>;
+  try {
+    next = await pieces.next();
+  } catch (error) {
+    await call.fail(error instanceof GatewayError ? error.statusCode : 502);
+    throw error;
+  }
   let text = "";
   try {
     wire.open(sse, model, inputTokens);
-    for await (const delta of model.engine.stream(prompt, sse.signal)) {
+    for (; !next.done; next = await pieces.next()) {
+      const delta = next.value;
       if (delta.kind === "text") {
         text += delta.text;
         wire.delta(sse, delta.text);
@@ -97,7 +108,8 @@ export async function runTextCall<Answer>(
     }
   } catch (error) {
     reply.log.error({ err: error }, "a stream failed after it started");
-    wire.fail(sse, new GatewayError("internal_error", "The model failed while streaming; the partial answer was charged its reservation."));
+    const failure = error instanceof GatewayError ? error : new GatewayError("internal_error", "The model failed while streaming.");
+    wire.fail(sse, failure);
   } finally {
     // Cut by the client, or failed before its end: the reservation is the charge.
     await call.chargeReservation(200, text);

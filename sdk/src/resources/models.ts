@@ -4,10 +4,14 @@ import type { PagePromise } from "../core/pagination";
 import type { ModelRequestOptions } from "../core/request-options";
 
 /**
- * The gateway's models with their prices. Public: sent with the client's regular key when it has
- * one, with no credentials otherwise.
+ * The gateway's models, each with its `family` (which endpoints serve it), its price in credits
+ * per million input and output tokens, and the most tokens one request may generate. Public: sent
+ * with the client's regular key when it has one (then only the models that key may call are
+ * listed), with no credentials otherwise.
  * @example
- * for await (const model of client.models.list()) console.log(model.id, model.pricing.perRequestUnits);
+ * for await (const model of client.models.list()) {
+ *   console.log(model.id, model.family, model.pricing.input_units_per_million_tokens, model.pricing.output_units_per_million_tokens);
+ * }
  */
 export class Models {
   readonly #client: GatewayClient;
@@ -21,6 +25,7 @@ export class Models {
    * `GET /v1/models`: await for a page, `for await` for every model.
    * @example
    * const { data } = await client.models.list();
+   * const chat = data.filter((model) => model.family === "chat").map((model) => model.id);
    */
   list(options?: ModelRequestOptions): PagePromise<Model> {
     return this.#client.requestPage({ path: PUBLIC_PATHS.models, auth: "optionalApiKey", item: Model, options });

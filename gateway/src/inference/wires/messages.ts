@@ -32,7 +32,9 @@ export function anthropicError(error: GatewayError): { type: "error"; error: { t
         ? "request_too_large"
         : ours === "conflict_error" || ours === "idempotency_error"
           ? "invalid_request_error"
-          : ours;
+          : ours === "upstream_error" || ours === "upstream_timeout_error"
+            ? "api_error"
+            : ours;
   return { type: "error", error: { type, message: error.message } };
 }
 

@@ -1,0 +1,47 @@
+import { parseUnits } from "@gateway-keys/contract";
+import { Pool } from "undici";
+import type { CatalogModel } from "../models/catalog";
+import { anthropicChatEngine } from "./anthropic-engine";
+import type { GatewayConfig } from "./config";
+import { fallbackEngine } from "./fallback-engine";
+import type { UpstreamProvider } from "./http";
+import { openAiChatEngine } from "./openai-engine";
+
+/** The models of a config, and how to close the providers' connection pools. */
+export interface UpstreamCatalog {
+  models: CatalogModel[];
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the forwarded models of a config: one pooled connection per provider, each model's routes
+ * tried in order. Provider keys are read from the environment here, once; a missing variable is an
+ * error that names it (never its value).
+ */
+export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): UpstreamCatalog {
+  const providers = new Map<string, UpstreamProvider & { wire: "openai" | "anthropic" }>();
+  for (const [name, provider] of Object.entries(config.providers)) {
+    const apiKey = env[provider.apiKeyEnv];
+    if (!apiKey) throw new Error(`provider ${name}: the environment variable ${provider.apiKeyEnv} is not set; it must hold the provider's API key`);
+    const origin = new URL(provider.baseUrl).origin;
+    providers.set(name, { name, wire: provider.wire, baseUrl: provider.baseUrl, apiKey, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: 64 }) });
+  }
+  const models: CatalogModel[] = config.models.map((model) => ({
+    id: model.id,
+    description: model.description,
+    ownedBy: model.routes.map((route) => route.provider).join(","),
+    family: "chat",
+    maxOutputTokens: model.maxOutputTokens,
+    pricing: {
+      inputPerMillionMicros: parseUnits(model.pricing.inputUnitsPerMillionTokens),
+      outputPerMillionMicros: parseUnits(model.pricing.outputUnitsPerMillionTokens),
+    },
+    engine: fallbackEngine(
+      model.routes.map((route) => {
+        const provider = providers.get(route.provider)!;
+        return provider.wire === "openai" ? openAiChatEngine(provider, route.model) : anthropicChatEngine(provider, route.model);
+      }),
+    ),
+  }));
+  return { models, close: async () => void (await Promise.all([...providers.values()].map((provider) => provider.pool.close()))) };
+}

@@ -1,0 +1,73 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { describeIssues, fieldIssues, LimitUnits } from "@gateway-keys/contract";
+import { parse as parseYaml } from "yaml";
+
+/**
+ * The gateway's upstream configuration (`gateway serve --config FILE`, YAML or JSON): which
+ * providers it forwards to and which public models route where. A provider's key is never in the
+ * file: the file names the environment variable that holds it.
+ */
+const Price = z.union([LimitUnits, z.literal("0")], { error: 'expected a decimal string of credits such as "2.5"' });
+
+export const ProviderConfig = z.strictObject({
+  /** The wire the provider speaks. */
+  wire: z.enum(["openai", "anthropic"], { error: 'expected "openai" or "anthropic"' }),
+  baseUrl: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }),
+  /** Name of the environment variable holding the provider's API key. */
+  apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: "expected an environment variable name such as OPENAI_API_KEY" }),
+  /** Per-attempt time limit in ms (connect to last byte of a whole answer; between events of a stream). Default 60 000. */
+  timeoutMs: z.number().int().min(100).max(600_000).default(60_000),
+});
+export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
+export const ModelRouteConfig = z.strictObject({
+  provider: z.string().min(1),
+  /** The model id at the provider. */
+  model: z.string().min(1).max(256),
+});
+
+export const ModelConfig = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, { error: "expected a model id: letters, digits and . _ : / -" }),
+  family: z.literal("chat", { error: 'only "chat" models can be forwarded today' }),
+  description: z.string().max(512).default(""),
+  /** Tried in order; the next one only when the previous failed before the client got a byte. */
+  routes: z.array(ModelRouteConfig).min(1, { error: "must name at least one route" }),
+  pricing: z.strictObject({ inputUnitsPerMillionTokens: Price, outputUnitsPerMillionTokens: Price }),
+  maxOutputTokens: z.number().int().min(1).max(1_000_000),
+});
+export type ModelConfig = z.infer<typeof ModelConfig>;
+
+export const GatewayConfig = z
+  .strictObject({
+    providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/), ProviderConfig),
+    models: z.array(ModelConfig),
+  })
+  .superRefine((config, ctx) => {
+    config.models.forEach((model, index) => {
+      model.routes.forEach((route, routeIndex) => {
+        if (!(route.provider in config.providers)) {
+          ctx.addIssue({ code: "custom", path: ["models", index, "routes", routeIndex, "provider"], message: `no provider named ${JSON.stringify(route.provider)}` });
+        }
+      });
+    });
+    const ids = config.models.map((model) => model.id);
+    ids.forEach((id, index) => {
+      if (ids.indexOf(id) !== index) ctx.addIssue({ code: "custom", path: ["models", index, "id"], message: `model ${JSON.stringify(id)} is declared twice` });
+    });
+  });
+export type GatewayConfig = z.infer<typeof GatewayConfig>;
+
+/** Reads and checks a config file; the error names the file and every offending path. */
+export function loadGatewayConfig(path: string): GatewayConfig {
+  let raw: unknown;
+  try {
+    const text = readFileSync(path, "utf8");
+    raw = /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new Error(`cannot read the config file ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const parsed = GatewayConfig.safeParse(raw);
+  if (!parsed.success) throw new Error(`the config file ${path} is not valid: ${describeIssues(fieldIssues(parsed.error))}`);
+  return parsed.data;
+}

@@ -1,0 +1,50 @@
+import { errors, type Dispatcher, type Pool } from "undici";
+import { GatewayError } from "../errors";
+
+/** One provider as the engines reach it: a pooled connection and its credentials. */
+export interface UpstreamProvider {
+  name: string;
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  pool: Pool;
+}
+
+/** The upstream's answer, whose status was 2xx. */
+export type UpstreamAnswer = Dispatcher.ResponseData;
+
+/**
+ * Sends one JSON request to a provider. Non-2xx answers, timeouts and resets become gateway
+ * errors that name the provider and never quote its body (which may echo a credential).
+ */
+export async function postJson(provider: UpstreamProvider, path: string, headers: Record<string, string>, body: unknown, signal: AbortSignal): Promise<UpstreamAnswer> {
+  const url = new URL(provider.baseUrl.replace(/\/+$/, "") + path);
+  let answer: UpstreamAnswer;
+  try {
+    answer = await provider.pool.request({
+      method: "POST",
+      path: url.pathname + url.search,
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+      signal,
+      headersTimeout: provider.timeoutMs,
+      bodyTimeout: provider.timeoutMs,
+    });
+  } catch (error) {
+    throw upstreamFailure(provider, error);
+  }
+  if (answer.statusCode >= 300) {
+    await answer.body.dump();
+    throw new GatewayError("upstream_failed", `The provider ${provider.name} answered ${answer.statusCode}; the request was not completed.`);
+  }
+  return answer;
+}
+
+/** A failure reaching a provider, as a gateway error. */
+export function upstreamFailure(provider: UpstreamProvider, error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) {
+    return new GatewayError("upstream_timeout", `The provider ${provider.name} did not answer within ${provider.timeoutMs} ms.`);
+  }
+  return new GatewayError("upstream_failed", `The connection to the provider ${provider.name} failed before its answer was complete.`);
+}
