@@ -4,7 +4,7 @@
  * by byte, and account look-ups for what a key was charged.
  */
 import { crc32, inflateSync } from "node:zlib";
-import OpenAI, { APIError } from "openai";
+import OpenAI, { APIError, toFile } from "openai";
 import { COST_HEADER, ERROR_CODES, type ErrorCode } from "@gateway-keys/contract";
 import type { TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient } from "./helpers";
@@ -185,4 +185,52 @@ export function silentWav(seconds: number, sampleRate: number): Buffer {
 export function dot(a: readonly number[], b: readonly number[]): number {
   if (a.length !== b.length) throw new Error(`vectors of ${a.length} and ${b.length} dimensions`);
   return a.reduce((sum, value, i) => sum + value * b[i]!, 0);
+}
+
+/** The five media families, by the built-in model that serves each. */
+export const MEDIA_MODELS = {
+  embeddings: "hash-embed-1",
+  moderation: "rules-moderation-1",
+  images: "pattern-image-1",
+  speech: "tone-speech-1",
+  transcription: "wav-transcribe-1",
+} as const;
+export type MediaFamily = keyof typeof MEDIA_MODELS;
+
+/** The text every standard speech request says, and the transcription request hears: tokens "Hello", ",", "world", "!". */
+export const SPOKEN = "Hello, world!";
+
+/**
+ * One standard request of `family` (to `model`, default the family's built-in model), as the
+ * tests of charges, policies and logs send it; `wav` is the audio a transcription uploads.
+ * Resolves to the HTTP response, whose cost header tells the charge.
+ *
+ * Charges by hand, from the token rule (a run of letters or digits, or one other visible
+ * character) and the prices per million tokens (input / output):
+ * - embeddings ["alpha beta", "gamma!"]: 4 tokens × 100 = 0.0004
+ * - moderation "what a loser": free (0 / 0)
+ * - images "a red square", 2 × 256x256: 3 × 1000 + 2 × 64 × 100 = 0.0158
+ * - speech "Hello, world!": 4 × 1000 + 4 × 1000 = 0.008
+ * - transcription of the speech of "Hello, world!" (0.48 s): 1 × 1000 + 4 × 1000 = 0.005
+ */
+export async function sendStandard(openai: OpenAI, family: MediaFamily, wav: Buffer, model: string = MEDIA_MODELS[family]): Promise<Response> {
+  switch (family) {
+    case "embeddings":
+      return (await openai.embeddings.create({ model, input: ["alpha beta", "gamma!"] }).withResponse()).response;
+    case "moderation":
+      return (await openai.moderations.create({ model, input: "what a loser" }).withResponse()).response;
+    case "images":
+      return (await openai.images.generate({ model, prompt: "a red square", size: "256x256", n: 2 }).withResponse()).response;
+    case "speech":
+      return (await openai.audio.speech.create({ model, voice: "alloy", input: SPOKEN }).withResponse()).response;
+    case "transcription":
+      return (await openai.audio.transcriptions.create({ model, file: await toFile(wav, "speech.wav", { type: "audio/wav" }) }).withResponse()).response;
+  }
+}
+
+/** The WAV tone-speech-1 makes of {@link SPOKEN}, made with a key of its own so no test key pays for it. */
+export async function spokenWav(gateway: TestGateway): Promise<Buffer> {
+  const key = await gateway.createRegularKey({ name: "makes test audio" });
+  const speech = await openaiFor(gateway, key.secret).client.audio.speech.create({ model: "tone-speech-1", voice: "alloy", input: SPOKEN });
+  return Buffer.from(await speech.arrayBuffer());
 }
