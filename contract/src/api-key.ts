@@ -30,6 +30,35 @@ export type KeyId = z.infer<typeof KeyId>;
 /** An ISO 8601 instant, as every timestamp on the wire. */
 export const Timestamp = z.string().datetime({ offset: true });
 
+/** Bounds of the extensions `client_reference` and `rotation_grace` (docs/api.md records them). */
+export const KEY_EXTENSION_LIMITS = {
+  clientReferenceMaxLength: 512,
+  /** Seven days: long enough for any redeploy, short enough that a leaked old secret dies soon. */
+  gracePeriodSecondsMax: 604_800,
+} as const;
+
+const CLIENT_REFERENCE_MESSAGE =
+  `expected 1 to ${KEY_EXTENSION_LIMITS.clientReferenceMaxLength} visible ASCII characters or spaces, e.g. urn:pulumi:prod::billing::gateway:ApiKey::ci`;
+
+/**
+ * Extension `client_reference`: a caller's own name for a key, stored on it and unique among the
+ * owner's keys that are not revoked. A creator that may crash derives it from something stable
+ * (a Pulumi URN, a deployment id), so a second create for the same thing finds the first key.
+ */
+export const ClientReference = z
+  .string({ error: CLIENT_REFERENCE_MESSAGE })
+  .regex(new RegExp(`^[\\x20-\\x7e]{1,${KEY_EXTENSION_LIMITS.clientReferenceMaxLength}}$`), { error: CLIENT_REFERENCE_MESSAGE });
+export type ClientReference = z.infer<typeof ClientReference>;
+
+const GRACE_MESSAGE = `expected whole seconds from 0 to ${KEY_EXTENSION_LIMITS.gracePeriodSecondsMax} (7 days)`;
+
+/** Extension `rotation_grace`: how long the replaced secret keeps working after a rotation, in seconds. */
+export const GracePeriodSeconds = z
+  .number({ error: GRACE_MESSAGE })
+  .int({ error: GRACE_MESSAGE })
+  .min(0, { error: GRACE_MESSAGE })
+  .max(KEY_EXTENSION_LIMITS.gracePeriodSecondsMax, { error: GRACE_MESSAGE });
+
 /**
  * A regular API key as the account API returns it. Unknown extra fields are stripped, and an enum
  * value a newer gateway adds reads as `Unrecognized`, so a client keeps working; amounts of credits
@@ -54,6 +83,17 @@ export const ApiKey = z.object({
   updatedAt: Timestamp,
   rotatedAt: Timestamp.nullable(),
   revokedAt: Timestamp.nullable(),
+  /**
+   * Extension `client_reference`: the reference the key was created with, or null. A gateway
+   * without the extension sends nothing, read as null.
+   */
+  clientReference: z.string().nullable().default(null),
+  /**
+   * Extension `rotation_grace`: until when the secret replaced by the last rotation keeps
+   * authenticating (it may be in the past), or null when that rotation had no grace period. A
+   * gateway without the extension sends nothing, read as null.
+   */
+  previousSecretExpiresAt: Timestamp.nullable().default(null),
 });
 export type ApiKey = z.infer<typeof ApiKey>;
 
@@ -67,6 +107,8 @@ export const CreateApiKeyRequest = z.strictObject({
   /** Extension: a key may be created `disabled`, so declaring one never takes two requests. */
   state: SettableKeyState.default("active"),
   ...KeyPolicies.shape,
+  /** Extension `client_reference`: see {@link ClientReference}. */
+  clientReference: ClientReference.optional(),
 });
 export type CreateApiKeyRequest = z.input<typeof CreateApiKeyRequest>;
 export type CreateApiKeyParams = z.output<typeof CreateApiKeyRequest>;
@@ -88,3 +130,13 @@ export type UpdateApiKeyParams = z.output<typeof UpdateApiKeyRequest>;
 /** Body of rotate and revoke: the version the caller last saw. */
 export const VersionedRequest = z.strictObject({ expectedVersion: KeyVersion });
 export type VersionedRequest = z.infer<typeof VersionedRequest>;
+
+/**
+ * Body of rotate: the version the caller last saw and, extension `rotation_grace`, how many seconds
+ * the replaced secret keeps working (default 0: it stops at once, as the seed says).
+ */
+export const RotateApiKeyRequest = z.strictObject({
+  expectedVersion: KeyVersion,
+  gracePeriodSeconds: GracePeriodSeconds.optional(),
+});
+export type RotateApiKeyRequest = z.infer<typeof RotateApiKeyRequest>;

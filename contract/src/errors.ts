@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   conflict: "conflict_error",
   key_revoked: "conflict_error",
   idempotency_in_flight: "conflict_error",
+  client_reference_in_use: "conflict_error",
   idempotency_key_reused: "idempotency_error",
   payload_too_large: "payload_too_large_error",
   rate_limited: "rate_limit_error",
@@ -46,7 +47,7 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, ErrorType>;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** The one error body every endpoint returns: `{ "error": { type, code, message, param?, currentVersion? } }`. */
+/** The one error body every endpoint returns: `{ "error": { type, code, message, param?, currentVersion?, keyId? } }`. */
 export const ErrorEnvelope = z.object({
   error: z.object({
     type: z.string(),
@@ -56,6 +57,8 @@ export const ErrorEnvelope = z.object({
     param: z.string().optional(),
     /** On a stale `expectedVersion` (code `conflict`): the key's version now. */
     currentVersion: z.number().int().optional(),
+    /** On `client_reference_in_use`: the key that holds the reference. */
+    keyId: z.string().optional(),
   }),
 });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;

@@ -71,5 +71,6 @@ export type {
   SpendPolicy,
   UpdateApiKeyRequest,
   UsageSummary,
+  RotateApiKeyRequest,
   VersionedRequest,
 } from "@gateway-keys/contract";

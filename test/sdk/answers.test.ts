@@ -31,13 +31,13 @@ async function failure(promise: PromiseLike<unknown>): Promise<unknown> {
 }
 
 describe("answers that fit the contract", () => {
-  test("tolerates fields the contract does not know and strips them", async () => {
+  test("tolerates fields the contract does not know and strips them; extension fields a gateway leaves out read as null", async () => {
     const { pool, client, done } = mockGateway();
     pool.intercept(CREATE).reply(201, { ...keyRecord(), secret: NEW_SECRET, futureField: { nested: true } }, { headers: JSON_HEADERS });
 
     const key = await client.apiKeys.create({ name: "ci" });
 
-    expect(key).toEqual({ ...keyRecord(), secret: NEW_SECRET });
+    expect(key).toEqual({ ...keyRecord(), clientReference: null, previousSecretExpiresAt: null, secret: NEW_SECRET });
     await done();
   });
 });

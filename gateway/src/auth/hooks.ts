@@ -2,6 +2,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { keyKindOf, type Scope } from "@gateway-keys/contract";
 import type { GatewayContext } from "../context";
 import { hashesEqual, sha256 } from "../crypto";
+import { matchSecret } from "../keys/records";
 import { GatewayError } from "../errors";
 import type { StoredApiKey } from "../store/types";
 import { bearerToken, modelCredential } from "./credentials";
@@ -47,8 +48,9 @@ async function authenticateApiKey(ctx: GatewayContext, secret: string): Promise<
   if (kind === "provisioning") throw new GatewayError("wrong_key_kind", WRONG_KIND_ON_MODELS);
   const hash = sha256(secret);
   const key = await ctx.keys.find(hash);
-  // A rotated-away secret no longer matches any stored hash, so it lands here as unknown.
-  if (!key || !hashesEqual(key.secretHash, hash)) {
+  // A rotated-away secret matches no stored hash, or a previous one whose grace is over (extension
+  // rotation_grace): either way it lands here as unknown.
+  if (!key || matchSecret(key, hash, ctx.now()) === "none") {
     throw new GatewayError("invalid_credentials", "The API key is not valid; it may have been rotated or never existed.");
   }
   if (key.state === "revoked") throw new GatewayError("invalid_credentials", "The API key has been revoked.");

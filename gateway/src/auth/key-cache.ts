@@ -6,13 +6,17 @@ import type { Store, StoredApiKey } from "../store/types";
  * every change of a key passes through this process's account routes, which {@link forget} the
  * key inside their unit of work, before it commits: a look-up in between misses and reads the
  * store, which answers only once the change has committed. Records here are used for their
- * state, secret and policies; spend is the {@link SpendLedger}'s.
+ * state, secrets and policies; spend is the {@link SpendLedger}'s. A key is cached under the hash
+ * it was found by (its current secret, or the previous one during a rotation's grace period); the
+ * grace period's end is checked against the clock on every request, so time alone never makes an
+ * entry stale.
  */
 export class KeyCache {
   readonly #store: Store;
   readonly #capacity: number;
   readonly #byHash = new Map<string, StoredApiKey>();
-  readonly #hashById = new Map<string, string>();
+  /** The hashes each cached key is filed under: at most its current and its previous secret's. */
+  readonly #hashesById = new Map<string, Set<string>>();
   /** Counts {@link forget} calls: a read that a change overtook must not be cached. */
   #changes = 0;
 
@@ -21,7 +25,7 @@ export class KeyCache {
     this.#capacity = capacity;
   }
 
-  /** The key whose current secret hashes to `secretHash`, in any state. */
+  /** The key whose current or previous secret hashes to `secretHash`, in any state. */
   async find(secretHash: Buffer): Promise<StoredApiKey | undefined> {
     const hash = secretHash.toString("base64");
     const cached = this.#byHash.get(hash);
@@ -32,24 +36,27 @@ export class KeyCache {
     return key;
   }
 
-  /** Drops a key that is about to change. */
+  /** Drops a key that is about to change, under every hash it is filed under. */
   forget(keyId: string): void {
     this.#changes++;
     this.#drop(keyId);
   }
 
   #drop(keyId: string): void {
-    const hash = this.#hashById.get(keyId);
-    if (hash === undefined) return;
-    this.#hashById.delete(keyId);
-    this.#byHash.delete(hash);
+    const hashes = this.#hashesById.get(keyId);
+    if (hashes === undefined) return;
+    this.#hashesById.delete(keyId);
+    for (const hash of hashes) this.#byHash.delete(hash);
   }
 
   #remember(hash: string, key: StoredApiKey): void {
     // A Map iterates in insertion order: the first entry is the oldest.
     if (this.#byHash.size >= this.#capacity) this.#drop(this.#byHash.values().next().value!.id);
-    this.#drop(key.id);
+    const hashes = this.#hashesById.get(key.id) ?? new Set<string>();
+    // Another hash of the same key may hold an older read of it: keep one record per key.
+    for (const other of hashes) this.#byHash.set(other, key);
+    hashes.add(hash);
     this.#byHash.set(hash, key);
-    this.#hashById.set(key.id, hash);
+    this.#hashesById.set(key.id, hashes);
   }
 }

@@ -7,7 +7,7 @@ import {
   type CreateApiKeyParams,
   type UpdateApiKeyParams,
 } from "@gateway-keys/contract";
-import { newId, newSecret, sha256 } from "../crypto";
+import { hashesEqual, newId, newSecret, sha256 } from "../crypto";
 import { GatewayError } from "../errors";
 import type { ApiKeyUpdate, NewApiKey, StoredApiKey } from "../store/types";
 
@@ -32,6 +32,8 @@ export function toWireKey(key: StoredApiKey): ApiKey {
     updatedAt: iso(key.updatedAt),
     rotatedAt: isoOrNull(key.rotatedAt),
     revokedAt: isoOrNull(key.revokedAt),
+    clientReference: key.clientReference,
+    previousSecretExpiresAt: isoOrNull(key.previousSecretExpiresAt),
   };
 }
 
@@ -61,8 +63,41 @@ export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: numb
       updatedAt: now,
       rotatedAt: null,
       revokedAt: null,
+      clientReference: params.clientReference ?? null,
+      previousSecretHash: null,
+      previousSecretExpiresAt: null,
     },
   };
+}
+
+/**
+ * Extension `client_reference`: a create must not give a second live key the reference one already
+ * holds. The answer names that key, so a creator that crashed can take it over.
+ */
+export function assertReferenceFree(existing: StoredApiKey | undefined): void {
+  if (!existing) return;
+  throw new GatewayError(
+    "client_reference_in_use",
+    `Key ${existing.id} already holds this clientReference and is not revoked; take that key over, or revoke it and create again.`,
+    { param: "clientReference", keyId: existing.id },
+  );
+}
+
+/** Which of a key's secrets a presented secret is, at `now`. */
+export type SecretMatch = "current" | "previous" | "none";
+
+/**
+ * Compares a presented secret's hash with the key's current secret and, extension
+ * `rotation_grace`, with the secret the last rotation replaced while its grace lasts (the expiry is
+ * exclusive). Constant-time on each comparison. An expired previous secret is "none": unknown.
+ */
+export function matchSecret(key: StoredApiKey, hash: Buffer, now: number): SecretMatch {
+  if (hashesEqual(key.secretHash, hash)) return "current";
+  const previous = key.previousSecretHash;
+  if (previous !== null && key.previousSecretExpiresAt !== null && now < key.previousSecretExpiresAt && hashesEqual(previous, hash)) {
+    return "previous";
+  }
+  return "none";
 }
 
 /**
@@ -96,6 +131,8 @@ function unchanged(current: StoredApiKey, now: number): ApiKeyUpdate {
     updatedAt: now,
     rotatedAt: current.rotatedAt,
     revokedAt: current.revokedAt,
+    previousSecretHash: current.previousSecretHash,
+    previousSecretExpiresAt: current.previousSecretExpiresAt,
   };
 }
 
@@ -115,14 +152,25 @@ export function applyUpdate(current: StoredApiKey, params: UpdateApiKeyParams, n
   return next;
 }
 
-/** Rotate: a new secret replaces the old at once; the old one stops authenticating with this commit. */
-export function applyRotate(current: StoredApiKey, expectedVersion: number, secret: string, now: number): ApiKeyUpdate {
+/**
+ * Rotate: a new secret replaces the old. With no grace (the seed's behaviour) the old one stops
+ * authenticating with this commit. Extension `rotation_grace`: with `graceMs` > 0 the old secret
+ * keeps working until `now + graceMs`. Only the secret this rotation replaces is kept: a secret an
+ * earlier rotation replaced stops now, grace or not.
+ */
+export function applyRotate(current: StoredApiKey, expectedVersion: number, secret: string, now: number, graceMs = 0): ApiKeyUpdate {
   assertMutable(current, expectedVersion);
-  return { ...unchanged(current, now), secretHash: sha256(secret), hint: hintOf(secret), rotatedAt: now };
+  const rotated = { ...unchanged(current, now), secretHash: sha256(secret), hint: hintOf(secret), rotatedAt: now };
+  if (graceMs <= 0) return { ...rotated, previousSecretHash: null, previousSecretExpiresAt: null };
+  return { ...rotated, previousSecretHash: current.secretHash, previousSecretExpiresAt: now + graceMs };
 }
 
-/** Revoke: terminal. The secret hash stays so the key is still recognised, and refused, on every call. */
+/**
+ * Revoke: terminal, for the current secret and any previous one alike. The hashes stay so the key is
+ * still recognised, and refused, on every call; a grace still running ends now.
+ */
 export function applyRevoke(current: StoredApiKey, expectedVersion: number, now: number): ApiKeyUpdate {
   assertMutable(current, expectedVersion);
-  return { ...unchanged(current, now), state: "revoked", revokedAt: now };
+  const graceEnds = current.previousSecretExpiresAt === null ? null : Math.min(current.previousSecretExpiresAt, now);
+  return { ...unchanged(current, now), state: "revoked", revokedAt: now, previousSecretExpiresAt: graceEnds };
 }

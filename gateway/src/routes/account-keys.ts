@@ -9,6 +9,7 @@ import {
   ListQuery,
   NoQuery,
   REPLAYED_HEADER,
+  RotateApiKeyRequest,
   UpdateApiKeyRequest,
   VersionedRequest,
 } from "@gateway-keys/contract";
@@ -18,7 +19,7 @@ import { newSecret } from "../crypto";
 import { GatewayError } from "../errors";
 import { requireIdempotencyKey } from "../idempotency/header";
 import { runIdempotent, type IdempotentOutcome } from "../idempotency/runner";
-import { applyRevoke, applyRotate, applyUpdate, newApiKey, toWireKey, toWireKeyWithSecret } from "../keys/records";
+import { applyRevoke, applyRotate, applyUpdate, assertReferenceFree, newApiKey, toWireKey, toWireKeyWithSecret } from "../keys/records";
 import type { ApiKeyUpdate, StoredApiKey, StoreTransaction } from "../store/types";
 import { decodeCursor, pageOf } from "./pagination";
 
@@ -82,9 +83,11 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app,
     async (request, reply) => {
       const { ownerId } = accountOf(request);
       const { key, secret } = newApiKey(ownerId, request.body, ctx.now());
-      const outcome = await runIdempotent(ctx, request, { status: 201, body: ApiKeyWithSecret }, async (tx) =>
-        toWireKeyWithSecret(await tx.insertApiKey(key), secret),
-      );
+      const outcome = await runIdempotent(ctx, request, { status: 201, body: ApiKeyWithSecret }, async (tx) => {
+        // Checked in the unit of work, so of two concurrent creates with one reference only one wins.
+        if (key.clientReference !== null) assertReferenceFree(await tx.findLiveApiKeyByReference(ownerId, key.clientReference));
+        return toWireKeyWithSecret(await tx.insertApiKey(key), secret);
+      });
       return sendOutcome(reply, outcome);
     },
   );
@@ -114,14 +117,15 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app,
 
   app.post(
     "/:keyId/rotate",
-    { onRequest: write, schema: { params: KeyPathParams, querystring: NoQuery, body: VersionedRequest, response: { 200: ApiKeyWithSecret } } },
+    { onRequest: write, schema: { params: KeyPathParams, querystring: NoQuery, body: RotateApiKeyRequest, response: { 200: ApiKeyWithSecret } } },
     async (request, reply) => {
       const { ownerId } = accountOf(request);
       const now = ctx.now();
       const secret = newSecret("regular");
-      const { expectedVersion } = request.body;
+      const { expectedVersion, gracePeriodSeconds = 0 } = request.body;
+      const rotate = (current: StoredApiKey) => applyRotate(current, expectedVersion, secret, now, gracePeriodSeconds * 1000);
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKeyWithSecret }, async (tx) =>
-        toWireKeyWithSecret(await changeKey(tx, ownerId, request.params.keyId, (current) => applyRotate(current, expectedVersion, secret, now)), secret),
+        toWireKeyWithSecret(await changeKey(tx, ownerId, request.params.keyId, rotate), secret),
       );
       return sendOutcome(reply, outcome);
     },

@@ -15,6 +15,8 @@ export const EXTENSIONS = [
   "usage_metrics", // GET /v1/account/metrics
   "request_logs", // GET /v1/account/logs
   "whoami", // GET /v1/account/whoami
+  "client_reference", // create with clientReference: unique among the owner's live keys; 409 names the holder
+  "rotation_grace", // rotate with gracePeriodSeconds: the replaced secret works until previousSecretExpiresAt
 ] as const;
 
 function packageVersion(): string {

@@ -23,7 +23,11 @@ export interface Store {
   /** The provisioning key whose secret hashes to `secretHash`, revoked or not. */
   findProvisioningKeyByHash(secretHash: Buffer): Promise<StoredProvisioningKey | undefined>;
 
-  /** The regular key whose current secret hashes to `secretHash`, in any state. */
+  /**
+   * The regular key whose current secret, or whose previous secret (extension `rotation_grace`),
+   * hashes to `secretHash`, in any state. Whether a previous secret is still valid is not the
+   * store's business: the caller compares `previousSecretExpiresAt` with its clock.
+   */
   findApiKeyByHash(secretHash: Buffer): Promise<StoredApiKey | undefined>;
   /** One of `ownerId`'s keys; another owner's key is `undefined`, as if it did not exist. */
   getApiKey(ownerId: string, keyId: string): Promise<StoredApiKey | undefined>;
@@ -60,6 +64,8 @@ export interface StoreTransaction {
   getApiKey(ownerId: string, keyId: string): Promise<StoredApiKey | undefined>;
   /** Inserts a new key and returns it as stored. */
   insertApiKey(key: NewApiKey): Promise<StoredApiKey>;
+  /** The owner's key that holds `clientReference` and is not revoked (at most one can). */
+  findLiveApiKeyByReference(ownerId: string, clientReference: string): Promise<StoredApiKey | undefined>;
   /**
    * Replaces the changeable columns of a key, provided its version is still `readVersion`
    * (otherwise throws), and returns it as stored.
@@ -97,12 +103,18 @@ export interface ApiKeyUpdate {
   updatedAt: number;
   rotatedAt: number | null;
   revokedAt: number | null;
+  /** Extension `rotation_grace`: hash of the secret the last rotation replaced, while it may still work. */
+  previousSecretHash: Buffer | null;
+  /** Until when {@link previousSecretHash} authenticates (exclusive); null with no previous secret. */
+  previousSecretExpiresAt: number | null;
 }
 
 export interface NewApiKey extends ApiKeyUpdate {
   id: string;
   ownerId: string;
   createdAt: number;
+  /** Extension `client_reference`: unique among the owner's keys that are not revoked. */
+  clientReference: string | null;
 }
 
 export interface StoredApiKey extends NewApiKey {

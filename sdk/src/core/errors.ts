@@ -180,7 +180,8 @@ export class InternalServerError extends APIError {}
 
 /**
  * 409. `code` tells them apart: `conflict` (stale `expectedVersion`; `currentVersion` says the
- * version now), `key_revoked` (revocation is final), `idempotency_in_flight` (retried by the SDK).
+ * version now), `key_revoked` (revocation is final), `idempotency_in_flight` (retried by the SDK),
+ * `client_reference_in_use` (a live key already holds the create's `clientReference`; `keyId` names it).
  *
  * @example
  * catch (err) {
@@ -190,10 +191,13 @@ export class InternalServerError extends APIError {}
 export class ConflictError extends APIError {
   /** On `conflict`: the key's version now, to re-read and retry with. */
   readonly currentVersion: number | undefined;
+  /** On `client_reference_in_use`: the key that already holds the reference. */
+  readonly keyId: string | undefined;
 
   constructor(status: number, body: ErrorEnvelope["error"] | undefined, message: string, context: ErrorContext) {
     super(status, body, message, context);
     this.currentVersion = body?.currentVersion;
+    this.keyId = body?.keyId;
   }
 }
 
@@ -250,6 +254,7 @@ const NEXT_STEP: Partial<Record<string, string>> = {
   model_not_found: "pick a model id from models.list()",
   idempotency_in_flight: "the first request with this Idempotency-Key is still running; wait and retry with the same key",
   idempotency_key_reused: "an Idempotency-Key may only repeat the same request; use a fresh key for a different one",
+  client_reference_in_use: "take over the key that holds the reference, or revoke it and create again",
   spend_limit_reached: "raise spendPolicy.limitUnits with apiKeys.update, or use another key",
   payload_too_large: "send a smaller request",
   rate_limited: "slow down and retry after the Retry-After delay",

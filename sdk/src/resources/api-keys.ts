@@ -4,6 +4,7 @@ import {
   ApiKeyWithSecret,
   PAGE_LIMIT,
   type CreateApiKeyRequest,
+  type RotateApiKeyRequest,
   type UpdateApiKeyRequest,
   type VersionedRequest,
 } from "@gateway-keys/contract";
@@ -78,11 +79,13 @@ export class ApiKeys {
   }
 
   /**
-   * Issues a new secret in place of the old one, which stops working. The new secret is shown once.
+   * Issues a new secret in place of the old one, which stops working, at once or (gateway extension
+   * `rotation_grace`) after `gracePeriodSeconds`. The new secret is shown once.
    * @example
    * const { secret, version } = await client.apiKeys.rotate(key.keyId, { expectedVersion: key.version });
+   * const overlapping = await client.apiKeys.rotate(key.keyId, { expectedVersion: version, gracePeriodSeconds: 3600 });
    */
-  rotate(keyId: string, body: VersionedRequest, options?: RequestOptions): APIPromise<ApiKeyWithSecret> {
+  rotate(keyId: string, body: RotateApiKeyRequest, options?: RequestOptions): APIPromise<ApiKeyWithSecret> {
     return this.#versioned("POST", ACCOUNT_PATHS.rotate, ApiKeyWithSecret, keyId, body, options);
   }
 

@@ -1,4 +1,5 @@
 import { ERROR_CODES, withChecksum, type ApiKey, type ErrorCode } from "@gateway-keys/contract";
+import type { z } from "zod";
 import { GatewayClient, type ClientOptions } from "@gateway-keys/sdk";
 import { MockAgent } from "./undici";
 
@@ -11,8 +12,8 @@ export const NEW_SECRET = withChecksum("regular", "Sx4".repeat(10) + "Ww");
 
 export const JSON_HEADERS = { "content-type": "application/json" };
 
-/** A key record that fits the contract. */
-export function keyRecord(overrides: Partial<ApiKey> = {}): ApiKey {
+/** A key record as a gateway without this repository's extensions sends it: it fits the contract. */
+export function keyRecord(overrides: Partial<z.input<typeof ApiKey>> = {}): z.input<typeof ApiKey> {
   return {
     object: "api_key",
     keyId: "key_1",

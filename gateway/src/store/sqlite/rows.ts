@@ -29,6 +29,9 @@ export interface ApiKeyRow {
   updated_at: Int;
   rotated_at: Int | null;
   revoked_at: Int | null;
+  client_reference: string | null;
+  previous_secret_hash: Uint8Array | null;
+  previous_secret_expires_at: Int | null;
 }
 
 export function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
@@ -53,6 +56,9 @@ export function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
     updatedAt: num(row.updated_at),
     rotatedAt: numOrNull(row.rotated_at),
     revokedAt: numOrNull(row.revoked_at),
+    clientReference: row.client_reference,
+    previousSecretHash: row.previous_secret_hash === null ? null : Buffer.from(row.previous_secret_hash),
+    previousSecretExpiresAt: numOrNull(row.previous_secret_expires_at),
   };
 }
 

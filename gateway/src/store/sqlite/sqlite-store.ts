@@ -155,6 +155,10 @@ class SqliteStore implements Store {
       this.#sql.insertApiKey.run(apiKeyParams(key));
       return this.#apiKey(key.ownerId, key.id)!;
     },
+    findLiveApiKeyByReference: async (ownerId, clientReference) => {
+      const row = this.#sql.liveApiKeyByReference.get(ownerId, clientReference) as ApiKeyRow | undefined;
+      return row && apiKeyFromRow(row);
+    },
     updateApiKey: async (keyId: string, readVersion: number, next: ApiKeyUpdate) => {
       const result = this.#sql.updateApiKey.run({ ...apiKeyUpdateParams(next), id: keyId, read_version: readVersion });
       if (Number(result.changes) !== 1) throw new Error(`key ${keyId} is not at version ${readVersion}`);
@@ -204,7 +208,7 @@ class SqliteStore implements Store {
 
   findApiKeyByHash(secretHash: Buffer): Promise<StoredApiKey | undefined> {
     return this.#gate.read(() => {
-      const row = this.#sql.apiKeyByHash.get(secretHash) as ApiKeyRow | undefined;
+      const row = this.#sql.apiKeyByHash.get({ hash: secretHash }) as ApiKeyRow | undefined;
       return row && apiKeyFromRow(row);
     });
   }
@@ -317,9 +321,11 @@ function apiKeyUpdateParams(key: ApiKeyUpdate) {
     updated_at: key.updatedAt,
     rotated_at: key.rotatedAt,
     revoked_at: key.revokedAt,
+    previous_secret_hash: key.previousSecretHash,
+    previous_secret_expires_at: key.previousSecretExpiresAt,
   };
 }
 
 function apiKeyParams(key: NewApiKey) {
-  return { ...apiKeyUpdateParams(key), id: key.id, owner_id: key.ownerId, created_at: key.createdAt };
+  return { ...apiKeyUpdateParams(key), id: key.id, owner_id: key.ownerId, created_at: key.createdAt, client_reference: key.clientReference };
 }

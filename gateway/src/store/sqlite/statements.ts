@@ -1,7 +1,8 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 
 const API_KEY_COLUMNS = `seq, id, owner_id, name, state, version, secret_hash, hint, spend_limit_micros,
-  (SELECT IFNULL(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = api_keys.id) AS spent_micros, store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at`;
+  (SELECT IFNULL(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = api_keys.id) AS spent_micros, store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at,
+  client_reference, previous_secret_hash, previous_secret_expires_at`;
 
 /** Every statement the store runs, prepared once: parsing SQL per request would dominate the hot path. */
 export function prepareStatements(db: DatabaseSync) {
@@ -23,7 +24,16 @@ export function prepareStatements(db: DatabaseSync) {
       VALUES (:id, :owner_id, :secret_hash, :hint, :scopes, :created_at, :revoked_at)`),
     provisioningKeyByHash: prepare("SELECT * FROM provisioning_keys WHERE secret_hash = ?"),
 
-    apiKeyByHash: prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE secret_hash = ?`, true),
+    // Two indexed look-ups: a current secret, or a secret a grace rotation replaced.
+    apiKeyByHash: prepare(
+      `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE secret_hash = :hash
+      UNION ALL SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE previous_secret_hash = :hash LIMIT 1`,
+      true,
+    ),
+    liveApiKeyByReference: prepare(
+      `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE owner_id = ? AND client_reference = ? AND state <> 'revoked'`,
+      true,
+    ),
     apiKeyById: prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ? AND owner_id = ?`, true),
     apiKeyByIdOfAnyOwner: prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`, true),
     listApiKeys: prepare(
@@ -32,13 +42,16 @@ export function prepareStatements(db: DatabaseSync) {
     ),
     countApiKeysByState: prepare("SELECT state, COUNT(*) AS n FROM api_keys WHERE owner_id = ? GROUP BY state"),
     insertApiKey: prepare(`INSERT INTO api_keys (id, owner_id, name, state, version, secret_hash, hint, spend_limit_micros,
-        store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at)
+        store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at,
+        client_reference, previous_secret_hash, previous_secret_expires_at)
       VALUES (:id, :owner_id, :name, :state, :version, :secret_hash, :hint, :spend_limit_micros,
-        :store_request, :store_response, :retention_days, :model_mode, :model_ids, :created_at, :updated_at, :rotated_at, :revoked_at)`),
+        :store_request, :store_response, :retention_days, :model_mode, :model_ids, :created_at, :updated_at, :rotated_at, :revoked_at,
+        :client_reference, :previous_secret_hash, :previous_secret_expires_at)`),
     updateApiKey: prepare(`UPDATE api_keys SET name = :name, state = :state, version = :version, secret_hash = :secret_hash,
         hint = :hint, spend_limit_micros = :spend_limit_micros, store_request = :store_request,
         store_response = :store_response, retention_days = :retention_days, model_mode = :model_mode,
-        model_ids = :model_ids, updated_at = :updated_at, rotated_at = :rotated_at, revoked_at = :revoked_at
+        model_ids = :model_ids, updated_at = :updated_at, rotated_at = :rotated_at, revoked_at = :revoked_at,
+        previous_secret_hash = :previous_secret_hash, previous_secret_expires_at = :previous_secret_expires_at
       WHERE id = :id AND version = :read_version`),
 
     idempotencyRecord: prepare(`SELECT fingerprint, status, sealed_body, expires_at FROM idempotency_records

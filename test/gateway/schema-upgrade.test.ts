@@ -1,0 +1,55 @@
+/** A database written before the client_reference and rotation_grace extensions keeps working after the upgrade. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { startTestGateway } from "@gateway-keys/testkit/test-gateway";
+import { accountClient, respond } from "./helpers";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "gateway-upgrade-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Turns a current database back into schema 2, the last one without the extensions' columns. */
+function downgradeToSchema2(dbPath: string): void {
+  const db = new DatabaseSync(dbPath);
+  try {
+    db.exec(`
+      DROP INDEX api_keys_live_by_reference;
+      DROP INDEX api_keys_by_previous_hash;
+      ALTER TABLE api_keys DROP COLUMN client_reference;
+      ALTER TABLE api_keys DROP COLUMN previous_secret_hash;
+      ALTER TABLE api_keys DROP COLUMN previous_secret_expires_at;
+      PRAGMA user_version = 2;
+    `);
+  } finally {
+    db.close();
+  }
+}
+
+test("migrates a schema-2 database: old keys read with null extension fields, authenticate, and rotate with grace", async () => {
+  const dbPath = join(dir, "gateway.db");
+  const first = await startTestGateway({ dbPath });
+  const old = (await accountClient(first).create({ name: "from schema 2" })).body;
+  await first.stop();
+  downgradeToSchema2(dbPath);
+
+  const second = await startTestGateway({ dbPath });
+  try {
+    const account = accountClient(second, first.provisioningKey);
+    expect((await account.get(old.keyId)).body).toMatchObject({ clientReference: null, previousSecretExpiresAt: null, version: 1 });
+    expect((await respond(second, old.secret)).status).toBe(200);
+    const rotated = await account.rotate(old.keyId, { expectedVersion: 1, gracePeriodSeconds: 60 });
+    expect(rotated.status).toBe(200);
+    expect((await respond(second, old.secret)).status).toBe(200);
+    const referenced = await account.create({ name: "new", clientReference: "ref-after-upgrade" });
+    expect(referenced.body.clientReference).toBe("ref-after-upgrade");
+    const version = new DatabaseSync(dbPath, { readOnly: true });
+    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 3 });
+    version.close();
+  } finally {
+    await second.stop();
+  }
+});
