@@ -51,7 +51,7 @@ describe("chat.completions", () => {
   test("a stream sends the role, one delta per token, then the finish reason, and no usage unless asked", async () => {
     const stream = await openai.chat.completions.create({ model: "echo-1", messages: [{ role: "user", content: "hello, world" }], stream: true });
 
-    const chunks = [];
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
 
     expect(chunks.map((chunk) => chunk.choices[0]?.delta)).toEqual([{ role: "assistant", content: "" }, { content: "hello" }, { content: "," }, { content: " world" }, {}]);
@@ -70,7 +70,7 @@ describe("chat.completions", () => {
       stream_options: { include_usage: true },
     });
 
-    const chunks = [];
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
 
     const last = chunks.at(-1)!;
@@ -101,7 +101,7 @@ describe("chat.completions", () => {
       stream: true,
     });
 
-    const chunks = [];
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
 
     expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe("one");

@@ -45,16 +45,16 @@ export async function rejection(promise: PromiseLike<unknown>): Promise<any> {
   );
 }
 
-/** What the key has been charged so far, as the account API reports it. */
-export async function spentUnits(gateway: TestGateway, keyId: string): Promise<string> {
-  const answer = await accountClient(gateway).get(keyId);
+/** What the key has been charged so far, as the account API reports it to the key's owner. */
+export async function spentUnits(gateway: TestGateway, keyId: string, provisioningKey = gateway.provisioningKey): Promise<string> {
+  const answer = await accountClient(gateway, provisioningKey).get(keyId);
   if (answer.status !== 200) throw new Error(`reading ${keyId} failed: ${answer.status} ${answer.text}`);
   return answer.body.spentUnits;
 }
 
 /** The key's request-log rows, newest first. */
-export async function logRows(gateway: TestGateway, keyId: string): Promise<LogEntry[]> {
-  const answer = await accountClient(gateway).logs(`?keyId=${keyId}&limit=100`);
+export async function logRows(gateway: TestGateway, keyId: string, provisioningKey = gateway.provisioningKey): Promise<LogEntry[]> {
+  const answer = await accountClient(gateway, provisioningKey).logs(`?keyId=${keyId}&limit=100`);
   if (answer.status !== 200) throw new Error(`reading the logs failed: ${answer.status} ${answer.text}`);
   return answer.body.data;
 }
@@ -63,9 +63,9 @@ export async function logRows(gateway: TestGateway, keyId: string): Promise<LogE
  * Waits until the key has `count` log rows: a stream the client cut is settled after the client
  * has gone, so its row lands a moment later.
  */
-export async function settledRows(gateway: TestGateway, keyId: string, count: number): Promise<LogEntry[]> {
+export async function settledRows(gateway: TestGateway, keyId: string, count: number, provisioningKey = gateway.provisioningKey): Promise<LogEntry[]> {
   for (let waited = 0; waited <= 5000; waited += 10) {
-    const rows = await logRows(gateway, keyId);
+    const rows = await logRows(gateway, keyId, provisioningKey);
     if (rows.length >= count) return rows;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
