@@ -4,9 +4,9 @@
  */
 import OpenAI from "openai";
 import { COST_HEADER, ErrorEnvelope, Model } from "@gateway-keys/contract";
-import type { TestGateway } from "@gateway-keys/testkit/test-gateway";
+import { createTestClock, startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { call, useGateway } from "./helpers";
-import { openaiFor, rejection, spentUnits } from "./model-api-sdks-support";
+import { logRows, openaiFor, rejection, spentUnits } from "./model-api-sdks-support";
 
 let gateway: TestGateway;
 let keyId: string;
@@ -273,5 +273,25 @@ describe("errors on the OpenAI wires", () => {
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error).toMatchObject({ status: 400, code: "validation_failed", param: "model" });
     expect(error.error.message).toContain(`is a ${other.family} model; use /v1/`);
+  });
+});
+
+describe("timestamps", () => {
+  test("answers are stamped by the gateway's clock, like their log rows", async () => {
+    const clock = createTestClock(Date.UTC(2030, 0, 1));
+    const clocked = await startTestGateway({ storage: "memory", clock: clock.now });
+    try {
+      const key = await clocked.createRegularKey();
+      const client = openaiFor(clocked, key.secret);
+
+      const chat = await client.chat.completions.create({ model: "echo-1", messages: [{ role: "user", content: "x" }] });
+      const response = await client.responses.create({ model: "echo-1", input: "x" });
+
+      const seconds = Date.UTC(2030, 0, 1) / 1000;
+      expect((await logRows(clocked, key.keyId)).map((row) => row.createdAt)).toEqual(["2030-01-01T00:00:00.000Z", "2030-01-01T00:00:00.000Z"]);
+      expect({ chat: chat.created, response: response.created_at }).toEqual({ chat: seconds, response: seconds });
+    } finally {
+      await clocked.stop();
+    }
   });
 });

@@ -143,7 +143,8 @@ const RESPONSE_CASES: [string, unknown, string | undefined][] = [
   ["input missing", { model: "echo-1" }, "input"],
   ["input not a string", { model: "echo-1", input: ["x"] }, "input"],
   ["input an empty array", { model: "echo-1", input: [] }, "input"],
-  ["an input message with an unknown role", { model: "echo-1", input: [{ role: "tool", content: "x" }] }, "input"],
+  ["an input message with an unknown role", { model: "echo-1", input: [{ role: "tool", content: "x" }] }, "input[0].role"],
+  ["an input message with an image part", { model: "echo-1", input: [{ role: "user", content: [{ type: "input_image", image_url: "https://x.test/a.png" }] }] }, "input[0].content[0].type"],
   ["instructions not a string", { model: "echo-1", input: "x", instructions: 5 }, "instructions"],
   ["max_output_tokens zero", { model: "echo-1", input: "x", max_output_tokens: 0 }, "max_output_tokens"],
   ["max_output_tokens fractional", { model: "echo-1", input: "x", max_output_tokens: 1.5 }, "max_output_tokens"],
@@ -165,6 +166,27 @@ describe("POST /v1/responses", () => {
     const padding = JSON.stringify({ model: "echo-1", input: "" }).length;
     const body = { model: "echo-1", input: "x".repeat(4 * 1024 * 1024 - padding + 1) };
     expectError(await call(gateway.baseUrl, "POST", "/v1/responses", { bearer: secret, body }), 413, "payload_too_large");
+    expect((await account.logs()).body).toEqual(logsBefore);
+    expect((await account.get(keyId)).body.spentUnits).toBe("0");
+  });
+});
+
+const CHAT_CASES: [string, unknown, string, string][] = [
+  ["messages missing", { model: "echo-1" }, "messages", "messages: expected an array of messages"],
+  ["messages empty", { model: "echo-1", messages: [] }, "messages", "messages: must hold at least one message"],
+  ["a message with an unknown role", { model: "echo-1", messages: [{ role: "function", content: "x" }] }, "messages[0].role", "messages[0].role: expected"],
+  ["max_tokens zero", { model: "echo-1", messages: [{ role: "user", content: "x" }], max_tokens: 0 }, "max_tokens", "max_tokens: must be at least 1"],
+  ["n of 2", { model: "echo-1", messages: [{ role: "user", content: "x" }], n: 2 }, "n", "n: only 1 is supported"],
+  ["five stop sequences", { model: "echo-1", messages: [{ role: "user", content: "x" }], stop: ["a", "b", "c", "d", "e"] }, "stop", "stop: must hold at most 4 sequences"],
+];
+
+describe("POST /v1/chat/completions", () => {
+  test.each(CHAT_CASES)("%s answers 400 validation_failed naming the field and saying what is wrong, and charges nothing", async (_what, body, param, says) => {
+    const logsBefore = (await account.logs()).body;
+    const answer = await call(gateway.baseUrl, "POST", "/v1/chat/completions", { bearer: secret, body });
+    const error = expectError(answer, 400, "validation_failed");
+    expect(error.param).toBe(param);
+    expect(error.message).toContain(says);
     expect((await account.logs()).body).toEqual(logsBefore);
     expect((await account.get(keyId)).body.spentUnits).toBe("0");
   });
