@@ -145,6 +145,23 @@ describe("POST /v1/audio/transcriptions (wav-transcribe-1)", () => {
     expect({ status: answer.status, code: body.error.code, param: body.error.param }).toEqual({ status: 400, code: "validation_failed", param: "model" });
   });
 
+  test("an upload over 25 MiB is refused 413 payload_too_large", async () => {
+    const { client: openai } = await client();
+    const tooLarge = await toFile(silentWav(26 * 1024 * 1024 / 48_000, 24_000), "long.wav", { type: "audio/wav" });
+    await expectRefusal(openai.audio.transcriptions.create({ model: "wav-transcribe-1", file: tooLarge }), 413, "payload_too_large");
+  });
+
+  test("a second file part is refused naming file", async () => {
+    const { secret } = await client();
+    const form = new FormData();
+    form.append("model", "wav-transcribe-1");
+    form.append("file", new Blob([silentWav(1, 8_000)], { type: "audio/wav" }), "one.wav");
+    form.append("file", new Blob([silentWav(1, 8_000)], { type: "audio/wav" }), "two.wav");
+    const answer = await fetch(`${gateway.baseUrl}/v1/audio/transcriptions`, { method: "POST", headers: { authorization: `Bearer ${secret}` }, body: form });
+    const body = (await answer.json()) as { error: { code: string; param: string } };
+    expect({ status: answer.status, code: body.error.code, param: body.error.param }).toEqual({ status: 400, code: "validation_failed", param: "file" });
+  });
+
   test("a JSON body is refused: the audio must come as multipart/form-data", async () => {
     const { secret } = await client();
     const answer = await fetch(`${gateway.baseUrl}/v1/audio/transcriptions`, {

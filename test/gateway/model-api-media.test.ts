@@ -87,6 +87,12 @@ describe("POST /v1/embeddings (hash-embed-1)", () => {
     expect(both.usage).toEqual({ prompt_tokens: 4, total_tokens: 4 });
   });
 
+  test("a body over the route's 4 MiB limit is refused 413 with a message that states that limit", async () => {
+    const { client: openai } = await client();
+    const refusal = await expectRefusal(openai.embeddings.create({ model: "hash-embed-1", input: "word ".repeat(1_000_000) }), 413, "payload_too_large");
+    expect(refusal.message).toContain("4 MiB");
+  });
+
   test("token-array input is refused naming input", async () => {
     const { client: openai } = await client();
     await expectRefusal(openai.embeddings.create({ model: "hash-embed-1", input: [[1, 2, 3]] }), 400, "validation_failed", "input");
@@ -192,6 +198,13 @@ describe("POST /v1/images/generations (pattern-image-1)", () => {
     expect(again).toEqual(first);
     expect(other[0]).not.toBe(first[0]);
     expect(other[1]).not.toBe(first[1]);
+  });
+
+  test("a prompt of the contract's 32 000 characters is served whatever its script", async () => {
+    const { client: openai } = await client();
+    // 32 000 three-byte characters: about 96 KB of JSON.
+    const answer = await openai.images.generate({ model: "pattern-image-1", prompt: "世".repeat(32_000), size: "256x256" });
+    expect(answer.data).toHaveLength(1);
   });
 
   test("a size the model does not generate is refused naming size", async () => {
