@@ -93,9 +93,9 @@ describe("POST /v1/embeddings (hash-embed-1)", () => {
     expect(refusal.message).toContain("4 MiB");
   });
 
-  test("token-array input is refused naming input", async () => {
+  test("token-array input is refused naming the first token array", async () => {
     const { client: openai } = await client();
-    await expectRefusal(openai.embeddings.create({ model: "hash-embed-1", input: [[1, 2, 3]] }), 400, "validation_failed", "input");
+    await expectRefusal(openai.embeddings.create({ model: "hash-embed-1", input: [[1, 2, 3]] }), 400, "validation_failed", "input[0]");
   });
 });
 
@@ -153,6 +153,12 @@ describe("POST /v1/moderations (rules-moderation-1)", () => {
     const { client: openai } = await client();
     const answer = await openai.moderations.create({ model: "rules-moderation-1", input: "YOU ARE AN IDIOT" });
     expect(answer.results[0]!.categories.harassment).toBe(true);
+  });
+
+  test("image input is refused naming the first image", async () => {
+    const { client: openai } = await client();
+    const image = { type: "image_url" as const, image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } };
+    await expectRefusal(openai.moderations.create({ model: "rules-moderation-1", input: [image] }), 400, "validation_failed", "input[0]");
   });
 
   test("without a model the built-in moderation model answers, one result per input in order", async () => {
