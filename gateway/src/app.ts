@@ -82,7 +82,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     cipher: new ReplyCipher(resolveEncryptionKey(deps.encryptionKey, deps.store.location)),
     idempotencyTtlMs: deps.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
     rateLimiter: new RateLimiter(deps.rateLimit),
-    models: new ModelCatalog(deps.models),
+    models: new ModelCatalog(deps.models, Math.floor(clock().getTime() / 1000)),
     keys: new KeyCache(deps.store),
     spend: new SpendLedger(deps.store),
   };

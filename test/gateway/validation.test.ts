@@ -141,7 +141,7 @@ const RESPONSE_CASES: [string, unknown, string | undefined][] = [
   ["model missing", { input: "x" }, "model"],
   ["model empty", { model: "", input: "x" }, "model"],
   ["input missing", { model: "echo-1" }, "input"],
-  ["input not a string", { model: "echo-1", input: ["x"] }, "input"],
+  ["input not a string", { model: "echo-1", input: ["x"] }, "input[0]"],
   ["input an empty array", { model: "echo-1", input: [] }, "input"],
   ["an input message with an unknown role", { model: "echo-1", input: [{ role: "tool", content: "x" }] }, "input[0].role"],
   ["an input message with an image part", { model: "echo-1", input: [{ role: "user", content: [{ type: "input_image", image_url: "https://x.test/a.png" }] }] }, "input[0].content[0].type"],

@@ -6,10 +6,16 @@ import { anthropicError } from "../inference/wires/messages";
  * Fastify's own errors that reach us before a handler runs, and what a client should do about them.
  * Messages are ours, never Fastify's or V8's: theirs quote the body or the path, which may hold a secret.
  */
-function fromFastifyError(error: FastifyError): GatewayError | undefined {
+function fromFastifyError(error: FastifyError, request: FastifyRequest): GatewayError | undefined {
   switch (error.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return new GatewayError("payload_too_large", "The request body is larger than 64 KiB; send a smaller body.");
+    case "FST_REQ_FILE_TOO_LARGE": {
+      const limit = request.routeOptions?.bodyLimit ?? 64 * 1024;
+      const shown = limit >= 1024 * 1024 ? `${Math.round(limit / (1024 * 1024))} MiB` : `${Math.round(limit / 1024)} KiB`;
+      return new GatewayError("payload_too_large", `The request body is larger than this endpoint's ${shown}; send a smaller body.`);
+    }
+    case "FST_FILES_LIMIT":
+      return new GatewayError("validation_failed", "Invalid fields: file: send exactly one file part.", { param: "file" });
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return new GatewayError("invalid_json", "The request body is not valid JSON; send one JSON object.");
@@ -40,7 +46,7 @@ function isFastifyError(error: unknown): error is FastifyError {
 /** Maps any thrown value to a GatewayError, logging what clients must not see. */
 function toGatewayError(error: unknown, request: FastifyRequest): GatewayError {
   if (error instanceof GatewayError) return error;
-  const known = isFastifyError(error) ? fromFastifyError(error) : undefined;
+  const known = isFastifyError(error) ? fromFastifyError(error, request) : undefined;
   if (known) return known;
   const status = error instanceof Error ? (error as Partial<FastifyError>).statusCode : undefined;
   if (status === 404) return new GatewayError("route_not_found", "No such route; check the method and path.");

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodType, core } from "zod";
-import { describeIssues, fieldIssues, formatPath } from "@gateway-keys/contract";
+import { describeIssues, fieldIssues, formatPath, specificIssues } from "@gateway-keys/contract";
 import { GatewayError } from "../errors";
 
 /**
@@ -32,7 +32,7 @@ export function installZodValidation(app: FastifyInstance): void {
       const result = schema.safeParse(data);
       if (result.success) return { value: result.data };
       const issues = fieldIssues(result.error);
-      const param = paramOf(result.error.issues[0]);
+      const param = paramOf(specificIssues(result.error)[0]);
       const where = httpPart === "querystring" ? "query parameter" : httpPart === "params" ? "path parameter" : "field";
       const message = `Invalid ${where}s: ${describeIssues(issues)}.`;
       return { error: new GatewayError("validation_failed", message, param === undefined ? {} : { param }) };

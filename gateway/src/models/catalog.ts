@@ -108,6 +108,7 @@ export class ModelCatalog {
   readonly #byId: Map<string, CatalogModel>;
   readonly #listedAt: number;
 
+  /** `listedAt`: the `created` time models are listed with (seconds). */
   constructor(models: readonly CatalogModel[] = BUILT_IN_MODELS, listedAt = Math.floor(Date.now() / 1000)) {
     this.#byId = new Map(models.map((model) => [model.id, model]));
     this.#listedAt = listedAt;

@@ -30,7 +30,7 @@ export const audioRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ct
 
   app.post(
     "/audio/transcriptions",
-    { onRequest, bodyLimit: AUDIO_UPLOAD_LIMIT_BYTES + 64 * 1024, schema: { querystring: NoQuery } },
+    { onRequest, bodyLimit: AUDIO_UPLOAD_LIMIT_BYTES, schema: { querystring: NoQuery } },
     async (request, reply) => {
       if (!request.isMultipart()) {
         throw new GatewayError("invalid_json", "Send the audio as multipart/form-data with a `file` part and a `model` field.", { param: "Content-Type" });

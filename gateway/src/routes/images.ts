@@ -17,7 +17,7 @@ const PIXELS: Record<(typeof IMAGE_SIZES)[number], { width: number; height: numb
 export const imagesRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
   app.post(
     "/images/generations",
-    { onRequest: [requireApiKey(ctx)], schema: { querystring: NoQuery, body: ImageGenerationRequest, response: { 200: ImagesResponse } } },
+    { onRequest: [requireApiKey(ctx)], bodyLimit: 4 * 1024 * 1024, schema: { querystring: NoQuery, body: ImageGenerationRequest, response: { 200: ImagesResponse } } },
     async (request, reply): Promise<ImagesResponse> => {
       const body = request.body;
       const count = body.n ?? 1;

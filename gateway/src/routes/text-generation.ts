@@ -28,13 +28,13 @@ export const textGenerationRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   app.post(
     "/chat/completions",
     { onRequest, bodyLimit: TEXT_BODY_LIMIT_BYTES, schema: { querystring: NoQuery, body: ChatCompletionRequest, response: { 200: ChatCompletion } } },
-    async (request, reply) => runTextCall(ctx, apiKeyOf(request), reply, request.body.model, chatAsk(request.body), chatWire(request.body)),
+    async (request, reply) => runTextCall(ctx, apiKeyOf(request), reply, request.body.model, chatAsk(request.body), chatWire(request.body, ctx.now())),
   );
 
   app.post(
     "/responses",
     { onRequest, bodyLimit: TEXT_BODY_LIMIT_BYTES, schema: { querystring: NoQuery, body: ResponsesRequest, response: { 200: ResponseObject } } },
-    async (request, reply) => runTextCall(ctx, apiKeyOf(request), reply, request.body.model, responsesAsk(request.body), responsesWire(request.body)),
+    async (request, reply) => runTextCall(ctx, apiKeyOf(request), reply, request.body.model, responsesAsk(request.body), responsesWire(request.body, ctx.now())),
   );
 
   app.post(

@@ -39,9 +39,10 @@ function usageOf(completion: TextCompletion): ChatUsage {
  * then content deltas, then the finish reason; with `stream_options.include_usage` every chunk
  * carries `usage: null` and one more chunk with no choices carries the totals; `data: [DONE]` ends it.
  */
-export function chatWire(body: ChatCompletionRequest): TextWire<ChatCompletion> {
+/** `nowMs`: the gateway clock's time, which stamps the answer like its log row. */
+export function chatWire(body: ChatCompletionRequest, nowMs: number): TextWire<ChatCompletion> {
   const id = newId("chatcmpl");
-  const created = Math.floor(Date.now() / 1000);
+  const created = Math.floor(nowMs / 1000);
   const includeUsage = body.stream_options?.include_usage === true;
   const chunk = (model: string, choice: ChatCompletionChunk["choices"][number] | undefined, usage?: ChatUsage): ChatCompletionChunk => ({
     id,

@@ -34,10 +34,11 @@ export function responsesAsk(body: ResponsesBody): TextAsk {
  * response.output_text.done, response.content_part.done, response.output_item.done,
  * response.completed (or response.incomplete at `max_output_tokens`).
  */
-export function responsesWire(body: ResponsesBody): TextWire<ResponseObject> {
+/** `nowMs`: the gateway clock's time, which stamps the answer like its log row. */
+export function responsesWire(body: ResponsesBody, nowMs: number): TextWire<ResponseObject> {
   const id = newId("resp");
   const itemId = newId("msg");
-  const createdAt = Math.floor(Date.now() / 1000);
+  const createdAt = Math.floor(nowMs / 1000);
   let sequence = 0;
   let modelId = body.model;
 
