@@ -1,28 +1,29 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { ApiKeyArgs } from "./inputs";
+import type { ApiKeyArgs, GatewayConnectionArgs } from "./inputs";
 import { API_KEY_TYPE, PROVIDER_MODULE } from "./provider-module";
-import type { StoredKey } from "./runtime/shapes";
+import type { RotationRecord, StoredKey } from "./runtime/shapes";
 
 /**
  * A regular API key of the gateway, managed as code. It is a Pulumi dynamic resource: the engine
  * runs its provider (./runtime) in the Node dynamic-provider plugin.
  *
- * - Create issues the key; its one-time `secret` is an encrypted Pulumi secret output.
+ * - Create issues the key; its one-time `secret` is an encrypted Pulumi secret output. A create is
+ *   safe to repeat after any crash: the key carries the resource's URN as its client reference, so
+ *   the next `pulumi up` finds the key an interrupted run made instead of making a second one.
  * - Changing `name`, `state` or a policy is an in-place update (one PATCH).
- * - Changing `rotationTrigger` rotates the secret in place: the `keyId` stays, the old secret stops
- *   working at once.
+ * - Changing `rotationTrigger`, or reaching `rotateAfter`, rotates the secret in place: the `keyId`
+ *   stays; the old secret stops working at once, or after `rotationGracePeriod`.
  * - Delete revokes the key, irreversibly.
  * - Every change sends the version in state as `expectedVersion`: a key changed outside the stack
  *   fails the update (run `pulumi refresh`, review, `pulumi up`) and is never overwritten.
  * - Adopt an existing key with the `import` resource option, `new ApiKey("ci", args, { import: "key_..." })`,
- *   or the `adoptKeyId` input. Its secret is unknown (`secretKnown: false`) until you rotate it by
- *   changing `rotationTrigger`.
+ *   or the `adoptKeyId` input. Its secret is unknown (`secretKnown: false`) until the stack rotates it.
  *
  * @example
  * const ci = new ApiKey("ci", {
  *   spendPolicy: { limitUnits: "100" },
- *   loggingPolicy: { retentionDays: 7 },
- *   rotationTrigger: "2026-11",
+ *   rotateAfter: "30d",
+ *   rotationGracePeriod: "1h",
  * });
  * export const ciSecret = ci.secret;
  */
@@ -31,11 +32,15 @@ export class ApiKey extends pulumi.CustomResource {
   declare readonly keyId: pulumi.Output<string>;
   /** The key's version; goes up on every change, rotation and revoke. */
   declare readonly version: pulumi.Output<number>;
-  /** The key's secret (a Pulumi secret). Undefined when `secretKnown` is false. */
+  /**
+   * The secret this stack issued (a Pulumi secret). Undefined for an adopted key the stack has not
+   * rotated. After a rotation outside the stack it stays, but `secretKnown` is false: the gateway no
+   * longer accepts it.
+   */
   declare readonly secret: pulumi.Output<string | undefined>;
-  /** False for an adopted key, or one rotated outside this stack: rotate it to get a managed secret. */
+  /** Whether `secret` is the key's current secret: false for an adopted key, or one rotated outside this stack. */
   declare readonly secretKnown: pulumi.Output<boolean>;
-  /** Prefix and last four characters of the secret, safe to show. */
+  /** Prefix and last four characters of the key's current secret, safe to show. */
   declare readonly hint: pulumi.Output<string>;
   /** `active` or `disabled`. */
   declare readonly state: pulumi.Output<StoredKey["state"]>;
@@ -45,6 +50,8 @@ export class ApiKey extends pulumi.CustomResource {
   declare readonly baseUrl: pulumi.Output<string>;
   /** Hint of the provisioning key the key was last managed with; a new one makes the next preview ask its owner. */
   declare readonly provisioningKeyHint: pulumi.Output<string>;
+  /** The key's own `connection` input, if it has one: a Pulumi secret, kept so refresh and destroy reach the key. */
+  declare readonly connection: pulumi.Output<GatewayConnectionArgs | undefined>;
   /** The key's label. */
   declare readonly name: pulumi.Output<string>;
   /** The spending cap, its amount in canonical spelling ("100.5"); undefined when the key has none. */
@@ -59,6 +66,10 @@ export class ApiKey extends pulumi.CustomResource {
   declare readonly updatedAt: pulumi.Output<string>;
   /** When the secret was last rotated (ISO 8601), or null. */
   declare readonly rotatedAt: pulumi.Output<string | null>;
+  /** Until when the secret the last rotation replaced keeps working (ISO 8601), or null without a grace period. */
+  declare readonly previousSecretExpiresAt: pulumi.Output<string | null>;
+  /** With `rotateAfter`: when the stack issued the current secret and why; the schedule counts from `issuedAt`. */
+  declare readonly rotation: pulumi.Output<RotationRecord | undefined>;
 
   constructor(name: string, args: ApiKeyArgs = {}, opts: pulumi.CustomResourceOptions = {}) {
     // The engine's own import cannot reach a dynamic provider (its read gets no `__provider`;
@@ -72,12 +83,19 @@ export class ApiKey extends pulumi.CustomResource {
       loggingPolicy: args.loggingPolicy,
       modelPolicy: args.modelPolicy,
       rotationTrigger: args.rotationTrigger,
+      rotateAfter: args.rotateAfter,
+      rotationGracePeriod: args.rotationGracePeriod,
       connection: args.connection === undefined ? undefined : pulumi.secret(args.connection),
       adoptKeyId: args.adoptKeyId ?? importId,
+      // The provider never sees the URN; it names the key on the gateway, so a create that a crash
+      // interrupted is found again by the next run, and it addresses the provider's warnings.
+      clientReference: pulumi.createUrn(name, API_KEY_TYPE, options.parent),
+      // Lets `check` show a planned rotation's secret as unknown in a preview, and only there.
+      planning: pulumi.runtime.isDryRun(),
     };
     const outputs = [
       "keyId", "version", "secret", "secretKnown", "hint", "ownerId", "baseUrl",
-      "provisioningKeyHint", "createdAt", "updatedAt", "rotatedAt",
+      "provisioningKeyHint", "createdAt", "updatedAt", "rotatedAt", "previousSecretExpiresAt", "rotation",
     ];
     for (const output of outputs) inputs[output] = undefined;
     // What pulumi.dynamic.Resource does, with a hand-written `__provider` (see ./provider-module.ts).

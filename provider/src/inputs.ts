@@ -56,10 +56,25 @@ export interface ApiKeyArgs {
   /** Model access. Default: all models. */
   modelPolicy?: pulumi.Input<ModelPolicyArgs>;
   /**
-   * Any value; changing it rotates the key's secret in place (the keyId stays, the old secret stops
-   * working at once). E.g. a date, a counter, or `time.now` of a schedule.
+   * Any value; changing it (adding or removing it too) rotates the key's secret in place: the keyId
+   * stays; the old secret stops working at once, or after `rotationGracePeriod`. E.g. a date or a
+   * counter. For a schedule, use `rotateAfter`.
    */
   rotationTrigger?: pulumi.Input<unknown>;
+  /**
+   * Rotates the secret once it is older than this: a whole number and a unit, `"30d"`, `"12h"` or
+   * `"90m"`, from 1h to 3650d. Counted from the create, the stack's last rotation, or the update that
+   * added it. A due rotation shows in `pulumi preview` (a change of `rotation`) and happens at the
+   * next `pulumi up`, once per due date, in place.
+   */
+  rotateAfter?: pulumi.Input<string>;
+  /**
+   * How long the replaced secret keeps working after a rotation, so consumers can move to the new one
+   * with no request refused: `"1h"`, `"30m"`, `"45s"`, up to `"7d"`. Needs the gateway's
+   * `rotation_grace` extension (on a gateway without it, use `ApiKeyPair`). Default: none, the old
+   * secret stops at once.
+   */
+  rotationGracePeriod?: pulumi.Input<string>;
   /** The gateway and owner; see {@link GatewayConnectionArgs}. */
   connection?: pulumi.Input<GatewayConnectionArgs>;
   /**

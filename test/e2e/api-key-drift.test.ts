@@ -98,7 +98,8 @@ describe("ApiKey and the world outside the stack", () => {
     const keysBefore = (await outside.apiKeys.list({ limit: 100 })).data.length;
     env.recorder.reset();
     const adopted = await up(stack);
-    expect(env.recorder.calls()).toEqual(["GET /v1/account/api-keys/{id}"]);
+    // One read reviews the adoption at check (where a preview would stop on a mismatch), one adopts.
+    expect(env.recorder.calls()).toEqual(["GET /v1/account/api-keys/{id}", "GET /v1/account/api-keys/{id}"]);
     expect((await outside.apiKeys.list({ limit: 100 })).data.length).toBe(keysBefore);
     expect(adopted.result.outputs.keyId!.value).toBe(existing.keyId);
     expect(adopted.result.outputs.secretKnown!.value).toBe(false);
@@ -115,10 +116,11 @@ describe("ApiKey and the world outside the stack", () => {
     await destroy(stack);
   });
 
-  it("refuses to adopt a key that differs from the program, naming the difference and changing nothing", async () => {
+  it("refuses at preview to adopt a key that differs from the program, naming the difference and changing nothing", async () => {
     const existing = await env.gateway.createRegularKey({ name: "legacy", spendPolicy: { limitUnits: "50" } });
     const stack = await keyStack(() => ({ name: "legacy", spendPolicy: { limitUnits: "75" } }), () => existing.keyId);
-    const failure = await expectFailure(up(stack));
+    const failure = await expectFailure(preview(stack));
+    expect(failure).toContain("gateway:ApiKey resource 'ci' has a problem: cannot adopt key");
     expect(failure).toContain(`cannot adopt key ${existing.keyId}: it differs from the program`);
     expect(failure).toContain('spendPolicy: the key has {"currency":"unit","limitUnits":"50"}, the program declares {"currency":"unit","limitUnits":"75"}');
     expect(await outside.apiKeys.get(existing.keyId)).toMatchObject({ version: 1, spendPolicy: { limitUnits: "50" } });

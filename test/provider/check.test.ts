@@ -82,9 +82,10 @@ describe("ApiKey check", () => {
     expect(result.inputs).not.toHaveProperty("__provider");
   });
 
-  it("asks for a gateway when neither the key, the stack config nor the environment names one", async () => {
+  it("asks for a gateway when neither the key, the stack config nor the environment names one, as a problem of the resource", async () => {
     const result = await provider.check({}, { name: "ci" });
-    expect(result.failures).toEqual([{ property: "connection", reason: expect.stringContaining("pulumi config set gateway:baseUrl") }]);
+    // No property: the engine would print "property connection value {<nil>}" for a key with no `connection` at all.
+    expect(result.failures).toEqual([{ property: "", reason: expect.stringContaining("pulumi config set gateway:baseUrl") }]);
   });
 
   it("takes the connection from the key, then the stack config, then the environment, field by field", async () => {
@@ -92,7 +93,7 @@ describe("ApiKey check", () => {
     expect((await fromEnvironment.check({}, { name: "ci" })).failures).toEqual([]);
     const configured = createApiKeyProvider({ env: { GATEWAY_PROVISIONING_KEY: provisioningKey } });
     expect((await configured.check({}, { name: "ci" })).failures).toEqual([
-      { property: "connection", reason: expect.stringContaining("no gateway configured") },
+      { property: "", reason: expect.stringContaining("no gateway configured") },
     ]);
     await configured.configure({ config: { get: (key: string) => (key === "gateway:baseUrl" ? "http://127.0.0.1:3" : undefined), require: () => "" } });
     expect((await configured.check({}, { name: "ci" })).failures).toEqual([]);
@@ -102,7 +103,7 @@ describe("ApiKey check", () => {
     const pasted = "gwk_" + "B".repeat(38);
     const misconfigured = createApiKeyProvider({ env: { GATEWAY_BASE_URL: "ftp://gateway.example", GATEWAY_PROVISIONING_KEY: pasted } });
     const result = await misconfigured.check({}, { name: "ci" });
-    expect(result.failures).toEqual([{ property: "connection", reason: expect.stringContaining("the configured baseUrl: expected an http:// or https:// URL") }]);
+    expect(result.failures).toEqual([{ property: "", reason: expect.stringContaining("the configured baseUrl: expected an http:// or https:// URL") }]);
     expect(result.failures[0]!.reason).toContain("the configured provisioningKey: expected a provisioning key");
     expect(JSON.stringify(result.failures)).not.toContain(pasted);
   });

@@ -1,7 +1,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { fieldIssues } from "@gateway-keys/contract";
-import type { Connections } from "./connection";
-import { ApiKeyInputs, containsUnknown, type CheckedInputs } from "./shapes";
+import { reviewAdoption } from "./adoption";
+import type { ProviderContext } from "./context";
+import { planRotation } from "./rotation";
+import { ApiKeyInputs, containsUnknown, UNKNOWN, type CheckedInputs, type DesiredKey } from "./shapes";
 
 /** The inputs `check` hands on, or the failures that stop the preview. */
 export interface CheckOutcome {
@@ -17,18 +19,39 @@ const KEY_FIELDS = ["name", "state", "spendPolicy", "loggingPolicy", "modelPolic
  * and fills the defaults, then resolves the key's connection, so a bad program fails at preview,
  * naming each property path and what is allowed, with no gateway call. A value not known until
  * apply passes through as is; the gateway checks it then.
+ *
+ * It also plans the secret (see {@link planRotation}): a rotation shows in `pulumi preview --diff`
+ * as a change of `rotationTrigger` or of the `rotation` input naming its reason, and during a
+ * preview the `secret` is shown as unknown. A key to adopt is read and compared with the program
+ * here, so a mismatch fails the preview rather than the update.
  */
-export function checkInputs(connections: Connections, news: Record<string, unknown>): CheckOutcome {
-  if (KEY_FIELDS.some((field) => containsUnknown(news[field]))) return { inputs: news, failures: [] };
-  const entries = Object.entries(news);
+export async function checkInputs(context: ProviderContext, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<CheckOutcome> {
+  // Hidden inputs of the ApiKey class: whether the engine previews, and nothing the program sets as `rotation`.
+  const { planning, rotation: _ignored, ...declared } = news;
+  if (KEY_FIELDS.some((field) => containsUnknown(declared[field]))) return { inputs: declared, failures: [] };
+  const entries = Object.entries(declared);
   const pending = Object.fromEntries(entries.filter(([, value]) => containsUnknown(value)));
   const parsed = ApiKeyInputs.safeParse(Object.fromEntries(entries.filter(([, value]) => !containsUnknown(value))));
   if (!parsed.success) {
-    return { inputs: news, failures: fieldIssues(parsed.error).map((issue) => ({ property: issue.path, reason: issue.message })) };
+    return { inputs: declared, failures: fieldIssues(parsed.error).map((issue) => ({ property: issue.path, reason: issue.message })) };
   }
-  if (pending.connection === undefined) {
-    const resolution = connections.resolve(parsed.data.connection);
-    if (!resolution.ok) return { inputs: news, failures: [{ property: "connection", reason: resolution.problem }] };
+  const desired: DesiredKey = parsed.data;
+  // The key is new when the engine has no previous inputs for it.
+  const previous = olds.name === undefined ? undefined : (olds as Partial<DesiredKey>);
+  const plan = planRotation(previous, desired, context.now());
+  const inputs: Record<string, unknown> = { ...desired, ...pending };
+  if (plan.record) inputs.rotation = plan.record;
+  // Only a preview may show a value as unknown; the update itself then records the new secret.
+  if (planning === true && plan.rotates) inputs.secret = UNKNOWN;
+
+  if (pending.connection !== undefined) return { inputs, failures: [] };
+  const resolution = context.connections.resolve(desired.connection);
+  // No property: the engine would print the (absent) value of `connection` beside a problem of
+  // stack config or the environment. The reason says what to set.
+  if (!resolution.ok) return { inputs, failures: [{ property: "", reason: resolution.problem }] };
+  if (previous === undefined && desired.adoptKeyId) {
+    const problem = await reviewAdoption(context, desired.adoptKeyId, desired, resolution.connection);
+    if (problem) return { inputs, failures: [{ property: "", reason: problem }] };
   }
-  return { inputs: { ...parsed.data, ...pending }, failures: [] };
+  return { inputs, failures: [] };
 }

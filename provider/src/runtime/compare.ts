@@ -14,8 +14,3 @@ export function sameJson(a: unknown, b: unknown): boolean {
 export function changedFields(stored: StoredKey, desired: DesiredKey): PatchableField[] {
   return PATCHABLE_FIELDS.filter((field) => !sameJson(stored[field], desired[field]));
 }
-
-/** Whether the declared rotation trigger differs from the stored one (adding or removing it counts). */
-export function triggerChanged(stored: StoredKey, desired: DesiredKey): boolean {
-  return !sameJson(stored.rotationTrigger, desired.rotationTrigger);
-}

@@ -27,6 +27,12 @@ export const ConnectionInput = z.strictObject(
 );
 export type ConnectionInput = z.output<typeof ConnectionInput>;
 
+/** Stack config and environment variable of the time limit of one gateway call, retries included. */
+export const TIMEOUT_SETTING = { config: "gateway:requestTimeout", env: "GATEWAY_REQUEST_TIMEOUT" } as const;
+/** Default time limit of one gateway call, retries included, in seconds. */
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+const TIMEOUT_EXPECTED = "expected a whole number of seconds from 1 to 300";
+
 const NOT_CONFIGURED = {
   baseUrl:
     "no gateway configured: run `pulumi config set gateway:baseUrl <url>`, set GATEWAY_BASE_URL, or give the key a `connection.baseUrl`",
@@ -39,6 +45,12 @@ const NOT_CONFIGURED = {
 export const Connection = z.object({
   baseUrl: z.string({ error: NOT_CONFIGURED.baseUrl }).pipe(GatewayUrl),
   provisioningKey: z.string({ error: NOT_CONFIGURED.provisioningKey }).pipe(ProvisioningKey),
+  /** How long one call may take, retries included (`gateway:requestTimeout`, default 30 s). */
+  timeoutMs: z
+    .string({ error: TIMEOUT_EXPECTED })
+    .regex(/^\d{1,3}$/, { error: TIMEOUT_EXPECTED })
+    .transform((seconds) => Number(seconds) * 1000)
+    .refine((ms) => ms >= 1000 && ms <= 300_000, { error: TIMEOUT_EXPECTED }),
 });
 export type Connection = z.output<typeof Connection>;
 
@@ -57,14 +69,17 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export type ClientFactory = (connection: Connection) => GatewayClient;
 
 /**
- * Per attempt. The SDK retries twice more (with the same idempotency key), so a dead gateway fails
- * an operation in about a minute and a half rather than holding `pulumi up` for minutes.
+ * The client the provider uses unless it is given another factory. Each attempt may take the whole
+ * time limit; every call also carries a signal that ends it, retries and waits included, at the
+ * limit (see {@link callOptions}), so an unresponsive gateway fails an operation in that time.
  */
-const TIMEOUT_MS = 30_000;
-
-/** The client the provider uses unless it is given another factory. */
 export const defaultClientFactory: ClientFactory = (connection) =>
-  new GatewayClient({ baseUrl: connection.baseUrl, provisioningKey: connection.provisioningKey, timeoutMs: TIMEOUT_MS });
+  new GatewayClient({ baseUrl: connection.baseUrl, provisioningKey: connection.provisioningKey, timeoutMs: connection.timeoutMs });
+
+/** Options of one SDK call: ends it, retries included, at the connection's time limit. */
+export function callOptions(connection: Connection): { signal: AbortSignal } {
+  return { signal: AbortSignal.timeout(connection.timeoutMs) };
+}
 
 /**
  * Where each key's requests go: resolves a key's connection from its `connection` input, the stack
@@ -75,16 +90,20 @@ export class Connections {
   readonly #createClient: ClientFactory;
   readonly #clients = new Map<string, GatewayClient>();
   /** Stack config seen by `configure()`; empty until the engine calls it. */
-  #config: { baseUrl?: string | undefined; provisioningKey?: string | undefined } = {};
+  #config: { baseUrl?: string | undefined; provisioningKey?: string | undefined; requestTimeout?: string | undefined } = {};
 
   constructor(options: { env: Environment; createClient: ClientFactory }) {
     this.#env = options.env;
     this.#createClient = options.createClient;
   }
 
-  /** Remembers `gateway:baseUrl` and `gateway:provisioningKey` from stack config. */
+  /** Remembers `gateway:baseUrl`, `gateway:provisioningKey` and `gateway:requestTimeout` from stack config. */
   configure(config: ConfigSource): void {
-    this.#config = { baseUrl: config.get("gateway:baseUrl"), provisioningKey: config.get("gateway:provisioningKey") };
+    this.#config = {
+      baseUrl: config.get("gateway:baseUrl"),
+      provisioningKey: config.get("gateway:provisioningKey"),
+      requestTimeout: config.get(TIMEOUT_SETTING.config),
+    };
   }
 
   /**
@@ -96,12 +115,14 @@ export class Connections {
     const parsed = Connection.safeParse({
       baseUrl: firstSet(input?.baseUrl, this.#config.baseUrl, this.#env.GATEWAY_BASE_URL),
       provisioningKey: firstSet(input?.provisioningKey, this.#config.provisioningKey, this.#env.GATEWAY_PROVISIONING_KEY),
+      timeoutMs: firstSet(this.#config.requestTimeout, this.#env[TIMEOUT_SETTING.env]) ?? String(DEFAULT_TIMEOUT_SECONDS),
     });
     if (parsed.success) return { ok: true, connection: parsed.data };
     // A value that is missing says how to set it; one that is set says what is wrong with it.
-    const problems = parsed.error.issues.map(({ code, path, message }) =>
-      code === "invalid_type" ? message : `the configured ${formatPath(path)}: ${message}`,
-    );
+    const problems = parsed.error.issues.map(({ code, path, message }) => {
+      if (path[0] === "timeoutMs") return `${TIMEOUT_SETTING.config} (or ${TIMEOUT_SETTING.env}): ${message}`;
+      return code === "invalid_type" ? message : `the configured ${formatPath(path)}: ${message}`;
+    });
     return { ok: false, problem: problems.join("; ") };
   }
 

@@ -1,17 +1,25 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { changedFields, sameJson, triggerChanged } from "./compare";
+import { changedFields, sameJson } from "./compare";
 import { credentialHint, sameGateway, type Connection } from "./connection";
 import type { ProviderContext } from "./context";
-import { adoptionPinned, cannotMove, KeyOperationError, wrongOwner } from "./messages";
+import { adoptionPinned, cannotMove, KeyOperationError, rotatedOutsideWarning, wrongOwner } from "./messages";
+import { rotationPlanned } from "./rotation";
 import { containsUnknown, isSettled, type CheckedInputs, type StoredKey } from "./shapes";
+
+/** Carried inputs whose change is recorded with no request: the schedule and its settings. */
+const RECORDED_ONLY = ["rotateAfter", "rotationGracePeriod"] as const;
 
 /**
  * Which properties change, and whether the key must be replaced. Name, state and policies are an
- * in-place PATCH; a new `rotationTrigger` is an in-place rotation. Only another gateway or another
- * owner replaces the key, and only when the old key's own credentials are at hand to revoke it.
- * An unchanged program costs no request; a new provisioning key costs one `whoami`.
+ * in-place PATCH; a rotation `check` planned (a new `rotationTrigger`, or `rotateAfter` reached) is
+ * an in-place rotation. Only another gateway or another owner replaces the key, and only when the
+ * old key's own credentials are at hand to revoke it. A renamed stack or resource (a new
+ * `clientReference`) is no change. An unchanged program costs no request; a new provisioning key
+ * costs one `whoami`.
  */
-export async function diffKey(context: ProviderContext, stored: StoredKey, desired: CheckedInputs): Promise<pulumi.dynamic.DiffResult> {
+export async function diffKey(context: ProviderContext, stored: StoredKey, news: CheckedInputs): Promise<pulumi.dynamic.DiffResult> {
+  // `check` shows the secret as unknown in a preview that rotates it; that is no input of ours.
+  const { secret: _shownUnknown, ...desired } = news as CheckedInputs & { secret?: unknown };
   // Where the key goes cannot be known yet: show the worst case rather than surprise at apply.
   if (containsUnknown(desired.connection)) return { changes: true, replaces: ["connection"] };
   if (!isSettled(desired)) return { changes: true, replaces: [] };
@@ -19,10 +27,17 @@ export async function diffKey(context: ProviderContext, stored: StoredKey, desir
   const target = context.connections.require(desired.connection);
   const replaces = (await movesTo(context, stored, target)) ? ["connection"] : [];
   if (replaces.length > 0 && desired.adoptKeyId) throw adoptionPinned(stored.keyId);
+  const rotates = rotationPlanned(stored, desired);
+  // A secret the stack exports but the gateway no longer accepts: say so on every run until a rotation fixes it.
+  if (stored.secret !== undefined && !stored.secretKnown && !rotates) {
+    context.diagnostics.warn(rotatedOutsideWarning(stored.keyId), stored.clientReference);
+  }
   const changes =
     replaces.length > 0 ||
     changedFields(stored, desired).length > 0 ||
-    triggerChanged(stored, desired) ||
+    rotates ||
+    RECORDED_ONLY.some((field) => !sameJson(stored[field], desired[field])) ||
+    (desired.rotation !== undefined) !== (stored.rotation !== undefined) ||
     !sameJson(stored.connection, desired.connection) ||
     credentialHint(target) !== stored.provisioningKeyHint;
   return { changes, replaces, deleteBeforeReplace: false };

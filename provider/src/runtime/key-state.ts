@@ -1,6 +1,6 @@
 import type { ApiKey } from "@gateway-keys/contract";
 import { credentialHint, type Connection } from "./connection";
-import type { DesiredKey, ReadInputs, StoredKey } from "./shapes";
+import { CARRIED_INPUTS, type CarriedInputs, type ReadInputs, type StoredKey } from "./shapes";
 
 /** What the stack knows of a key's secret. */
 export interface SecretKnowledge {
@@ -16,7 +16,7 @@ export function keyState(
   record: ApiKey,
   connection: Connection,
   secret: SecretKnowledge,
-  carried: Pick<DesiredKey, "rotationTrigger" | "connection">,
+  carried: CarriedInputs,
 ): StoredKey {
   const state: StoredKey = {
     keyId: record.keyId,
@@ -33,13 +33,29 @@ export function keyState(
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     rotatedAt: record.rotatedAt,
+    previousSecretExpiresAt: record.previousSecretExpiresAt,
   };
   // The engine's wire format has no `undefined`: what is unknown is left out.
   if (secret.secret !== undefined) state.secret = secret.secret;
   if (record.spendPolicy) state.spendPolicy = record.spendPolicy;
-  if (carried.rotationTrigger !== undefined) state.rotationTrigger = carried.rotationTrigger;
-  if (carried.connection !== undefined) state.connection = carried.connection;
-  return state;
+  return withCarried(state, carried);
+}
+
+/** `state` with the carried inputs replaced by `carried`'s (those left out removed). */
+export function withCarried(state: StoredKey, carried: Partial<CarriedInputs>): StoredKey {
+  const next: StoredKey = { ...state };
+  for (const field of CARRIED_INPUTS) {
+    delete next[field];
+    if (carried[field] !== undefined) Object.assign(next, { [field]: carried[field] });
+  }
+  return next;
+}
+
+/** The inputs a stored key carries. */
+export function carriedOf(state: StoredKey): Partial<CarriedInputs> {
+  const carried: Partial<CarriedInputs> = {};
+  for (const field of CARRIED_INPUTS) if (state[field] !== undefined) Object.assign(carried, { [field]: state[field] });
+  return carried;
 }
 
 /** The inputs a live key implies, so a change made outside Pulumi shows up in the next preview. */
@@ -51,7 +67,5 @@ export function inputsOf(state: StoredKey): ReadInputs {
     modelPolicy: state.modelPolicy,
   };
   if (state.spendPolicy) inputs.spendPolicy = state.spendPolicy;
-  if (state.rotationTrigger !== undefined) inputs.rotationTrigger = state.rotationTrigger;
-  if (state.connection !== undefined) inputs.connection = state.connection;
-  return inputs;
+  return { ...inputs, ...carriedOf(state) };
 }

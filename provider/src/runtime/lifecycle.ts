@@ -1,63 +1,25 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { canonicalJson, type ApiKey, type UpdateApiKeyRequest } from "@gateway-keys/contract";
-import { ConflictError, NotFoundError } from "@gateway-keys/sdk";
-import { changedFields, triggerChanged } from "./compare";
-import { credentialHint, type Connection } from "./connection";
+import type { ApiKey, RotateApiKeyRequest, UpdateApiKeyRequest } from "@gateway-keys/contract";
+import { ConflictError, NotFoundError, ValidationError } from "@gateway-keys/sdk";
+import { changedFields } from "./compare";
+import { callOptions, credentialHint, type Connection } from "./connection";
 import type { ProviderContext } from "./context";
-import { inputsOf, keyState, type SecretKnowledge } from "./key-state";
-import { describeCreateFailure, describeFailure, goneOutside, KeyOperationError, ownerUnknown, wrongOwner } from "./messages";
+import { derivedIdempotencyKey } from "./idempotency";
+import { carriedOf, inputsOf, keyState, withCarried, type SecretKnowledge } from "./key-state";
+import {
+  describeFailure,
+  goneOutside,
+  graceUnsupported,
+  KeyOperationError,
+  ownerUnknown,
+  rotatedOutsideWarning,
+  wrongOwner,
+} from "./messages";
+import { rotationPlanned } from "./rotation";
 import type { DesiredKey, ReadInputs, StoredKey } from "./shapes";
+import { durationMs } from "./time";
 
-/** Creates the key with one request, or adopts an existing one. A retried request never makes a second key: the SDK keeps one Idempotency-Key. */
-export async function createKey(context: ProviderContext, inputs: DesiredKey): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
-  const connection = context.connections.require(inputs.connection);
-  if (inputs.adoptKeyId) return adoptKey(context, inputs.adoptKeyId, inputs, connection);
-  try {
-    const { secret, ...record } = await context.connections.client(connection).apiKeys.create({
-      name: inputs.name,
-      state: inputs.state,
-      spendPolicy: inputs.spendPolicy ?? null,
-      loggingPolicy: inputs.loggingPolicy,
-      modelPolicy: inputs.modelPolicy,
-    });
-    return { id: record.keyId, outs: keyState(record, connection, { secret, secretKnown: true }, inputs) };
-  } catch (error) {
-    throw describeCreateFailure(inputs.name, connection.baseUrl, error);
-  }
-}
-
-/**
- * Takes over an existing key instead of creating one: one read, and no change at all. The live key
- * must already be what the program declares, as with Pulumi's own import.
- */
-async function adoptKey(
-  context: ProviderContext,
-  keyId: string,
-  inputs: DesiredKey,
-  connection: Connection,
-): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
-  let record: ApiKey;
-  try {
-    record = await context.connections.client(connection).apiKeys.get(keyId);
-  } catch (error) {
-    if (error instanceof NotFoundError) {
-      throw new KeyOperationError(`cannot adopt key ${keyId}: no such key for this provisioning key's owner on ${connection.baseUrl}`);
-    }
-    throw describeFailure(keyId, "adopt", error, 0);
-  }
-  if (record.state === "revoked") throw new KeyOperationError(`cannot adopt key ${keyId}: it is revoked, and a revoked key can never be used again`);
-  const state = keyState(record, connection, { secret: undefined, secretKnown: false }, inputs);
-  const differences = changedFields(state, inputs).map(
-    (field) => `${field}: the key has ${canonicalJson(state[field])}, the program declares ${canonicalJson(inputs[field])}`,
-  );
-  if (differences.length > 0) {
-    throw new KeyOperationError(
-      `cannot adopt key ${keyId}: it differs from the program (${differences.join("; ")}). ` +
-        "Make the program match the key, adopt it, then change it in a later update. Nothing was changed.",
-    );
-  }
-  return { id: record.keyId, outs: state };
-}
+export { createKey } from "./create";
 
 /** What refresh learns of a key: nothing when it is gone, else its outputs and the inputs they imply. */
 export interface KeyRead {
@@ -68,29 +30,37 @@ export interface KeyRead {
 
 /**
  * Reads the live key for refresh. Its name, state and policies become the inputs, so a change made
- * outside Pulumi shows in the next preview. A revoked or missing key leaves the stack.
+ * outside Pulumi shows in the next preview. A revoked or missing key leaves the stack. A key
+ * rotated outside keeps its `secret` output, marked `secretKnown: false`, with a warning that says
+ * how to get a working secret back: an output that silently vanished would break its consumers
+ * without a word.
  */
 export async function readKey(context: ProviderContext, id: string, stored: StoredKey | undefined): Promise<KeyRead> {
   const connection = context.connections.existing(stored);
   let record: ApiKey;
   try {
-    record = await context.connections.client(connection).apiKeys.get(id);
+    record = await context.connections.client(connection).apiKeys.get(id, callOptions(connection));
   } catch (error) {
     if (error instanceof NotFoundError && stored) {
       await requireOwnersCredentials(context, id, stored, connection);
       return {};
     }
-    throw describeFailure(id, "read", error, stored?.version ?? 0);
+    throw describeFailure(id, "read", error, stored?.version ?? 0, connection);
   }
   if (record.state === "revoked") return {};
-  // The secret in state stays valid only while nobody rotated the key outside this stack.
-  const secretStillValid = stored?.secretKnown === true && stored.rotatedAt === record.rotatedAt;
-  const secret: SecretKnowledge = secretStillValid ? { secret: stored.secret, secretKnown: true } : { secret: undefined, secretKnown: false };
-  const state = keyState(record, connection, secret, { rotationTrigger: stored?.rotationTrigger, connection: stored?.connection });
+  // The secret in state stays the key's own only while nobody rotated the key outside this stack.
+  const stillCurrent = stored?.secretKnown === true && stored.rotatedAt === record.rotatedAt;
+  const secret: SecretKnowledge = { secret: stored?.secret, secretKnown: stillCurrent };
+  const state = keyState(record, connection, secret, stored ? carriedOf(stored) : {});
   return { id, props: state, inputs: inputsOf(state) };
 }
 
-/** Applies name, state and policy changes with one PATCH, then one rotate when the trigger changed. */
+/**
+ * Applies name, state and policy changes with one PATCH, then one rotate when `check` planned one
+ * (a new `rotationTrigger`, or `rotateAfter` reached), with the declared grace period. Each call
+ * carries an Idempotency-Key derived from the key, the version and the body, so a run after a crash
+ * gets the answer the dead run never recorded — a rotation's new secret too.
+ */
 export async function updateKey(
   context: ProviderContext,
   id: string,
@@ -107,18 +77,25 @@ export async function updateKey(
     const body: UpdateApiKeyRequest = { expectedVersion: stored.version };
     for (const field of changed) Object.assign(body, { [field]: desired[field] ?? null });
     try {
-      record = await client.apiKeys.update(id, body);
+      const idempotencyKey = derivedIdempotencyKey("change", { keyId: id, body });
+      record = await client.apiKeys.update(id, body, { ...callOptions(connection), idempotencyKey });
     } catch (error) {
       throw await explain(context, id, "change", error, stored, connection);
     }
   }
-  if (triggerChanged(stored, desired)) {
+  if (rotationPlanned(stored, desired)) {
+    const body: RotateApiKeyRequest = { expectedVersion: record?.version ?? stored.version };
+    if (desired.rotationGracePeriod !== undefined) body.gracePeriodSeconds = durationMs(desired.rotationGracePeriod) / 1000;
     try {
-      const { secret: issued, ...rotated } = await client.apiKeys.rotate(id, { expectedVersion: record?.version ?? stored.version });
+      const idempotencyKey = derivedIdempotencyKey("rotate", { keyId: id, body });
+      const { secret: issued, ...rotated } = await client.apiKeys.rotate(id, body, { ...callOptions(connection), idempotencyKey });
       record = rotated;
       secret = { secret: issued, secretKnown: true };
     } catch (error) {
-      const failure = await explain(context, id, "rotate", error, { ...stored, version: record?.version ?? stored.version }, connection);
+      const failure =
+        error instanceof ValidationError && error.param === "gracePeriodSeconds"
+          ? graceUnsupported(id, connection.baseUrl)
+          : await explain(context, id, "rotate", error, { ...stored, version: body.expectedVersion }, connection);
       if (!record) throw failure;
       // The PATCH landed; the rotation did not. Saying so beats recording a half-applied update.
       throw new KeyOperationError(
@@ -131,36 +108,38 @@ export async function updateKey(
   if (!record && credentialHint(connection) !== stored.provisioningKeyHint) {
     // Only the credential changed: prove it manages this key before recording it.
     try {
-      record = await client.apiKeys.get(id);
+      record = await client.apiKeys.get(id, callOptions(connection));
     } catch (error) {
       throw await explain(context, id, "read", error, stored, connection);
     }
   }
-  if (!record) {
-    // Only the `connection` input changed, same gateway and credential: nothing to send.
-    const outs: StoredKey = { ...stored };
-    delete outs.connection;
-    if (desired.connection !== undefined) outs.connection = desired.connection;
-    return { outs };
-  }
+  // Nothing sent (only what the stack carries changed: connection, schedule, reference): record it.
+  if (!record) return { outs: withCarried(stored, desired) };
   return { outs: keyState(record, connection, secret, desired) };
 }
 
 /** Revokes the key (irreversible). Already revoked or gone counts as done; another owner's credentials do not. */
 export async function deleteKey(context: ProviderContext, id: string, stored: StoredKey): Promise<void> {
   const connection = context.connections.existing(stored);
+  const body = { expectedVersion: stored.version };
   try {
-    await context.connections.client(connection).apiKeys.revoke(id, { expectedVersion: stored.version });
+    const idempotencyKey = derivedIdempotencyKey("revoke", { keyId: id, body });
+    await context.connections.client(connection).apiKeys.revoke(id, body, { ...callOptions(connection), idempotencyKey });
   } catch (error) {
     if (error instanceof ConflictError && error.code === "key_revoked") return;
     if (error instanceof NotFoundError) return requireOwnersCredentials(context, id, stored, connection);
-    throw describeFailure(id, "revoke", error, stored.version);
+    throw describeFailure(id, "revoke", error, stored.version, connection);
   }
 }
 
 /** After a 404: passes when the credentials are the key's owner's (so the key really is gone), throws otherwise. */
 async function requireOwnersCredentials(context: ProviderContext, id: string, stored: StoredKey, connection: Connection): Promise<void> {
-  const ownership = await context.owners.ownershipOf(connection, stored);
+  let ownership;
+  try {
+    ownership = await context.owners.ownershipOf(connection, stored);
+  } catch (error) {
+    throw describeFailure(id, "check the owner of", error, stored.version, connection);
+  }
   if (ownership.kind === "another") throw wrongOwner(id, stored.ownerId, ownership.owner, connection.baseUrl);
   if (ownership.kind === "unknown") throw ownerUnknown(id, connection.baseUrl);
 }
@@ -173,7 +152,7 @@ async function explain(
   stored: StoredKey,
   connection: Connection,
 ): Promise<Error> {
-  if (!(error instanceof NotFoundError)) return describeFailure(id, action, error, stored.version);
+  if (!(error instanceof NotFoundError)) return describeFailure(id, action, error, stored.version, connection);
   try {
     await requireOwnersCredentials(context, id, stored, connection);
   } catch (ownership) {

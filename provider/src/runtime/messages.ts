@@ -1,14 +1,17 @@
-import { ConflictError, ConnectionError, GatewayError, ResponseValidationError } from "@gateway-keys/sdk";
+import { AbortError, APIError, ConflictError, ConnectionError, GatewayError, ResponseValidationError, TimeoutError } from "@gateway-keys/sdk";
+import { TIMEOUT_SETTING, type Connection } from "./connection";
 
 /**
  * Errors the provider reports, worded for the person running Pulumi: what happened to which key,
  * and the commands that resolve it. Never a secret: SDK messages are already scrubbed, and nothing
- * here quotes a credential.
+ * here quotes a credential. No stack: the engine prints the message, and a stack of our own code
+ * would not help anyone running `pulumi up`.
  */
 export class KeyOperationError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "KeyOperationError";
+    this.stack = `${this.name}: ${this.message}`;
   }
 }
 
@@ -68,26 +71,105 @@ export function adoptionPinned(keyId: string): KeyOperationError {
   );
 }
 
-/** Rewords an SDK error about one key; anything unexpected keeps the SDK's own message. */
-export function describeFailure(keyId: string, action: string, error: unknown, stateVersion: number): Error {
+export function graceUnsupported(keyId: string, baseUrl: string): KeyOperationError {
+  return new KeyOperationError(
+    `key ${keyId}: the gateway at ${baseUrl} cannot rotate with a grace period (it lacks the rotation_grace extension), ` +
+      "so the rotation was not made. Remove `rotationGracePeriod` (the old secret then stops at once), or manage the key " +
+      "with `ApiKeyPair`, which overlaps two keys on any gateway.",
+  );
+}
+
+/** The warning for a key whose secret someone rotated outside the stack. */
+export function rotatedOutsideWarning(keyId: string): string {
+  return (
+    `key ${keyId} was rotated outside this stack: the \`secret\` output is the one this stack issued, and the gateway ` +
+    "no longer accepts it (`secretKnown` is false). To hand out a working secret again, change `rotationTrigger` and " +
+    "run `pulumi up`: the stack rotates the key and records the new secret."
+  );
+}
+
+/** The warning when a create finds the key an interrupted run made for the same resource. */
+export function tookOverWarning(name: string, keyId: string, rotated: boolean): string {
+  const secret = rotated
+    ? "rotated its secret, which never reached the stack"
+    : "recovered its secret from the gateway's stored answer";
+  return (
+    `key "${name}": an earlier \`pulumi up\` was interrupted after the gateway created key ${keyId} for this resource; ` +
+    `this update took that key over and ${secret}. No second key was made.`
+  );
+}
+
+/** Why a call got no answer, in Pulumi terms: which gateway, how long we waited, what to check. */
+function unanswered(error: ConnectionError | AbortError, connection: Pick<Connection, "baseUrl" | "timeoutMs">): string {
+  if (error instanceof AbortError || error instanceof TimeoutError) {
+    return (
+      `the gateway at ${connection.baseUrl} did not answer within ${connection.timeoutMs / 1000} s ` +
+      `(${TIMEOUT_SETTING.config}). Check that it is running and reachable, then run the command again.`
+    );
+  }
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return (
+    `the gateway at ${connection.baseUrl} could not be reached${typeof code === "string" ? ` (${code})` : ""}. ` +
+    "Check that it is running and that gateway:baseUrl is right, then run the command again."
+  );
+}
+
+/** Answers whose SDK wording speaks of SDK calls: said again in Pulumi terms. */
+function answerInPulumiTerms(error: APIError, connection: Pick<Connection, "baseUrl">): string | undefined {
+  switch (error.code) {
+    case "invalid_credentials":
+      return `the gateway at ${connection.baseUrl} refused the provisioning key (invalid_credentials): set gateway:provisioningKey (or the key's connection.provisioningKey) to a valid provisioning key.`;
+    case "missing_scope":
+      return `the provisioning key configured for ${connection.baseUrl} lacks a scope this needs (missing_scope): use one with keys:read and keys:write.`;
+    case "rate_limited":
+      return `the gateway at ${connection.baseUrl} is rate limiting this provisioning key (rate_limited); run the command again in a moment.`;
+    default:
+      return undefined;
+  }
+}
+
+/** Rewords an SDK error about one key; anything unexpected keeps the SDK's own message, without a stack. */
+export function describeFailure(
+  keyId: string,
+  action: string,
+  error: unknown,
+  stateVersion: number,
+  connection: Pick<Connection, "baseUrl" | "timeoutMs">,
+): Error {
+  if (error instanceof KeyOperationError) return error;
   if (error instanceof ConflictError && error.code === "conflict") return staleVersion(keyId, action, stateVersion, error.currentVersion);
   if (error instanceof ConflictError && error.code === "key_revoked") return revokedOutside(keyId);
+  if (error instanceof ConnectionError || error instanceof AbortError) {
+    return new KeyOperationError(`could not ${action} key ${keyId}: ${unanswered(error, connection)}`, { cause: error });
+  }
+  if (error instanceof APIError) {
+    const said = answerInPulumiTerms(error, connection) ?? error.message;
+    return new KeyOperationError(`could not ${action} key ${keyId}: ${said}`, { cause: error });
+  }
   if (error instanceof GatewayError) return new KeyOperationError(`could not ${action} key ${keyId}: ${error.message}`, { cause: error });
-  return error instanceof Error ? error : new Error(String(error));
+  return unexpected(error);
 }
 
 /**
- * A create whose outcome is unknown (no answer after every retry, or an answer we could not read)
- * may have made a key that Pulumi will never record: say so, and how to find it.
+ * A create that failed. With no answer, the gateway may have made the key anyway: the next
+ * `pulumi up` finds it (by the resource's client reference, or the replayed answer) and takes it
+ * over, so there is nothing to clean up by hand.
  */
-export function describeCreateFailure(name: string, baseUrl: string, error: unknown): Error {
-  if (error instanceof ConnectionError || error instanceof ResponseValidationError) {
+export function describeCreateFailure(name: string, error: unknown, connection: Pick<Connection, "baseUrl" | "timeoutMs">): Error {
+  if (error instanceof KeyOperationError) return error;
+  if (error instanceof ConnectionError || error instanceof AbortError || error instanceof ResponseValidationError) {
+    const reason = error instanceof ResponseValidationError ? error.message : unanswered(error, connection);
     return new KeyOperationError(
-      `could not create key "${name}": ${error.message} The gateway at ${baseUrl} may have created it anyway. ` +
-        "Before the next `pulumi up`, list the owner's keys: adopt a key of that name with `adoptKeyId` (or the " +
-        "`import` option), or revoke it.",
+      `could not create key "${name}": ${reason} If the gateway made the key before the failure, the next \`pulumi up\` ` +
+        "takes it over instead of making a second one: there is nothing to clean up.",
       { cause: error },
     );
   }
-  return describeFailure(name, "create", error, 0);
+  return describeFailure(`"${name}"`, "create", error, 0, connection);
+}
+
+/** A failure that is not the gateway's: our own bug, most likely. Said once, without a stack. */
+export function unexpected(error: unknown): KeyOperationError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new KeyOperationError(`the ApiKey provider failed unexpectedly: ${message}`, { cause: error });
 }

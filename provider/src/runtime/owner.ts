@@ -1,5 +1,5 @@
 import { NotFoundError } from "@gateway-keys/sdk";
-import { credentialHint, type Connection, type Connections } from "./connection";
+import { callOptions, credentialHint, type Connection, type Connections } from "./connection";
 import type { StoredKey } from "./shapes";
 
 /** Whose key it is, as far as the gateway lets us tell. */
@@ -24,7 +24,7 @@ export class Owners {
     if (!owner) {
       owner = this.#connections
         .client(connection)
-        .whoami()
+        .whoami(callOptions(connection))
         .then((principal) => principal.ownerId)
         .catch((error: unknown) => {
           if (error instanceof NotFoundError && error.code !== "key_not_found") return undefined;

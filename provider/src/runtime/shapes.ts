@@ -1,6 +1,7 @@
 import { CreateApiKeyRequest, KeyId, type ApiKey, type SettableKeyState } from "@gateway-keys/contract";
 import { z } from "zod";
 import { ConnectionInput } from "./connection";
+import { RotateAfter, RotationGracePeriod } from "./time";
 
 /** The engine's placeholder for a value not known until apply (an output of another resource). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -14,18 +15,40 @@ export function containsUnknown(value: unknown): boolean {
 }
 
 /**
+ * When the secret the stack manages was issued, and why: the state `rotateAfter` counts from. `check`
+ * computes it (carried over while nothing happens; new when a rotation is planned), so a due
+ * rotation shows in `pulumi preview --diff` as a change of `rotation` naming its reason.
+ */
+export const RotationRecord = z.object({ issuedAt: z.string(), reason: z.string() });
+export type RotationRecord = z.output<typeof RotationRecord>;
+
+/**
  * The inputs of an ApiKey: the contract's create request (name, state, policies, defaults and all)
  * plus the provider's own fields. Top-level properties it does not name, such as the engine's
  * `__provider`, are dropped; inside, the contract's schemas stay strict.
  */
 export const ApiKeyInputs = z.object({
-  ...CreateApiKeyRequest.shape,
+  ...CreateApiKeyRequest.omit({ clientReference: true }).shape,
   /** Any value; changing it rotates the secret. */
   rotationTrigger: z.unknown().optional(),
+  /** Rotate the secret once it is older than this (`"30d"`). */
+  rotateAfter: RotateAfter.optional(),
+  /** How long a replaced secret keeps working after a rotation (`"1h"`); needs the gateway's `rotation_grace`. */
+  rotationGracePeriod: RotationGracePeriod.optional(),
   connection: ConnectionInput.optional(),
   /** An existing key to take over instead of creating one. */
   adoptKeyId: KeyId.optional(),
+  /**
+   * Hidden, set by the ApiKey class: the resource's URN. It names the key on the gateway
+   * (`clientReference`), so a create interrupted by a crash is found again, and it addresses warnings.
+   */
+  clientReference: z.string().optional(),
+  /** Hidden, set by the ApiKey class: whether the engine is previewing. `check` reads it and drops it. */
+  planning: z.boolean().optional(),
+  /** Hidden, computed by `check` from the previous inputs and the clock: see {@link RotationRecord}. */
+  rotation: RotationRecord.optional(),
 });
+
 
 /** A key's inputs after `check`: what the program declares, defaults filled, amounts canonical. */
 export type DesiredKey = z.output<typeof ApiKeyInputs>;
@@ -45,25 +68,51 @@ export function isSettled(inputs: CheckedInputs): inputs is DesiredKey {
 }
 
 /** The fields of the gateway's record that the stack keeps, exactly as read. */
-type RecordFields = "keyId" | "version" | "hint" | "state" | "ownerId" | "name" | "loggingPolicy" | "modelPolicy" | "createdAt" | "updatedAt" | "rotatedAt";
+type RecordFields =
+  | "keyId"
+  | "version"
+  | "hint"
+  | "state"
+  | "ownerId"
+  | "name"
+  | "loggingPolicy"
+  | "modelPolicy"
+  | "createdAt"
+  | "updatedAt"
+  | "rotatedAt"
+  | "previousSecretExpiresAt";
 
 /** A key's outputs, as stored in the stack's state (the secret encrypted by the engine). */
 export interface StoredKey extends Pick<ApiKey, RecordFields> {
   /** The spending cap; absent when the key has none (the engine's state holds no `undefined`). */
   spendPolicy?: NonNullable<ApiKey["spendPolicy"]>;
-  /** Absent when the stack does not know the secret (adopted, or rotated outside the stack). */
+  /**
+   * The secret this stack issued. Absent for an adopted key the stack never rotated; after a rotation
+   * outside the stack it is kept but no longer the key's secret (`secretKnown` false).
+   */
   secret?: string;
+  /** Whether {@link secret} is the key's current secret. */
   secretKnown: boolean;
   /** The gateway the key lives on. */
   baseUrl: string;
   /** Hint of the provisioning key the key was last managed with. */
   provisioningKeyHint: string;
   rotationTrigger?: unknown;
+  rotateAfter?: string;
+  rotationGracePeriod?: string;
+  /** See {@link RotationRecord}; present while `rotateAfter` is set. */
+  rotation?: RotationRecord;
+  /** The resource's URN, as the ApiKey class passed it. */
+  clientReference?: string;
   /** The key's own `connection` input, kept (as a secret output) so refresh and delete reach it. */
   connection?: ConnectionInput;
 }
 
+/** The inputs the stack carries beside the key's record: recorded as they are declared. */
+export const CARRIED_INPUTS = ["rotationTrigger", "rotateAfter", "rotationGracePeriod", "rotation", "clientReference", "connection"] as const;
+export type CarriedInputs = Pick<DesiredKey, (typeof CARRIED_INPUTS)[number]>;
+
 /** The inputs a live key implies (what `read` reports), so a change made outside Pulumi shows in the next preview. */
-export type ReadInputs = Pick<StoredKey, "name" | "spendPolicy" | "loggingPolicy" | "modelPolicy" | "rotationTrigger" | "connection"> & {
+export type ReadInputs = Pick<StoredKey, "name" | "spendPolicy" | "loggingPolicy" | "modelPolicy" | (typeof CARRIED_INPUTS)[number]> & {
   state: SettableKeyState;
 };

@@ -1,0 +1,61 @@
+import { KEY_EXTENSION_LIMITS } from "@gateway-keys/contract";
+import { z } from "zod";
+
+/** The provider's clock: milliseconds since the epoch. Injected, so tests move time instead of sleeping. */
+export type Clock = () => number;
+
+/**
+ * Test-only: an ISO 8601 instant that the default provider (the one the plugin loads) takes as "now".
+ * Engine tests set it in the environment of `pulumi` to drive scheduled rotation without sleeping;
+ * never set it in a real deployment.
+ */
+export const TEST_CLOCK_VARIABLE = "GATEWAY_KEYS_TEST_NOW";
+
+/** The default clock: system time, or the test instant of {@link TEST_CLOCK_VARIABLE} when set. */
+export function environmentClock(env: Readonly<Record<string, string | undefined>>): Clock {
+  return () => {
+    const fixed = env[TEST_CLOCK_VARIABLE];
+    if (fixed === undefined || fixed === "") return Date.now();
+    const at = Date.parse(fixed);
+    if (Number.isNaN(at)) throw new Error(`${TEST_CLOCK_VARIABLE} must be an ISO 8601 instant (it is a test-only setting)`);
+    return at;
+  };
+}
+
+const MINUTE = 60_000;
+const UNIT_MS = { s: 1000, m: MINUTE, h: 60 * MINUTE, d: 24 * 60 * MINUTE } as const;
+
+/** A duration as a program writes it: a whole number and a unit, `"30d"`, `"12h"`, `"90m"`, `"45s"`. */
+function duration(units: readonly (keyof typeof UNIT_MS)[], minMs: number, maxMs: number, expected: string) {
+  const pattern = new RegExp(`^(\\d{1,9})([${units.join("")}])$`);
+  return z
+    .string({ error: expected })
+    .regex(pattern, { error: expected })
+    .refine((text) => {
+      const ms = durationMs(text);
+      return ms >= minMs && ms <= maxMs;
+    }, { error: expected });
+}
+
+/** The length of a duration written as {@link duration} accepts. */
+export function durationMs(text: string): number {
+  const match = /^(\d+)([smhd])$/.exec(text);
+  if (!match) throw new Error(`not a duration: ${text}`);
+  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+}
+
+/** `rotateAfter`: the secret is rotated once it is older than this. From one hour to ten years. */
+export const RotateAfter = duration(
+  ["m", "h", "d"],
+  60 * MINUTE,
+  3650 * UNIT_MS.d,
+  'expected a duration such as "30d", "12h" or "90m" (a whole number of days, hours or minutes), from 1h to 3650d',
+);
+
+/** `rotationGracePeriod`: how long the replaced secret keeps working after a rotation. Up to the gateway's 7 days. */
+export const RotationGracePeriod = duration(
+  ["s", "m", "h", "d"],
+  0,
+  KEY_EXTENSION_LIMITS.gracePeriodSecondsMax * 1000,
+  'expected a duration such as "1h", "30m" or "45s" (a whole number of days, hours, minutes or seconds), at most 7d',
+);
