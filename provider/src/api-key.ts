@@ -4,6 +4,16 @@ import { API_KEY_TYPE, PROVIDER_MODULE } from "./provider-module";
 import type { RotationRecord, StoredKey } from "./runtime/shapes";
 
 /**
+ * The URN the engine gives the resource, as a plain value. `pulumi.createUrn` carries a dependency
+ * on the parent, and a dependency on a component means waiting for all its children, this key among
+ * them: a key inside a component would wait for itself.
+ */
+function urnOf(name: string, parent: pulumi.Resource | undefined): pulumi.Output<string> {
+  const urn = pulumi.createUrn(name, API_KEY_TYPE, parent);
+  return pulumi.output(new Promise<string>((resolve) => void urn.apply((value) => resolve(value))));
+}
+
+/**
  * A regular API key of the gateway, managed as code. It is a Pulumi dynamic resource: the engine
  * runs its provider (./runtime) in the Node dynamic-provider plugin.
  *
@@ -89,7 +99,7 @@ export class ApiKey extends pulumi.CustomResource {
       adoptKeyId: args.adoptKeyId ?? importId,
       // The provider never sees the URN; it names the key on the gateway, so a create that a crash
       // interrupted is found again by the next run, and it addresses the provider's warnings.
-      clientReference: pulumi.createUrn(name, API_KEY_TYPE, options.parent),
+      clientReference: urnOf(name, options.parent),
       // Lets `check` show a planned rotation's secret as unknown in a preview, and only there.
       planning: pulumi.runtime.isDryRun(),
     };
