@@ -132,4 +132,28 @@ describe("ApiKey diff", () => {
     await provider.diff(id, stored, withNewKey);
     expect(clients.requests.slice(before)).toEqual(["GET /v1/account/whoami"]);
   });
+
+  it("is no change when only the resource's URN moved (a renamed stack or resource): nothing on the gateway depends on it", async () => {
+    const { id, stored, desired } = await storedKey();
+    const renamed = await provider.diff(id, stored, { ...desired, clientReference: "urn:pulumi:renamed::p::pulumi-nodejs:dynamic/gateway:ApiKey::ci" });
+    expect(renamed).toMatchObject({ changes: false });
+  });
+
+  it("updates in place, never replaces, when check planned a scheduled rotation, and sees no change while the schedule is carried", async () => {
+    const desired = ApiKeyInputs.parse({
+      name: "scheduled",
+      rotateAfter: "30d",
+      rotation: { issuedAt: "2030-01-01T00:00:00.000Z", reason: "created" },
+    });
+    const created = await provider.create(desired);
+    const stored = recorded(created);
+    expect(await provider.diff(created.id, stored, desired)).toMatchObject({ changes: false, replaces: [] });
+    const due = { ...desired, rotation: { issuedAt: "2030-01-31T00:00:00.000Z", reason: "scheduled: the secret issued 2030-01-01T00:00:00.000Z reached rotateAfter 30d" } };
+    expect(await provider.diff(created.id, stored, due)).toMatchObject({ changes: true, replaces: [] });
+    const before = clients.requests.length;
+    const rotated = recorded(await provider.update(created.id, stored, due));
+    expect(clients.requests.slice(before)).toEqual([`POST /v1/account/api-keys/${created.id}/rotate`]);
+    expect(rotated).toMatchObject({ version: 2, secretKnown: true, rotation: due.rotation });
+    expect(rotated.secret).not.toBe(stored.secret);
+  });
 });

@@ -30,7 +30,7 @@ function duration(units: readonly (keyof typeof UNIT_MS)[], minMs: number, maxMs
   const pattern = new RegExp(`^(\\d{1,9})([${units.join("")}])$`);
   return z
     .string({ error: expected })
-    .regex(pattern, { error: expected })
+    .regex(pattern, { error: expected, abort: true })
     .refine((text) => {
       const ms = durationMs(text);
       return ms >= minMs && ms <= maxMs;
