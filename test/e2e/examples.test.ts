@@ -103,44 +103,49 @@ describe("the quickstart and the examples", () => {
     await expectNoLeaks(stack, "examples/basic", { secret, provisioningKey: env.gateway.provisioningKey });
   });
 
-  it("rotation: a new trigger rotates that key in place (same keyId, new secret, old one refused) and leaves the other key alone", async () => {
+  it("rotation: a new trigger rotates the service key in place with its old secret still working, and a new generation turns the partner pair", async () => {
     const stack = await stackOf("examples/rotation");
     const secrets: Record<string, string> = {};
-    let blueKeyId = "";
+    let serviceKeyId = "";
     await runLifecycle(stack, {
       async afterCreate(result) {
-        blueKeyId = text(result, "blueKeyId");
-        secrets.blue = text(result, "blueSecret");
-        secrets.green = text(result, "greenSecret");
-        expect(result.outputs.blueRotatedAt!.value).toBeNull();
-        expect(await env.statusWith(secrets.blue!)).toBe(200);
-        expect(await env.statusWith(secrets.green!)).toBe(200);
+        serviceKeyId = text(result, "serviceKeyId");
+        secrets.service = text(result, "serviceSecret");
+        secrets.partner = text(result, "partnerSecret");
+        expect(result.outputs.serviceRotation!.value).toMatchObject({ reason: "created" });
+        expect(result.outputs.partnerCurrent!.value).toBe("a");
+        expect(await env.statusWith(secrets.service!)).toBe(200);
+        expect(await env.statusWith(secrets.partner!)).toBe(200);
       },
       edit: {
         async apply() {
-          await setStackConfig(stack, { plain: { "gateway-keys-rotation:blueRotation": "2025-02-01" } });
+          await setStackConfig(stack, { plain: { "gateway-keys-rotation:serviceRotation": "2", "gateway-keys-rotation:partnerGeneration": "1" } });
           const planned = await preview(stack);
-          expect(planned.result.changeSummary).toEqual({ update: 1, same: 2 });
-          expect(planned.output).toMatch(/~ pulumi-nodejs:dynamic\/gateway:ApiKey: \(update\)/);
-          expect(planned.output).toMatch(/~\s+rotationTrigger\s*:\s*"2025-01-01"\s*=>\s*"2025-02-01"/);
+          expect(planned.result.changeSummary).toEqual({ update: 2, same: 3 });
+          expect(planned.output).toMatch(/~\s+rotationTrigger\s*:\s*"1"\s*=>\s*"2"/);
+          expect(planned.output).toMatch(/~\s+rotationTrigger\s*:\s*-1\s*=>\s*1/);
+          expect(planned.output).toMatch(/\+\s+secret\s*:\s*\[unknown\]/);
           expect(planned.output).not.toMatch(/replace/);
         },
         async verify(result) {
-          expect(result.summary.resourceChanges).toEqual({ update: 1, same: 2 });
-          expect(text(result, "blueKeyId")).toBe(blueKeyId);
-          const rotated = (secrets.rotatedBlue = text(result, "blueSecret"));
-          expect(rotated).not.toBe(secrets.blue);
-          expect(result.outputs.blueHint!.value).toBe(`${rotated.slice(0, 4)}...${rotated.slice(-4)}`);
-          expect(result.outputs.blueRotatedAt!.value).toEqual(expect.any(String));
-          expect(text(result, "greenSecret")).toBe(secrets.green);
-          expect(await env.statusWith(secrets.blue!)).toBe(401);
+          expect(result.summary.resourceChanges).toEqual({ update: 2, same: 3 });
+          expect(text(result, "serviceKeyId")).toBe(serviceKeyId);
+          const rotated = (secrets.rotatedService = text(result, "serviceSecret"));
+          expect(rotated).not.toBe(secrets.service);
+          expect(result.outputs.serviceHint!.value).toBe(`${rotated.slice(0, 4)}...${rotated.slice(-4)}`);
+          expect(Date.parse(text(result, "servicePreviousSecretExpiresAt"))).toBeGreaterThan(Date.now() + 55 * 60_000);
+          // The grace period: both service secrets work; the pair's previous current key too.
+          expect(await env.statusWith(secrets.service!)).toBe(200);
           expect(await env.statusWith(rotated)).toBe(200);
-          expect(await env.statusWith(secrets.green!)).toBe(200);
+          expect(result.outputs.partnerCurrent!.value).toBe("b");
+          secrets.partnerB = text(result, "partnerSecret");
+          expect(secrets.partnerB).not.toBe(secrets.partner);
+          expect(await env.statusWith(secrets.partner!)).toBe(200);
+          expect(await env.statusWith(secrets.partnerB)).toBe(200);
         },
       },
       async afterDestroy() {
-        expect(await env.statusWith(secrets.rotatedBlue!)).toBe(401);
-        expect(await env.statusWith(secrets.green!)).toBe(401);
+        for (const secret of Object.values(secrets)) expect(await env.statusWith(secret)).toBe(401);
       },
     });
     await expectNoLeaks(stack, "examples/rotation", { ...secrets, provisioningKey: env.gateway.provisioningKey });
