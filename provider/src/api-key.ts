@@ -23,7 +23,8 @@ function urnOf(name: string, parent: pulumi.Resource | undefined): pulumi.Output
  * - Changing `name`, `state` or a policy is an in-place update (one PATCH).
  * - Changing `rotationTrigger`, or reaching `rotateAfter`, rotates the secret in place: the `keyId`
  *   stays; the old secret stops working at once, or after `rotationGracePeriod`.
- * - Delete revokes the key, irreversibly.
+ * - Delete revokes the key, irreversibly. A replacement (another gateway or owner, or
+ *   `pulumi up --replace`) revokes the old key first, then creates the new one.
  * - Every change sends the version in state as `expectedVersion`: a key changed outside the stack
  *   fails the update (run `pulumi refresh`, review, `pulumi up`) and is never overwritten.
  * - Adopt an existing key with the `import` resource option, `new ApiKey("ci", args, { import: "key_..." })`,
@@ -111,6 +112,10 @@ export class ApiKey extends pulumi.CustomResource {
     // What pulumi.dynamic.Resource does, with a hand-written `__provider` (see ./provider-module.ts).
     inputs.__provider = PROVIDER_MODULE;
     const additionalSecretOutputs = [...(options.additionalSecretOutputs ?? []), "secret", "connection"];
-    super(API_KEY_TYPE, name, inputs, { ...options, additionalSecretOutputs });
+    // A replacement revokes the old key before creating the new one. Created first, the new key
+    // would meet the old one, still live under the same client reference, and a create cannot tell
+    // that key from one a crashed run left behind (the engine tells the provider nothing of a forced
+    // `--replace`): it would take the old key over, and the delete that follows would revoke it.
+    super(API_KEY_TYPE, name, inputs, { ...options, additionalSecretOutputs, deleteBeforeReplace: true });
   }
 }

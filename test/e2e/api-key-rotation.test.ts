@@ -166,7 +166,7 @@ describe("ApiKey rotation", () => {
       const stack = await env.sandbox.inlineStack(
         "pair",
         async () => {
-          const pair = new ApiKeyPair("ci", { generation, spendPolicy: { limitUnits: "10" } });
+          const pair = new ApiKeyPair("ci", { generation, spendPolicy: { limitUnits: "1000" } });
           return { secret: pair.secret, current: pair.current };
         },
         { plain: { "gateway:baseUrl": seedOnly.baseUrl }, secret: { "gateway:provisioningKey": env.gateway.provisioningKey } },

@@ -95,5 +95,29 @@ describe("ApiKey", () => {
     expect(String(keys[0]!.outputs!.__provider).length).toBeLessThanOrEqual(200);
     await destroy(stack);
   });
-});
 
+  it("makes a new key and revokes the old one on a forced replacement (`pulumi up --replace`), the documented stand-in for replaceOnChanges", async () => {
+    const stack = await keyStack(() => ({ spendPolicy: { limitUnits: "100" } }));
+    const first = await up(stack);
+    const oldSecret = first.result.outputs.secret!.value as string;
+    const urn = `urn:pulumi:${stack.name}::keys::pulumi-nodejs:dynamic/gateway:ApiKey::ci`;
+    env.recorder.reset();
+    const replaced = await up(stack, { replace: [urn] });
+    expect(replaced.result.summary.resourceChanges).toMatchObject({ replace: 1 });
+    // The old key is revoked first. The create, with the old one's body, gets the old answer replayed;
+    // that key is revoked, so the next create (its Idempotency-Key derived from the revoked key) makes a new one.
+    expect(env.recorder.calls()).toEqual([
+      "POST /v1/account/api-keys/{id}/revoke",
+      "POST /v1/account/api-keys",
+      "GET /v1/account/api-keys/{id}",
+      "POST /v1/account/api-keys",
+    ]);
+    const newSecret = replaced.result.outputs.secret!.value as string;
+    expect(replaced.result.outputs.keyId!.value).not.toBe(first.result.outputs.keyId!.value);
+    expect(await env.statusWith(oldSecret)).toBe(401);
+    expect(await env.statusWith(newSecret)).toBe(200);
+    await preview(stack, { expectNoChanges: true });
+    await destroy(stack);
+    expect(await env.statusWith(newSecret)).toBe(401);
+  });
+});
