@@ -142,7 +142,9 @@ async function main(): Promise<void> {
     const rotation = await planned();
     for (const change of rotation) detail(`preview  ${describeChange(change)} (a rotation, not a replacement)`);
     check(rotation.length === 1 && rotation[0]!.op === "update", "the plan rotates in place: an update, not a replacement");
-    check(rotation[0]!.changed.map((input) => input.path).join() === "rotationTrigger", "the only changed input is rotationTrigger");
+    const rotationInputs = rotation[0]!.changed;
+    check(rotationInputs.map((input) => input.path).join() === "rotationTrigger,secret", "the plan changes rotationTrigger and nothing else but the secret");
+    check(rotationInputs[1]!.to === "[unknown]", "the plan shows the new secret as unknown until up");
     const rotated = keyOutputs((await up(engine)).result);
     check(rotated.keyId === first.keyId, "the keyId stays");
     check(rotated.secret !== first.secret, "the secret is new");

@@ -59,9 +59,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The engine's stand-in for a value known only after the update (the provider's preview of a new secret). */
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
 /** A short form of an input value; secrets arrive masked by the engine. */
 function show(value: unknown): string {
   if (value === undefined) return "(none)";
+  if (value === UNKNOWN) return "[unknown]";
   const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

@@ -97,10 +97,18 @@ describe("ApiKey", () => {
   });
 
   it("makes a new key and revokes the old one on a forced replacement (`pulumi up --replace`), the documented stand-in for replaceOnChanges", async () => {
-    const stack = await keyStack(() => ({ spendPolicy: { limitUnits: "100" } }));
+    // A project of its own: its URN (the key's client reference) is new to this file's gateway.
+    const stack = await env.sandbox.inlineStack(
+      "replace",
+      async () => {
+        const key = new ApiKey("ci", { spendPolicy: { limitUnits: "100" } });
+        return { keyId: key.keyId, secret: key.secret };
+      },
+      env.stackConfig(),
+    );
     const first = await up(stack);
     const oldSecret = first.result.outputs.secret!.value as string;
-    const urn = `urn:pulumi:${stack.name}::keys::pulumi-nodejs:dynamic/gateway:ApiKey::ci`;
+    const urn = `urn:pulumi:${stack.name}::replace::pulumi-nodejs:dynamic/gateway:ApiKey::ci`;
     env.recorder.reset();
     const replaced = await up(stack, { replace: [urn] });
     expect(replaced.result.summary.resourceChanges).toMatchObject({ replace: 1 });

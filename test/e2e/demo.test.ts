@@ -53,7 +53,7 @@ describe("npm run demo", () => {
       /^3\. the key calls a model: POST \/v1\/responses \(echo-1\)\n {3}200 "hello from the demo"$/m,
       /^4\. policy change: .*\n {3}preview {2}~ update ApiKey "quickstart" in place: spendPolicy\.limitUnits "100" -> "250"$/m,
       /^ {3}up {7}version 1 -> 2, same key and secret; the gateway caps it at 250 units$/m,
-      /^5\. rotation: .*\n {3}preview {2}~ update ApiKey "quickstart" in place: rotationTrigger "1" -> "2" \(a rotation, not a replacement\)$/m,
+      /^5\. rotation: .*\n {3}preview {2}~ update ApiKey "quickstart" in place: rotationTrigger "1" -> "2", secret \(none\) -> \[unknown\] \(a rotation, not a replacement\)$/m,
       /^ {3}up {7}same key key_\w+, version 2 -> 3, new secret gwk_\.\.\.\w{4}$/m,
       /old secret gwk_\.\.\.\w{4} -> 401, new secret gwk_\.\.\.\w{4} -> 200$/m,
       /^6\. pulumi destroy: the key is revoked\n {3}secret gwk_\.\.\.\w{4} -> 401; the gateway lists key_\w+ as revoked$/m,
