@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { ApiKey as ApiKeyRecord } from "@gateway-keys/contract";
 import { GatewayClient } from "@gateway-keys/sdk";
-import { EngineSandbox, REPO_ROOT, destroy, occurrences, up } from "@gateway-keys/testkit/engine";
+import { EngineSandbox, REPO_ROOT, destroy, findLeaks, occurrences, up } from "@gateway-keys/testkit/engine";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { startCrashProxy, type CreateTrap, type CrashProxy } from "./support/crash-proxy";
 import { descendantsOf, kill } from "./support/process-tree";
@@ -154,6 +154,10 @@ describe("crash-safe create through the real engine", () => {
         if (trial.laterMs) expect(tookOver).toBeGreaterThan(0);
         // Every key's secret in the state is its current one: a key taken over was rotated.
         for (const secret of secrets) expect(await statusWith(gateway, secret)).toBe(200);
+        // Nothing the crash or the recovery printed or stored holds a secret in plain text.
+        const needles = { provisioningKey, ...Object.fromEntries(secrets.map((secret, i) => [`secret ${i}`, secret])) };
+        expect(await findLeaks(sandbox.backendDir, needles)).toEqual([]);
+        for (const [label, value] of Object.entries(needles)) expect({ label, printed: (crash.output + rerun.output).includes(value) }).toEqual({ label, printed: false });
 
         await destroy(stack);
         expect(await liveKeys()).toEqual([]);

@@ -5,7 +5,7 @@ import { GatewayClient } from "@gateway-keys/sdk";
 import { useKeyTestEnvironment } from "./fixture";
 import { startSeedOnlyGateway } from "./support/seed-only-gateway";
 import { startTraffic, type TrafficReport } from "./support/traffic";
-import { destroy, expectEngineFailure, occurrences, preview, refresh, up, type StackConfig } from "@gateway-keys/testkit/engine";
+import { destroy, engineTranscript, expectEngineFailure, findLeaks, occurrences, preview, refresh, up, type StackConfig } from "@gateway-keys/testkit/engine";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -89,6 +89,8 @@ describe("ApiKey rotation", () => {
     expect(await env.statusWith(first)).toBe(401);
     expect(await env.statusWith(second)).toBe(200);
     await destroy(stack);
+    expect(await findLeaks(env.sandbox.backendDir, { first, second, provisioningKey: env.gateway.provisioningKey })).toEqual([]);
+    expect([first, second].some((secret) => engineTranscript().includes(secret))).toBe(false);
   });
 
   it("without a grace period, the same traffic sees the old secret refused: the control of the test above", async () => {
