@@ -43,7 +43,12 @@ export class EngineSandbox {
     const inlineWorkDir = join(REPO_ROOT, WORKSPACES_DIR, scratch.split("-").pop()!);
     await Promise.all([mkdir(backendDir), mkdir(home), mkdir(inlineWorkDir, { recursive: true })]);
     const env = {
-      PULUMI_BACKEND_URL: `file://${backendDir}`,
+      // `metadata=skip`: the file backend's blob library otherwise keeps a sidecar `.attrs` file
+      // beside each state file and rewrites it in place, truncating first, so a CLI killed at that
+      // instant leaves it empty and every later command fails with "failed to load checkpoint:
+      // EOF" before the provider is asked anything. The state files themselves are replaced
+      // atomically; nothing here needs the sidecars, and the crash trials are about the provider.
+      PULUMI_BACKEND_URL: `file://${backendDir}?metadata=skip`,
       PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase-not-a-secret",
       PULUMI_HOME: home,
       PULUMI_SKIP_UPDATE_CHECK: "true",
