@@ -1,5 +1,5 @@
 import type { FinishReason, TextCompletion, TextDelta, TextEngine, TextPrompt } from "../inference/text";
-import { postJson, upstreamFailure, type UpstreamProvider } from "./http";
+import { postJson, readJson, upstreamFailure, type UpstreamProvider } from "./http";
 import { readServerSentEvents } from "./sse-reader";
 
 const STOP: Record<string, FinishReason> = { end_turn: "end", max_tokens: "length", stop_sequence: "stop_sequence" };
@@ -40,12 +40,7 @@ export function anthropicChatEngine(provider: UpstreamProvider, upstreamModel: s
   return {
     async complete(prompt, signal) {
       const answer = await postJson(provider, "/v1/messages", headers, messagesBody(upstreamModel, prompt, false), signal);
-      let body: MessageAnswer;
-      try {
-        body = (await answer.body.json()) as MessageAnswer;
-      } catch (error) {
-        throw upstreamFailure(provider, error);
-      }
+      const body = await readJson<MessageAnswer>(provider, answer);
       const text = (body.content ?? []).map((block) => (block.type === "text" ? (block.text ?? "") : "")).join("");
       return completionOf(text, body);
     },

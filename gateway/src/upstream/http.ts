@@ -40,6 +40,15 @@ export async function postJson(provider: UpstreamProvider, path: string, headers
   return answer;
 }
 
+/** The JSON body of a provider's answer; an unreadable one is the provider's failure. */
+export async function readJson<Body>(provider: UpstreamProvider, answer: UpstreamAnswer): Promise<Body> {
+  try {
+    return (await answer.body.json()) as Body;
+  } catch (error) {
+    throw upstreamFailure(provider, error);
+  }
+}
+
 /** A failure reaching a provider, as a gateway error. */
 export function upstreamFailure(provider: UpstreamProvider, error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;

@@ -1,5 +1,5 @@
 import type { FinishReason, TextCompletion, TextDelta, TextEngine, TextPrompt } from "../inference/text";
-import { postJson, upstreamFailure, type UpstreamProvider } from "./http";
+import { postJson, readJson, upstreamFailure, type UpstreamProvider } from "./http";
 import { readServerSentEvents } from "./sse-reader";
 
 const FINISH: Record<string, FinishReason> = { stop: "end", length: "length", content_filter: "end", tool_calls: "end" };
@@ -40,12 +40,7 @@ export function openAiChatEngine(provider: UpstreamProvider, upstreamModel: stri
   return {
     async complete(prompt, signal) {
       const answer = await postJson(provider, "/chat/completions", headers, chatBody(upstreamModel, prompt, false), signal);
-      let body: ChatAnswer;
-      try {
-        body = (await answer.body.json()) as ChatAnswer;
-      } catch (error) {
-        throw upstreamFailure(provider, error);
-      }
+      const body = await readJson<ChatAnswer>(provider, answer);
       const choice = body.choices?.[0];
       return completionOf(choice?.message?.content ?? "", choice?.finish_reason, body.usage);
     },

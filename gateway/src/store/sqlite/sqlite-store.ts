@@ -111,41 +111,58 @@ class SqliteStore implements Store {
    * earlier NORMAL commit.
    */
   #write<T>(durable: boolean, work: () => T): T {
-    const full = durable && this.location !== undefined;
-    if (full) this.#sql.syncFull.run();
+    const transaction = this.#begin(durable);
     try {
-      this.#sql.begin.run();
-      try {
-        const result = work();
-        this.#sql.commit.run();
-        return result;
-      } catch (error) {
-        if (this.#db.isTransaction) this.#sql.rollback.run();
-        throw error;
-      }
-    } finally {
-      if (full) this.#sql.syncNormal.run();
+      return transaction.commit(work());
+    } catch (error) {
+      transaction.rollback();
+      throw error;
     }
   }
 
+  /** Like {@link #write}, for a unit of work that awaits (alone on the connection: see the gate). */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     return this.#gate.exclusive(async () => {
-      const full = this.location !== undefined;
-      if (full) this.#sql.syncFull.run();
+      const transaction = this.#begin(true);
       try {
-        this.#sql.begin.run();
-        try {
-          const result = await work(this.#transactionApi);
-          this.#sql.commit.run();
-          return result;
-        } catch (error) {
-          if (this.#db.isTransaction) this.#sql.rollback.run();
-          throw error;
-        }
-      } finally {
-        if (full) this.#sql.syncNormal.run();
+        return transaction.commit(await work(this.#transactionApi));
+      } catch (error) {
+        transaction.rollback();
+        throw error;
       }
     });
+  }
+
+  /** Opens a write transaction (synchronous=FULL around it when durable); its commit passes a result through. */
+  #begin(durable: boolean): { commit<T>(result: T): T; rollback(): void } {
+    const full = durable && this.location !== undefined;
+    if (full) this.#sql.syncFull.run();
+    const restore = () => {
+      if (full) this.#sql.syncNormal.run();
+    };
+    try {
+      this.#sql.begin.run();
+    } catch (error) {
+      restore();
+      throw error;
+    }
+    return {
+      commit: (result) => {
+        try {
+          this.#sql.commit.run();
+        } finally {
+          restore();
+        }
+        return result;
+      },
+      rollback: () => {
+        try {
+          if (this.#db.isTransaction) this.#sql.rollback.run();
+        } finally {
+          restore();
+        }
+      },
+    };
   }
 
   /** The writes a unit of work may make; only ever called inside {@link transaction}. */
