@@ -1,6 +1,7 @@
 import type { FinishReason, TextCompletion, TextDelta, TextEngine, TextPrompt } from "../inference/text";
 import { postJson, readJson, upstreamFailure, type UpstreamProvider } from "./http";
 import { readServerSentEvents } from "./sse-reader";
+import { reportedUsage } from "./usage";
 
 const STOP: Record<string, FinishReason> = { end_turn: "end", max_tokens: "length", stop_sequence: "stop_sequence" };
 /** The Messages API version the gateway speaks to providers. */
@@ -25,12 +26,12 @@ function messagesBody(model: string, prompt: TextPrompt, stream: boolean) {
   };
 }
 
-function completionOf(text: string, answer: MessageAnswer): TextCompletion {
+function completionOf(prompt: TextPrompt, text: string, answer: MessageAnswer): TextCompletion {
   return {
     text,
     finish: STOP[answer.stop_reason ?? "end_turn"] ?? "end",
     stopSequence: answer.stop_sequence ?? null,
-    usage: { inputTokens: answer.usage?.input_tokens ?? 0, outputTokens: answer.usage?.output_tokens ?? 0 },
+    usage: reportedUsage(prompt, answer.usage?.input_tokens, answer.usage?.output_tokens),
   };
 }
 
@@ -42,7 +43,7 @@ export function anthropicChatEngine(provider: UpstreamProvider, upstreamModel: s
       const answer = await postJson(provider, "/v1/messages", headers, messagesBody(upstreamModel, prompt, false), signal);
       const body = await readJson<MessageAnswer>(provider, answer);
       const text = (body.content ?? []).map((block) => (block.type === "text" ? (block.text ?? "") : "")).join("");
-      return completionOf(text, body);
+      return completionOf(prompt, text, body);
     },
     async *stream(prompt, signal): AsyncIterable<TextDelta> {
       const answer = await postJson(provider, "/v1/messages", headers, messagesBody(upstreamModel, prompt, true), signal);
@@ -60,7 +61,7 @@ export function anthropicChatEngine(provider: UpstreamProvider, upstreamModel: s
           };
           const type = event ?? payload.type;
           if (type === "error") throw new Error("the provider sent an error event");
-          if (type === "message_start") summary.usage = { input_tokens: payload.message?.usage?.input_tokens ?? 0 };
+          if (type === "message_start") summary.usage = { ...summary.usage, ...payload.message?.usage };
           if (type === "content_block_delta" && payload.delta?.type === "text_delta" && payload.delta.text) {
             text += payload.delta.text;
             yield { kind: "text", text: payload.delta.text };
@@ -68,7 +69,7 @@ export function anthropicChatEngine(provider: UpstreamProvider, upstreamModel: s
           if (type === "message_delta") {
             summary.stop_reason = payload.delta?.stop_reason ?? null;
             summary.stop_sequence = payload.delta?.stop_sequence ?? null;
-            summary.usage = { ...summary.usage, output_tokens: payload.usage?.output_tokens ?? 0 };
+            summary.usage = { ...summary.usage, ...payload.usage };
           }
           if (type === "message_stop") {
             stopped = true;
@@ -79,7 +80,7 @@ export function anthropicChatEngine(provider: UpstreamProvider, upstreamModel: s
         throw upstreamFailure(provider, error);
       }
       if (!stopped) throw upstreamFailure(provider, new Error("the stream ended before message_stop"));
-      yield { kind: "end", completion: completionOf(text, summary) };
+      yield { kind: "end", completion: completionOf(prompt, text, summary) };
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { FinishReason, TextCompletion, TextDelta, TextEngine, TextPrompt } from "../inference/text";
 import { postJson, readJson, upstreamFailure, type UpstreamProvider } from "./http";
 import { readServerSentEvents } from "./sse-reader";
+import { reportedUsage } from "./usage";
 
 const FINISH: Record<string, FinishReason> = { stop: "end", length: "length", content_filter: "end", tool_calls: "end" };
 
@@ -24,13 +25,13 @@ function chatBody(model: string, prompt: TextPrompt, stream: boolean) {
   };
 }
 
-/** Which stop sequence ended the text, when the upstream says only "stop": the first one the prompt gave that the wire cannot report. */
-function completionOf(text: string, finishReason: string | null | undefined, usage: ChatAnswer["usage"]): TextCompletion {
+/** The answer in the internal form; the OpenAI wire does not say which stop sequence ended the text. */
+function completionOf(prompt: TextPrompt, text: string, finishReason: string | null | undefined, usage: ChatAnswer["usage"]): TextCompletion {
   return {
     text,
     finish: FINISH[finishReason ?? "stop"] ?? "end",
     stopSequence: null,
-    usage: { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0 },
+    usage: reportedUsage(prompt, usage?.prompt_tokens, usage?.completion_tokens),
   };
 }
 
@@ -42,16 +43,20 @@ export function openAiChatEngine(provider: UpstreamProvider, upstreamModel: stri
       const answer = await postJson(provider, "/chat/completions", headers, chatBody(upstreamModel, prompt, false), signal);
       const body = await readJson<ChatAnswer>(provider, answer);
       const choice = body.choices?.[0];
-      return completionOf(choice?.message?.content ?? "", choice?.finish_reason, body.usage);
+      return completionOf(prompt, choice?.message?.content ?? "", choice?.finish_reason, body.usage);
     },
     async *stream(prompt, signal): AsyncIterable<TextDelta> {
       const answer = await postJson(provider, "/chat/completions", headers, chatBody(upstreamModel, prompt, true), signal);
       let text = "";
       let finishReason: string | null | undefined;
       let usage: ChatChunk["usage"];
+      let done = false;
       try {
         for await (const { data } of readServerSentEvents(answer.body)) {
-          if (data === "[DONE]") break;
+          if (data === "[DONE]") {
+            done = true;
+            break;
+          }
           const chunk = JSON.parse(data) as ChatChunk;
           const choice = chunk.choices?.[0];
           const piece = choice?.delta?.content;
@@ -65,8 +70,9 @@ export function openAiChatEngine(provider: UpstreamProvider, upstreamModel: stri
       } catch (error) {
         throw upstreamFailure(provider, error);
       }
-      if (!usage) throw upstreamFailure(provider, new Error("the stream ended without usage"));
-      yield { kind: "end", completion: completionOf(text, finishReason, usage) };
+      if (!done) throw upstreamFailure(provider, new Error("the stream ended before [DONE]"));
+      // A stream without usage (an upstream that ignores include_usage) is charged its reservation.
+      yield { kind: "end", completion: completionOf(prompt, text, finishReason, usage) };
     },
   };
 }
