@@ -223,6 +223,17 @@ describe("POST /v1/images/generations (pattern-image-1)", () => {
     await expectRefusal(openai.images.generate({ model: "pattern-image-1", prompt: "many", n: 5 }), 400, "validation_failed", "n");
   });
 
+  test("images are drawn off the event loop: other requests are answered while four 1024x1024 images are drawn", async () => {
+    const { client: openai } = await client();
+    const finished: string[] = [];
+    const drawing = openai.images.generate({ model: "pattern-image-1", prompt: "a busy afternoon", n: 4 }).then(() => finished.push("images"));
+    // The image request is in (its body parsed, its drawing begun) before the others are sent.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const others = Array.from({ length: 5 }, () => openai.models.list().then(() => finished.push("models")));
+    await Promise.all([drawing, ...others]);
+    expect(finished).toEqual(["models", "models", "models", "models", "models", "images"]);
+  });
+
   test("image URLs are refused naming response_format: images come back only as b64_json", async () => {
     const { client: openai } = await client();
     await expectRefusal(openai.images.generate({ model: "pattern-image-1", prompt: "a link", response_format: "url" }), 400, "validation_failed", "response_format");

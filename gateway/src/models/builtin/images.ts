@@ -1,4 +1,7 @@
 import { createHash } from "node:crypto";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { Piscina } from "piscina";
 import { crc32, deflateSync } from "node:zlib";
 import type { ImageEngine } from "../../inference/engines";
 import { countTokens } from "../../inference/tokens";
@@ -32,27 +35,57 @@ export function imageTokens(width: number, height: number): number {
   return Math.ceil((width * height) / 1024);
 }
 
+/** What one image of a request is drawn from. */
+export interface PatternJob {
+  prompt: string;
+  /** The image's position in the request: it varies the phase. */
+  index: number;
+  width: number;
+  height: number;
+}
+
 /**
- * A pattern generator: the prompt's hash picks two colours and a stripe frequency, and each
- * image of a request varies the phase. The same prompt always gives the same images: a real,
- * valid PNG any client can decode, made with no model weights.
+ * Draws one image: the prompt's hash picks two colours and a stripe frequency, and the image's
+ * index varies the phase. The same prompt always gives the same images: a real, valid PNG any
+ * client can decode, made with no model weights. CPU-bound (about a second at 1024×1024), so the
+ * gateway runs it on a worker thread (image-worker.ts), never on the event loop.
  */
+export function drawPattern({ prompt, index, width, height }: PatternJob): Buffer {
+  const seed = createHash("sha256").update(`${index}\n${prompt}`).digest();
+  const frequency = 2 + (seed[6]! % 14);
+  const rgb = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const mix = (Math.sin(((x + y) / width) * Math.PI * frequency + seed[7]!) + 1) / 2;
+      const at = (y * width + x) * 3;
+      for (let c = 0; c < 3; c++) rgb[at + c] = Math.round(seed[c]! * mix + seed[c + 3]! * (1 - mix));
+    }
+  }
+  return encodePng(width, height, rgb);
+}
+
+/**
+ * The threads images are drawn on, started on the first image request. Up to one per core but one
+ * (the event loop keeps a core for every other request); idle threads exit after a few seconds, so
+ * a gateway that draws no image runs none and an idle pool never keeps a process alive.
+ */
+let pool: Piscina | undefined;
+function drawingPool(): Piscina {
+  pool ??= new Piscina({
+    filename: join(__dirname, "image-worker.js"),
+    minThreads: 0,
+    maxThreads: Math.max(1, availableParallelism() - 1),
+    idleTimeout: 5_000,
+  });
+  return pool;
+}
+
+/** The built-in image model: {@link drawPattern} for each image, on the drawing threads. */
 export const patternImages: ImageEngine = {
   async generate(prompt, count, width, height) {
-    const images: Buffer[] = [];
-    for (let index = 0; index < count; index++) {
-      const seed = createHash("sha256").update(`${index}\n${prompt}`).digest();
-      const frequency = 2 + (seed[6]! % 14);
-      const rgb = Buffer.alloc(width * height * 3);
-      for (let y = 0; y < height; y++) {
-        for (let x = 0; x < width; x++) {
-          const mix = (Math.sin(((x + y) / width) * Math.PI * frequency + seed[7]!) + 1) / 2;
-          const at = (y * width + x) * 3;
-          for (let c = 0; c < 3; c++) rgb[at + c] = Math.round(seed[c]! * mix + seed[c + 3]! * (1 - mix));
-        }
-      }
-      images.push(encodePng(width, height, rgb));
-    }
+    const images = await Promise.all(
+      Array.from({ length: count }, async (_, index) => Buffer.from(await drawingPool().run({ prompt, index, width, height } satisfies PatternJob))),
+    );
     return { images, usage: { inputTokens: countTokens(prompt), outputTokens: count * imageTokens(width, height) } };
   },
 };
