@@ -10,3 +10,5 @@
 export { ApiKey } from "./api-key";
 export { ApiKeyPair, type ApiKeyPairArgs, type PairSlot } from "./api-key-pair";
 export type { ApiKeyArgs, GatewayConnectionArgs, LoggingPolicyArgs, ModelPolicyArgs, SpendPolicyArgs } from "./inputs";
+/** The same key through the native `gatewaykeys` plugin: `native.ApiKey` and an explicit `native.Provider`. */
+export * as native from "./native/resource";

@@ -33,25 +33,41 @@ export const TIMEOUT_SETTING = { config: "gateway:requestTimeout", env: "GATEWAY
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 const TIMEOUT_EXPECTED = "expected a whole number of seconds from 1 to 300";
 
-const NOT_CONFIGURED = {
-  baseUrl:
-    "no gateway configured: run `pulumi config set gateway:baseUrl <url>`, set GATEWAY_BASE_URL, or give the key a `connection.baseUrl`",
-  provisioningKey:
-    "no provisioning key configured: run `pulumi config set --secret gateway:provisioningKey <key>`, set " +
-    "GATEWAY_PROVISIONING_KEY, or give the key a secret `connection.provisioningKey`",
-} as const;
+/** What to set when a value is missing, naming the config keys of `namespace` (see {@link ConfigNamespace}). */
+function notConfigured(namespace: ConfigNamespace) {
+  return {
+    baseUrl:
+      `no gateway configured: run \`pulumi config set ${namespace}:baseUrl <url>\`, set GATEWAY_BASE_URL, or give the key a \`connection.baseUrl\``,
+    provisioningKey:
+      `no provisioning key configured: run \`pulumi config set --secret ${namespace}:provisioningKey <key>\`, set ` +
+      "GATEWAY_PROVISIONING_KEY, or give the key a secret `connection.provisioningKey`",
+  } as const;
+}
+
+/**
+ * The stack-config namespace of the provider's settings: `gateway` for the dynamic provider
+ * (`gateway:baseUrl`), `gatewaykeys` for the native plugin, whose config keys Pulumi prefixes with
+ * its package name (`gatewaykeys:baseUrl`).
+ */
+export type ConfigNamespace = "gateway" | "gatewaykeys";
+
+/** The {@link Connection} schema whose messages name the config keys of `namespace`. */
+function connectionSchema(namespace: ConfigNamespace) {
+  const missing = notConfigured(namespace);
+  return z.object({
+    baseUrl: z.string({ error: missing.baseUrl }).pipe(GatewayUrl),
+    provisioningKey: z.string({ error: missing.provisioningKey }).pipe(ProvisioningKey),
+    /** How long one call may take, retries included (`gateway:requestTimeout`, default 30 s). */
+    timeoutMs: z
+      .string({ error: TIMEOUT_EXPECTED })
+      .regex(/^\d{1,3}$/, { error: TIMEOUT_EXPECTED })
+      .transform((seconds) => Number(seconds) * 1000)
+      .refine((ms) => ms >= 1000 && ms <= 300_000, { error: TIMEOUT_EXPECTED }),
+  });
+}
 
 /** A gateway and the provisioning key to use there, resolved from every source and usable. */
-export const Connection = z.object({
-  baseUrl: z.string({ error: NOT_CONFIGURED.baseUrl }).pipe(GatewayUrl),
-  provisioningKey: z.string({ error: NOT_CONFIGURED.provisioningKey }).pipe(ProvisioningKey),
-  /** How long one call may take, retries included (`gateway:requestTimeout`, default 30 s). */
-  timeoutMs: z
-    .string({ error: TIMEOUT_EXPECTED })
-    .regex(/^\d{1,3}$/, { error: TIMEOUT_EXPECTED })
-    .transform((seconds) => Number(seconds) * 1000)
-    .refine((ms) => ms >= 1000 && ms <= 300_000, { error: TIMEOUT_EXPECTED }),
-});
+export const Connection = connectionSchema("gateway");
 export type Connection = z.output<typeof Connection>;
 
 /** A resolved connection, or what to configure. */
@@ -89,21 +105,30 @@ export class Connections {
   readonly #env: Environment;
   readonly #createClient: ClientFactory;
   readonly #clients = new Map<string, GatewayClient>();
+  readonly #namespace: ConfigNamespace;
+  readonly #schema: typeof Connection;
   /** Stack config seen by `configure()`; empty until the engine calls it. */
   #config: { baseUrl?: string | undefined; provisioningKey?: string | undefined; requestTimeout?: string | undefined } = {};
 
-  constructor(options: { env: Environment; createClient: ClientFactory }) {
+  constructor(options: { env: Environment; createClient: ClientFactory; namespace?: ConfigNamespace }) {
     this.#env = options.env;
     this.#createClient = options.createClient;
+    this.#namespace = options.namespace ?? "gateway";
+    this.#schema = this.#namespace === "gateway" ? Connection : connectionSchema(this.#namespace);
   }
 
-  /** Remembers `gateway:baseUrl`, `gateway:provisioningKey` and `gateway:requestTimeout` from stack config. */
+  /** Remembers `baseUrl`, `provisioningKey` and `requestTimeout` of the namespace (`gateway:baseUrl`...) from stack config. */
   configure(config: ConfigSource): void {
     this.#config = {
-      baseUrl: config.get("gateway:baseUrl"),
-      provisioningKey: config.get("gateway:provisioningKey"),
-      requestTimeout: config.get(TIMEOUT_SETTING.config),
+      baseUrl: config.get(`${this.#namespace}:baseUrl`),
+      provisioningKey: config.get(`${this.#namespace}:provisioningKey`),
+      requestTimeout: config.get(this.#timeoutKey()),
     };
+  }
+
+  /** The config key of the time limit: `gateway:requestTimeout` or `gatewaykeys:requestTimeout`. */
+  #timeoutKey(): string {
+    return TIMEOUT_SETTING.config.replace(/^gateway:/, `${this.#namespace}:`);
   }
 
   /**
@@ -112,7 +137,7 @@ export class Connections {
    * key per key. The one place a connection is checked; values are never echoed.
    */
   resolve(input: ConnectionInput | undefined): Resolution {
-    const parsed = Connection.safeParse({
+    const parsed = this.#schema.safeParse({
       baseUrl: firstSet(input?.baseUrl, this.#config.baseUrl, this.#env.GATEWAY_BASE_URL),
       provisioningKey: firstSet(input?.provisioningKey, this.#config.provisioningKey, this.#env.GATEWAY_PROVISIONING_KEY),
       timeoutMs: firstSet(this.#config.requestTimeout, this.#env[TIMEOUT_SETTING.env]) ?? String(DEFAULT_TIMEOUT_SECONDS),
@@ -120,7 +145,7 @@ export class Connections {
     if (parsed.success) return { ok: true, connection: parsed.data };
     // A value that is missing says how to set it; one that is set says what is wrong with it.
     const problems = parsed.error.issues.map(({ code, path, message }) => {
-      if (path[0] === "timeoutMs") return `${TIMEOUT_SETTING.config} (or ${TIMEOUT_SETTING.env}): ${message}`;
+      if (path[0] === "timeoutMs") return `${this.#timeoutKey()} (or ${TIMEOUT_SETTING.env}): ${message}`;
       return code === "invalid_type" ? message : `the configured ${formatPath(path)}: ${message}`;
     });
     return { ok: false, problem: problems.join("; ") };

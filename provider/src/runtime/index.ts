@@ -5,7 +5,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { checkInputs } from "./check";
-import { Connections, defaultClientFactory, type ClientFactory, type Environment } from "./connection";
+import { Connections, defaultClientFactory, type ClientFactory, type ConfigNamespace, type Environment } from "./connection";
 import type { ProviderContext } from "./context";
 import {
   engineDiagnostics,
@@ -22,7 +22,7 @@ import { Owners } from "./owner";
 import type { CheckedInputs, DesiredKey, StoredKey } from "./shapes";
 import { environmentClock, TEST_CLOCK_VARIABLE, type Clock } from "./time";
 
-export { ConnectionInput, DEFAULT_TIMEOUT_SECONDS, TIMEOUT_SETTING, type ClientFactory, type Connection, type Environment } from "./connection";
+export { ConnectionInput, DEFAULT_TIMEOUT_SECONDS, TIMEOUT_SETTING, type ClientFactory, type ConfigNamespace, type Connection, type Environment } from "./connection";
 export type { Diagnostics } from "./diagnostics";
 export { derivedIdempotencyKey, gatewayReference } from "./idempotency";
 export {
@@ -50,6 +50,8 @@ export interface ApiKeyProviderOptions {
   clock?: Clock;
   /** Where warnings go. Default: the engine, inside the plugin; nowhere elsewhere. */
   diagnostics?: Diagnostics;
+  /** Which stack-config keys `configure` reads: `gateway:*` (default, the dynamic provider) or `gatewaykeys:*` (the native plugin). */
+  configNamespace?: ConfigNamespace;
 }
 
 /** Runs one operation; whatever it throws leaves as one clean message (see reportOnce). */
@@ -71,7 +73,7 @@ async function reported<T>(operation: () => Promise<T>): Promise<T> {
  */
 export function createApiKeyProvider(options: ApiKeyProviderOptions = {}) {
   const env = options.env ?? process.env;
-  const connections = new Connections({ env, createClient: options.createClient ?? defaultClientFactory });
+  const connections = new Connections({ env, createClient: options.createClient ?? defaultClientFactory, namespace: options.configNamespace });
   const context: ProviderContext = {
     connections,
     owners: new Owners(connections),

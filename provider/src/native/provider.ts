@@ -1,0 +1,146 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { canonicalJson } from "@gateway-keys/contract";
+import { createApiKeyProvider, type ApiKeyProviderOptions } from "../runtime";
+import { PATCHABLE_FIELDS, sameJson } from "../runtime/compare";
+import type { ConfigSource } from "../runtime/connection";
+import { rotationPlanned } from "../runtime/rotation";
+import { isSettled, type CheckedInputs, type DesiredKey, type StoredKey } from "../runtime/shapes";
+import type { NativeDiagnostics } from "./diagnostics";
+import { NATIVE_API_KEY_TYPE, packageSchemaJson } from "./schema";
+import { revealed, withSecretsMarked } from "./secrets";
+
+/** How a property changes, as the engine's detailed diff names it (`pulumirpc.PropertyDiff.Kind`). */
+export type PropertyChange = "add" | "delete" | "update" | "add-replace" | "delete-replace" | "update-replace";
+
+/** A diff with what changes per property: what lets `replaceOnChanges` work and a plan name a rotation. */
+export interface DetailedDiff extends pulumi.provider.DiffResult {
+  detailedDiff: Record<string, PropertyChange>;
+}
+
+/** Inputs compared property by property for the detailed diff. */
+const COMPARED_INPUTS = [...PATCHABLE_FIELDS, "rotationTrigger", "rotateAfter", "rotationGracePeriod", "rotation", "connection", "adoptKeyId"] as const;
+
+/** The resource's name: the last part of its URN. */
+export const nameOfUrn = (urn: string): string => urn.split("::").pop() ?? urn;
+
+/**
+ * The native `gatewaykeys` provider: Pulumi's provider interface over the same runtime as the
+ * dynamic `ApiKey` (one runtime, two front doors). What only a native provider can do is added
+ * here: the URN comes from the engine (it names the key on the gateway, for crash-safe creates),
+ * the diff says what changes per property (so `replaceOnChanges` works and a rotation shows as an
+ * update of `secret`), the secret outputs are marked secret by the provider itself, and a read
+ * with no state (`pulumi import`) works.
+ */
+export class GatewayKeysProvider implements pulumi.provider.Provider {
+  readonly version: string;
+  readonly #runtime: ReturnType<typeof createApiKeyProvider>;
+  readonly #diagnostics: NativeDiagnostics;
+
+  constructor(options: { version: string; diagnostics: NativeDiagnostics } & Omit<ApiKeyProviderOptions, "diagnostics" | "configNamespace">) {
+    this.version = options.version;
+    this.#diagnostics = options.diagnostics;
+    this.#runtime = createApiKeyProvider({ ...options, configNamespace: "gatewaykeys" });
+  }
+
+  async getSchema(): Promise<string> {
+    return packageSchemaJson(this.version);
+  }
+
+  /** Remembers the provider configuration (`gatewaykeys:baseUrl`, `gatewaykeys:provisioningKey`, `gatewaykeys:requestTimeout`). */
+  configure(config: ConfigSource): void {
+    void this.#runtime.configure({ config: { get: (key) => config.get(key), require: (key) => config.get(key) ?? "" } });
+  }
+
+  async check(urn: string, olds: unknown, news: unknown): Promise<pulumi.provider.CheckResult> {
+    requireApiKey(urn);
+    const program = revealed(news) as Record<string, unknown>;
+    // The URN names the key on the gateway (crash-safe create) and addresses warnings: what the
+    // dynamic ApiKey class passes as a hidden input, the engine hands a native provider itself.
+    const declared: Record<string, unknown> = { ...program, name: program.name ?? nameOfUrn(urn), clientReference: urn };
+    delete declared.planning;
+    const { inputs, failures } = await this.#runtime.check((revealed(olds) as Record<string, unknown>) ?? {}, declared);
+    return { inputs: withSecretsMarked(inputs), failures };
+  }
+
+  async diff(_id: string, urn: string, olds: unknown, news: unknown): Promise<DetailedDiff> {
+    requireApiKey(urn);
+    const stored = revealed(olds) as StoredKey;
+    const desired = revealed(news) as CheckedInputs;
+    const result = await this.#runtime.diff(stored.keyId, stored, desired);
+    const replaces = new Set(result.replaces ?? []);
+    const detailedDiff: Record<string, PropertyChange> = {};
+    for (const field of COMPARED_INPUTS) {
+      const before = (stored as unknown as Record<string, unknown>)[field];
+      const after = (desired as Record<string, unknown>)[field];
+      if (sameJson(before, after)) continue;
+      const kind: PropertyChange = before === undefined ? "add" : after === undefined ? "delete" : "update";
+      detailedDiff[field] = replaces.has(field) ? `${kind}-replace` : kind;
+    }
+    // A rotation is an in-place update of the secret; the change of rotationTrigger or of the
+    // `rotation` record (whose reason names why) shows beside it.
+    if (isSettled(desired) && rotationPlanned(stored, desired as DesiredKey)) detailedDiff.secret = "update";
+    if (result.changes && Object.keys(detailedDiff).length === 0) detailedDiff.provisioningKeyHint = "update";
+    // A replacement revokes the old key before creating the new one: created first, the new key
+    // would meet the old one under the same client reference (the URN) and take it over, and the
+    // delete that follows would revoke it. Said for every replacement, `replaceOnChanges` ones too.
+    return { changes: result.changes, replaces: [...replaces], deleteBeforeReplace: true, detailedDiff };
+  }
+
+  async create(urn: string, inputs: unknown): Promise<pulumi.provider.CreateResult> {
+    requireApiKey(urn);
+    const desired = { ...(revealed(inputs) as DesiredKey), clientReference: urn };
+    const { id, outs } = await this.#runtime.create(desired);
+    return { id, outs: withSecretsMarked(outs ?? {}) };
+  }
+
+  /**
+   * Refresh, and `pulumi import` (no state yet: `props` is undefined). An imported key's secret is
+   * unknown to the stack, which the person importing is told, with the declaration to paste, since
+   * the Node language host here cannot generate the program (`--generate-code=false`).
+   */
+  async read(id: string, urn: string, props?: unknown): Promise<pulumi.provider.ReadResult> {
+    requireApiKey(urn);
+    const stored = props === undefined ? undefined : (revealed(props) as StoredKey);
+    const importing = stored === undefined || stored.keyId === undefined;
+    const { id: liveId, props: live, inputs } = await this.#runtime.read(id, importing ? undefined : stored);
+    if (!live || !inputs) return {};
+    if (importing) {
+      this.#diagnostics.warn(
+        `imported key ${id}: its secret is unknown to the stack (secret absent, secretKnown false); ` +
+          "change rotationTrigger in a later update to issue one the stack manages.",
+        urn,
+      );
+      this.#diagnostics.info(`declare the imported key in the program:\n${importDeclaration(nameOfUrn(urn), inputs)}`, urn);
+    }
+    return { id: liveId, props: withSecretsMarked(live), inputs: withSecretsMarked(inputs) };
+  }
+
+  async update(_id: string, urn: string, olds: unknown, news: unknown): Promise<pulumi.provider.UpdateResult> {
+    requireApiKey(urn);
+    const stored = revealed(olds) as StoredKey;
+    const { outs } = await this.#runtime.update(stored.keyId, stored, revealed(news) as DesiredKey);
+    return { outs: withSecretsMarked(outs ?? {}) };
+  }
+
+  async delete(_id: string, urn: string, props: unknown): Promise<void> {
+    requireApiKey(urn);
+    const stored = revealed(props) as StoredKey;
+    await this.#runtime.delete(stored.keyId, stored);
+  }
+}
+
+function requireApiKey(urn: string): void {
+  const type = urn.split("::")[2]?.split("$").pop();
+  if (type !== NATIVE_API_KEY_TYPE) throw new Error(`the gatewaykeys provider has no resource type ${type}; it has ${NATIVE_API_KEY_TYPE}`);
+}
+
+/** The TypeScript declaration of an imported key, with the inputs its live state implies. */
+export function importDeclaration(name: string, inputs: object): string {
+  const { name: keyName, state, spendPolicy, loggingPolicy, modelPolicy } = inputs as Record<string, unknown>;
+  const args = { name: keyName, state, spendPolicy, loggingPolicy, modelPolicy };
+  const body = Object.entries(args)
+    .filter(([, value]) => value !== undefined)
+    .map(([field, value]) => `  ${field}: ${canonicalJson(value)},`)
+    .join("\n");
+  return `new native.ApiKey(${JSON.stringify(name)}, {\n${body}\n});`;
+}

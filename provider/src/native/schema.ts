@@ -1,0 +1,192 @@
+import { z } from "zod";
+import { ApiKeyInputs } from "../runtime/shapes";
+import { ApiKeyOutputs } from "./outputs";
+import { SECRET_PROPERTIES } from "./secrets";
+
+/** The Pulumi package name: config keys are `gatewaykeys:*`, the plugin `pulumi-resource-gatewaykeys`. */
+export const PACKAGE_NAME = "gatewaykeys";
+/** The type token of the native key resource. */
+export const NATIVE_API_KEY_TYPE = `${PACKAGE_NAME}:index:ApiKey`;
+
+/** The program's inputs: without those the dynamic `ApiKey` class sets itself, which the plugin gets from the engine (the URN) or computes. */
+const DeclaredInputs = ApiKeyInputs.omit({ clientReference: true, planning: true, rotation: true });
+
+/** Inputs the program may leave out although the contract requires them: the plugin fills them in `check`. */
+const DEFAULTED_BY_PLUGIN = new Set(["name"]);
+
+/** Names of the object types, by the property that holds them. */
+const OBJECT_TYPE_NAMES: Record<string, string> = {
+  spendPolicy: "SpendPolicy",
+  loggingPolicy: "LoggingPolicy",
+  modelPolicy: "ModelPolicy",
+  connection: "Connection",
+  rotation: "RotationRecord",
+};
+
+/**
+ * What each property means. Types, bounds, enums, defaults, required and secret markers all come
+ * from the contract's zod schemas; only this prose is written here.
+ */
+const DESCRIPTIONS: Record<string, string> = {
+  name: "Human-readable label. Default: the resource name.",
+  state: "Whether the key is usable. A key is revoked only by deleting the resource.",
+  spendPolicy: "Spending cap. Left out, the key has no cap.",
+  limitUnits: "Maximum spend, in credits, as a decimal string (\"100\", \"12.5\").",
+  currency: "The credit unit.",
+  loggingPolicy: "What the gateway stores about requests made with the key.",
+  storeRequest: "Store request content.",
+  storeResponse: "Store response content.",
+  retentionDays: "Days to keep request logs.",
+  modelPolicy: "Which models the key may call.",
+  mode: "`all` (every model) or `allowList` (only `modelIds`).",
+  modelIds: "Model ids: empty with `all`, 1 to 100 distinct ids with `allowList`.",
+  rotationTrigger: "Any value; changing it rotates the secret in place (the keyId stays).",
+  rotateAfter: "Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).",
+  rotationGracePeriod: "How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.",
+  connection: "The gateway and owner of this key; left out, the provider configuration applies. A secret.",
+  baseUrl: "Base URL of the gateway, e.g. http://127.0.0.1:8787.",
+  provisioningKey: "Provisioning key of the owner (gwp_...). A secret.",
+  adoptKeyId: "Adopt this existing key (key_...) instead of creating one; its live name, state and policies must match.",
+  keyId: "The key's id on the gateway (key_...); also the resource id.",
+  version: "The key's version; goes up on every change, rotation and revoke.",
+  hint: "Prefix and last four characters of the key's current secret, safe to show.",
+  ownerId: "The owner the key belongs to (fixed by the provisioning key).",
+  createdAt: "When the key was created (ISO 8601).",
+  updatedAt: "When the key last changed (ISO 8601).",
+  rotatedAt: "When the secret was last rotated (ISO 8601), if ever.",
+  previousSecretExpiresAt: "Until when the secret the last rotation replaced keeps working (ISO 8601), if it had a grace period.",
+  secret: "The secret this stack issued (a secret). Absent for an imported or adopted key until the stack rotates it.",
+  secretKnown: "Whether `secret` is the key's current secret: false for an imported key, or one rotated outside this stack.",
+  provisioningKeyHint: "Hint of the provisioning key the key was last managed with.",
+  rotation: "With rotateAfter: when the stack issued the current secret and why.",
+  issuedAt: "When the secret was issued (ISO 8601).",
+  reason: "Why it was issued: created, rotationTrigger changed, scheduled...",
+  clientReference: "The resource's URN, which the key carries on the gateway so a create interrupted by a crash is found again.",
+  requestTimeout: "Time limit of one gateway call, retries included, in whole seconds from 1 to 300. Default 30.",
+};
+
+/** A Pulumi schema property or type reference. */
+type PulumiType = Record<string, unknown>;
+type JsonSchema = {
+  type?: string;
+  anyOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  enum?: unknown[];
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+};
+
+/** Turns JSON Schema (from `z.toJSONSchema`) into Pulumi schema types, collecting named object types. */
+class TypeCollector {
+  readonly types: Record<string, unknown> = {};
+
+  property(name: string, node: JsonSchema, secret = false): PulumiType {
+    const type = this.#typeOf(name, node);
+    const description = [DESCRIPTIONS[name], allowedValues(node)].filter(Boolean).join(" ");
+    return { ...type, ...(description ? { description } : {}), ...(secret ? { secret: true } : {}) };
+  }
+
+  #typeOf(name: string, node: JsonSchema): PulumiType {
+    // `X | null` (a nullable field): Pulumi properties are optional anyway.
+    const options = node.anyOf?.filter((option) => option.type !== "null");
+    if (options?.length === 1) return this.#typeOf(name, options[0]!);
+    if (node.type === undefined || options) return { $ref: "pulumi.json#/Any" };
+    if (node.type === "array") return { type: "array", items: this.#typeOf(name, node.items ?? {}) };
+    if (node.type === "object") return { $ref: `#/types/${this.#objectType(name, node)}` };
+    return { type: node.type };
+  }
+
+  /** Registers the object type of property `name` (the first shape seen wins: the input's). */
+  #objectType(name: string, node: JsonSchema): string {
+    const typeName = OBJECT_TYPE_NAMES[name];
+    if (!typeName) throw new Error(`schema: no type name for the object property "${name}"; add it to OBJECT_TYPE_NAMES`);
+    const token = `${PACKAGE_NAME}:index:${typeName}`;
+    if (!this.types[token]) {
+      const properties = Object.fromEntries(
+        Object.entries(node.properties ?? {}).map(([field, inner]) => [field, this.property(field, inner, field === "provisioningKey")]),
+      );
+      const required = (node.required ?? []).filter((field) => node.properties?.[field]?.default === undefined);
+      this.types[token] = { type: "object", properties, ...(required.length ? { required } : {}) };
+    }
+    return token;
+  }
+}
+
+/** "Allowed: ...; default ..." from the contract's enums, bounds and defaults. */
+function allowedValues(node: JsonSchema): string {
+  const parts: string[] = [];
+  if (node.enum) parts.push(`One of ${node.enum.map((value) => JSON.stringify(value)).join(", ")}.`);
+  if (node.minimum !== undefined && node.maximum !== undefined) parts.push(`From ${node.minimum} to ${node.maximum}.`);
+  if (node.default !== undefined && typeof node.default !== "object") parts.push(`Default ${JSON.stringify(node.default)}.`);
+  return parts.join(" ");
+}
+
+const jsonSchemaOf = (schema: z.ZodType, io: "input" | "output") =>
+  z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+
+/**
+ * The Pulumi package schema of `gatewaykeys`, generated from the contract's zod schemas (through
+ * the runtime's `ApiKeyInputs` and {@link ApiKeyOutputs}). The plugin serves it from GetSchema;
+ * `npm run schema` writes it to provider/schema.json for `pulumi package gen-sdk`.
+ */
+export function packageSchema(version: string): Record<string, unknown> {
+  const collector = new TypeCollector();
+  const secret = new Set<string>(SECRET_PROPERTIES);
+
+  const inputs = jsonSchemaOf(DeclaredInputs, "input");
+  const inputProperties = Object.fromEntries(
+    Object.entries(inputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name))]),
+  );
+  const requiredInputs = (inputs.required ?? []).filter((name) => !DEFAULTED_BY_PLUGIN.has(name));
+
+  const outputs = jsonSchemaOf(ApiKeyOutputs, "output");
+  const properties = Object.fromEntries(
+    Object.entries(outputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name))]),
+  );
+
+  const config = {
+    baseUrl: { type: "string", description: `${DESCRIPTIONS.baseUrl} Falls back to GATEWAY_BASE_URL.` },
+    provisioningKey: { type: "string", secret: true, description: `${DESCRIPTIONS.provisioningKey} Falls back to GATEWAY_PROVISIONING_KEY.` },
+    requestTimeout: { type: "integer", description: `${DESCRIPTIONS.requestTimeout} Falls back to GATEWAY_REQUEST_TIMEOUT.` },
+  };
+
+  return {
+    name: PACKAGE_NAME,
+    displayName: "Gateway keys",
+    version,
+    description: "Model-gateway API keys as code: create, change, rotate and revoke keys of a gateway-keys gateway.",
+    license: "Apache-2.0",
+    keywords: ["pulumi", "gateway", "api-keys", "category/utility"],
+    config: { variables: config },
+    provider: { description: "The gatewaykeys provider: which gateway, and whose provisioning key.", inputProperties: config },
+    types: collector.types,
+    resources: {
+      [NATIVE_API_KEY_TYPE]: {
+        description:
+          "A regular API key of the gateway. Name, state and policy changes are one in-place PATCH; a rotation " +
+          "(rotationTrigger changed, or rotateAfter reached) is an in-place rotate of the secret; delete revokes.",
+        inputProperties,
+        requiredInputs,
+        properties,
+        // A nullable field (rotatedAt...) is always present, but may be null: not required in Pulumi's sense.
+        required: (outputs.required ?? []).filter((name) => !outputs.properties?.[name]?.anyOf?.some((option) => option.type === "null")),
+      },
+    },
+    language: {
+      nodejs: { packageName: "@gateway-keys/gatewaykeys", packageDescription: "Generated SDK of the gatewaykeys Pulumi package." },
+      go: { importBasePath: "example.com/gateway-keys/sdk/go/gatewaykeys", generateResourceContainerTypes: true },
+      python: { packageName: "pulumi_gatewaykeys" },
+      csharp: { rootNamespace: "GatewayKeys" },
+      java: { basePackage: "com.gatewaykeys" },
+    },
+  };
+}
+
+/** The schema as the plugin serves it and provider/schema.json holds it. */
+export function packageSchemaJson(version: string): string {
+  return `${JSON.stringify(packageSchema(version), null, 2)}\n`;
+}
