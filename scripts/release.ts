@@ -1,0 +1,80 @@
+/**
+ * `npm run release [-- <outdir>]`: the files a user installs, in `release/` (or `<outdir>`):
+ *
+ * - `gateway-keys-provider-<v>.tgz`: the `ApiKey` resource (dynamic provider) with the SDK and the
+ *   contract bundled inside, so `npm install ./gateway-keys-provider-<v>.tgz` is all it takes;
+ * - `gateway-keys-gateway-<v>.tgz`: the gateway and its `gateway` command (`npx gateway serve`);
+ * - `gateway-keys-sdk-<v>.tgz`: the SDK on its own;
+ * - the native plugin archive `pulumi-resource-gatewaykeys-v<v>-<os>-<arch>.tar.gz`, made by
+ *   scripts/plugin-archive, for `pulumi plugin install resource gatewaykeys <v> --file <archive>`.
+ *
+ * It packs what `npm run build` compiled (scripts/run builds first). Each tarball is packed by npm
+ * itself from a staged copy (scripts/release/stage.ts), and the script ends by printing every
+ * artifact with its size. Run with Node >= 22 from anywhere: `node scripts/release.ts [outdir]`.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { readWorkspaces, stagePackage } from "./release/stage.ts";
+
+const REPO_ROOT = resolve(import.meta.dirname, "..");
+/** The packages a user installs; each carries the workspace packages it needs. */
+const PUBLISHED = ["@gateway-keys/provider", "@gateway-keys/gateway", "@gateway-keys/sdk"];
+const PLUGIN_ARCHIVE_SCRIPT = join(REPO_ROOT, "scripts", "plugin-archive");
+
+/** One file of the release. */
+interface Artifact {
+  file: string;
+  bytes: number;
+}
+
+/** What `npm pack --json` reports of one tarball. */
+interface PackReport {
+  filename: string;
+  size: number;
+  entryCount: number;
+}
+
+function packStaged(stageDir: string, outDir: string): Artifact {
+  const report = JSON.parse(
+    execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", outDir], { cwd: stageDir, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }),
+  ) as PackReport[];
+  const packed = report[0]!;
+  return { file: join(outDir, packed.filename), bytes: packed.size };
+}
+
+/** The native plugin archive, when scripts/plugin-archive exists (it prints the archive's path last). */
+function buildPluginArchive(outDir: string): Artifact | undefined {
+  if (!existsSync(PLUGIN_ARCHIVE_SCRIPT)) return undefined;
+  const printed = execFileSync("bash", [PLUGIN_ARCHIVE_SCRIPT, outDir], { cwd: REPO_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const file = printed.trim().split("\n").pop()!.trim();
+  if (!existsSync(file)) throw new Error(`scripts/plugin-archive printed ${JSON.stringify(file)}, which is not a file`);
+  return { file: resolve(file), bytes: statSync(file).size };
+}
+
+/** Builds every artifact into `outDir` (emptied of earlier artifacts first) and returns them. */
+function release(outDir: string): Artifact[] {
+  mkdirSync(outDir, { recursive: true });
+  for (const old of readdirSync(outDir)) {
+    if (old.endsWith(".tgz") || old.endsWith(".tar.gz")) rmSync(join(outDir, old));
+  }
+  const stageRoot = join(outDir, ".stage");
+  rmSync(stageRoot, { recursive: true, force: true });
+  const workspaces = readWorkspaces(REPO_ROOT);
+  const artifacts: Artifact[] = [];
+  try {
+    for (const name of PUBLISHED) {
+      const stageDir = join(stageRoot, name.replace("/", "+"));
+      stagePackage(name, workspaces, stageDir, join(REPO_ROOT, "LICENSE"));
+      artifacts.push(packStaged(stageDir, outDir));
+    }
+  } finally {
+    rmSync(stageRoot, { recursive: true, force: true });
+  }
+  const plugin = buildPluginArchive(outDir);
+  if (plugin) artifacts.push(plugin);
+  return artifacts;
+}
+
+const outDir = resolve(process.argv[2] ?? join(REPO_ROOT, "release"));
+for (const { file, bytes } of release(outDir)) process.stdout.write(`${(bytes / 1024).toFixed(1).padStart(8)} KiB  ${file}\n`);
