@@ -1,0 +1,99 @@
+/**
+ * Load generators of the gateway benchmarks, run on the main thread while servers run elsewhere.
+ * Whole answers: autocannon (its per-response times, sub-millisecond, collected here rather than
+ * from its integer histogram). Streams: a loop per connection over an undici Pool that times the
+ * first body byte and the last.
+ */
+import autocannon from "autocannon";
+import { Pool } from "undici";
+
+/** A POST to drive: where, with which headers and body. */
+export interface Target {
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface WholeCell {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export interface StreamCell {
+  requestsPerSecond: number;
+  /** Time to first byte of the body (the first event), ms. */
+  ttfbP50: number;
+  ttfbP99: number;
+  /** Time to the body's end, ms. */
+  ttlbP50: number;
+  ttlbP99: number;
+  errors: number;
+}
+
+export function percentile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+}
+
+/** Drives `target` with `connections` concurrent connections for `seconds`, whole answers. */
+export async function loadWhole(target: Target, connections: number, seconds: number): Promise<WholeCell> {
+  const latencies: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      { url: target.origin + target.path, method: "POST", connections, duration: seconds, headers: { "content-type": "application/json", ...target.headers }, body: target.body },
+      (error, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    instance.on("response", (_client: unknown, _status: number, _bytes: number, responseTime: number) => latencies.push(responseTime));
+  });
+  latencies.sort((a, b) => a - b);
+  return {
+    requestsPerSecond: result.requests.total / (result.duration || seconds),
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    errors: result.errors + result.non2xx + result.timeouts,
+  };
+}
+
+/** Drives `target` with `connections` concurrent streams for `seconds`; every stream is read to its end. */
+export async function loadStreams(target: Target, connections: number, seconds: number): Promise<StreamCell> {
+  const pool = new Pool(target.origin, { connections });
+  const firstByte: number[] = [];
+  const lastByte: number[] = [];
+  let errors = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const start = performance.now();
+      try {
+        const response = await pool.request({ method: "POST", path: target.path, headers: { "content-type": "application/json", ...target.headers }, body: target.body });
+        let first = Number.NaN;
+        for await (const _ of response.body) if (Number.isNaN(first)) first = performance.now() - start;
+        if (response.statusCode !== 200 || Number.isNaN(first)) {
+          errors++;
+          continue;
+        }
+        firstByte.push(first);
+        lastByte.push(performance.now() - start);
+      } catch {
+        errors++;
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: connections }, loop));
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  firstByte.sort((a, b) => a - b);
+  lastByte.sort((a, b) => a - b);
+  return {
+    requestsPerSecond: lastByte.length / elapsed,
+    ttfbP50: percentile(firstByte, 0.5),
+    ttfbP99: percentile(firstByte, 0.99),
+    ttlbP50: percentile(lastByte, 0.5),
+    ttlbP99: percentile(lastByte, 0.99),
+    errors,
+  };
+}
