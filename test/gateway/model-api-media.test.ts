@@ -73,6 +73,13 @@ describe("POST /v1/embeddings (hash-embed-1)", () => {
     expect(Math.sqrt(dot(floats.data[0]!.embedding, floats.data[0]!.embedding))).toBeCloseTo(1, 5);
   });
 
+  test("more dimensions than the model's vectors have is refused naming dimensions, not silently cut", async () => {
+    const { client: openai } = await client();
+    await expectRefusal(openai.embeddings.create({ model: "hash-embed-1", input: "too long", dimensions: 257 }), 400, "validation_failed", "dimensions");
+    const full = await openai.embeddings.create({ model: "hash-embed-1", input: "just right", dimensions: 256, encoding_format: "float" });
+    expect(full.data[0]!.embedding).toHaveLength(256);
+  });
+
   test("several inputs give one vector each, in order, and prompt_tokens sums their tokens", async () => {
     const { client: openai } = await client();
     const both = await openai.embeddings.create({ model: "hash-embed-1", input: ["alpha beta", "gamma!"] });

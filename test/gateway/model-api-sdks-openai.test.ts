@@ -265,6 +265,18 @@ describe("errors on the OpenAI wires", () => {
     expect(await spentUnits(gateway, keyId)).toBe("0");
   });
 
+  test("max_tokens and max_completion_tokens that differ are a BadRequestError naming max_tokens; equal ones are served", async () => {
+    const error = await rejection(
+      openai.chat.completions.create({ model: "echo-1", messages: [{ role: "user", content: "x" }], max_tokens: 4097, max_completion_tokens: 5 }),
+    );
+
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error).toMatchObject({ status: 400, code: "validation_failed", param: "max_tokens" });
+    expect(error.error.message).toContain("max_tokens: differs from max_completion_tokens");
+    const same = await openai.chat.completions.create({ model: "echo-1", messages: [{ role: "user", content: "a b c" }], max_tokens: 2, max_completion_tokens: 2 });
+    expect(same.choices[0]!.finish_reason).toBe("length");
+  });
+
   test("a model of another family is a BadRequestError naming model and the endpoint that serves it", async () => {
     const other = (await call(gateway.baseUrl, "GET", "/v1/models")).body.data.find((model: Model) => model.family !== "chat") as Model;
 

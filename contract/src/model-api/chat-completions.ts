@@ -24,6 +24,12 @@ export const ChatCompletionRequest = z.object({
   n: z.literal(1, { error: "only 1 is supported" }).nullish(),
   stream: z.boolean({ error: "expected true or false" }).nullish(),
   stream_options: z.object({ include_usage: z.boolean({ error: "expected true or false" }).optional() }).nullish(),
+}).superRefine((request, context) => {
+  // Both bound the same thing; two different bounds would leave one silently unchecked.
+  const { max_tokens: legacy, max_completion_tokens: current } = request;
+  if (legacy != null && current != null && legacy !== current) {
+    context.addIssue({ code: "custom", path: ["max_tokens"], message: "differs from max_completion_tokens; send one of the two (max_completion_tokens is the current name)" });
+  }
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
 

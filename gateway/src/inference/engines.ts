@@ -7,6 +7,8 @@ import type { TextUsage } from "./text";
  */
 
 export interface EmbeddingEngine {
+  /** The size of its vectors: a request may ask for fewer (`dimensions`), never more. */
+  readonly dimensions: number;
   embed(texts: string[], dimensions: number | undefined): Promise<{ vectors: Float32Array[]; usage: TextUsage }>;
 }
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { COST_HEADER, EmbeddingsRequest, EmbeddingsResponse, formatUnits, NoQuery } from "@gateway-keys/contract";
 import { requireApiKey } from "../auth/hooks";
 import { apiKeyOf } from "../context";
+import { GatewayError } from "../errors";
 import { MeteredCall } from "../inference/metered-call";
 import { countTokens } from "../inference/tokens";
 import type { RouteOptions } from "./account-keys";
@@ -23,6 +24,13 @@ export const embeddingsRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app,
       const texts = typeof body.input === "string" ? [body.input] : body.input;
       const call = new MeteredCall(ctx, apiKeyOf(request), body.model, texts.join("\n"));
       const model = await call.admit("embeddings");
+      if (body.dimensions !== undefined && body.dimensions > model.engine.dimensions) {
+        throw new GatewayError(
+          "validation_failed",
+          `Invalid fields: dimensions: must be at most ${model.engine.dimensions} for model ${JSON.stringify(model.id)}.`,
+          { param: "dimensions" },
+        );
+      }
       const inputTokens = texts.reduce((sum, text) => sum + countTokens(text), 0);
       const { result, costMicros } = await call.run(model, { inputTokens, outputTokens: 0 }, async () => {
         const { vectors, usage } = await model.engine.embed(texts, body.dimensions);

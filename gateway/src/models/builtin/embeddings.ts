@@ -12,8 +12,9 @@ export const HASH_EMBEDDING_DIMENSIONS = 256;
  * near each other, which is what tests and demos of retrieval need from a stand-in.
  */
 export const hashingEmbedder: EmbeddingEngine = {
+  dimensions: HASH_EMBEDDING_DIMENSIONS,
   async embed(texts, dimensions = HASH_EMBEDDING_DIMENSIONS) {
-    const size = Math.min(dimensions, HASH_EMBEDDING_DIMENSIONS);
+    const size = dimensions;
     const vectors = texts.map((text) => {
       const vector = new Float32Array(size);
       for (const [token] of text.toLowerCase().matchAll(TOKEN)) {
