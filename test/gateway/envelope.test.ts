@@ -55,7 +55,9 @@ describe("unknown query parameters", () => {
       idempotencyKey: "auto",
       body: { name: "dry run" },
     });
-    expect(expectError(answer, 400, "validation_failed").param).toBe("dry_run");
+    const error = expectError(answer, 400, "validation_failed");
+    expect(error.param).toBe("dry_run");
+    expect(error.message).toBe("Invalid query parameters: (query): unknown field(s) dry_run.");
     expect(await keysNamed("dry run")).toHaveLength(0);
   });
 

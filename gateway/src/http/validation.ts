@@ -31,9 +31,11 @@ export function installZodValidation(app: FastifyInstance): void {
       }
       const result = schema.safeParse(data);
       if (result.success) return { value: result.data };
-      const issues = fieldIssues(result.error);
-      const param = paramOf(specificIssues(result.error)[0]);
       const where = httpPart === "querystring" ? "query parameter" : httpPart === "params" ? "path parameter" : "field";
+      // An issue of the whole object is labelled `(body)`; here the object may be the query or the path.
+      const whole = httpPart === "querystring" ? "(query)" : httpPart === "params" ? "(path)" : "(body)";
+      const issues = fieldIssues(result.error).map((issue) => (issue.path === "(body)" ? { ...issue, path: whole } : issue));
+      const param = paramOf(specificIssues(result.error)[0]);
       const message = `Invalid ${where}s: ${describeIssues(issues)}.`;
       return { error: new GatewayError("validation_failed", message, param === undefined ? {} : { param }) };
     };
