@@ -3,6 +3,7 @@ import type { EmbeddingEngine, ImageEngine, ModerationEngine, SpeechEngine, Tran
 import type { TextEngine, TextUsage } from "../inference/text";
 import { toneSpeaker, wavTranscriber } from "./builtin/audio";
 import { hashingEmbedder } from "./builtin/embeddings";
+import { espeakSpeaker, findEspeak } from "./builtin/espeak";
 import { patternImages } from "./builtin/images";
 import { ruleModerator } from "./builtin/moderation";
 import { BUILT_IN_TEXT_MODELS } from "./builtin/text-models";
@@ -97,11 +98,28 @@ export const BUILT_IN_MODELS: readonly CatalogModel[] = [
     ...builtIn,
     id: "wav-transcribe-1",
     family: "transcription",
-    description: "Reads back the text of WAVs made by tone-speech-1; other audio transcribes to empty text.",
+    description: "Reads back the text of WAVs made by the built-in speech models; other audio transcribes to empty text.",
     engine: wavTranscriber,
     pricing: price("1000", "1000"),
   },
+  ...espeakModels(),
 ];
+
+/** `espeak-speech-1`, offered only where espeak-ng is installed (see builtin/espeak.ts). */
+function espeakModels(): CatalogModel[] {
+  const binary = findEspeak();
+  if (binary === undefined) return [];
+  return [
+    {
+      ...builtIn,
+      id: "espeak-speech-1",
+      family: "speech",
+      description: "espeak-ng on this machine: real synthesised English speech, WAV (or raw PCM).",
+      engine: espeakSpeaker(binary),
+      pricing: price("1000", "1000"),
+    },
+  ];
+}
 
 /** The models a gateway serves, by id. */
 export class ModelCatalog {

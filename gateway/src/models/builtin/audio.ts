@@ -3,10 +3,12 @@ import { GatewayError } from "../../errors";
 import type { SpeechEngine, TranscriptionEngine } from "../../inference/engines";
 import { countTokens, tokenPieces } from "../../inference/tokens";
 
-const SAMPLE_RATE = 24_000;
+/** Every built-in speech model speaks 24 kHz 16-bit mono, the rate of the OpenAI wire's raw `pcm`. */
+export const SPEECH_SAMPLE_RATE = 24_000;
+const SAMPLE_RATE = SPEECH_SAMPLE_RATE;
 const BYTES_PER_SAMPLE = 2;
 /** The built-in speech model writes what it said into the WAV's INFO comment, after this tag. */
-const SPOKEN_TEXT_TAG = "gateway-speech:";
+export const SPOKEN_TEXT_TAG = "gateway-speech:";
 
 function riffChunk(id: string, data: Buffer): Buffer {
   const head = Buffer.alloc(8);
