@@ -4,7 +4,7 @@ import { createApiKeyProvider, type ApiKeyProviderOptions } from "../runtime";
 import { PATCHABLE_FIELDS, sameJson } from "../runtime/compare";
 import type { ConfigSource } from "../runtime/connection";
 import { rotationPlanned } from "../runtime/rotation";
-import { isSettled, type CheckedInputs, type DesiredKey, type StoredKey } from "../runtime/shapes";
+import { isSettled, UNKNOWN, type CheckedInputs, type DesiredKey, type StoredKey } from "../runtime/shapes";
 import type { NativeDiagnostics } from "./diagnostics";
 import { NATIVE_API_KEY_TYPE, packageSchemaJson } from "./schema";
 import { revealed, withSecretsMarked } from "./secrets";
@@ -56,8 +56,10 @@ export class GatewayKeysProvider implements pulumi.provider.Provider {
     const program = revealed(news) as Record<string, unknown>;
     // The URN names the key on the gateway (crash-safe create) and addresses warnings: what the
     // dynamic ApiKey class passes as a hidden input, the engine hands a native provider itself.
+    // `planning`, the hidden input by which the dynamic class says the engine previews, is passed
+    // on: the TypeScript `native.ApiKey` sets it too, so a preview that rotates shows the secret as
+    // unknown (an unknown input outside a preview would fail the update). Other SDKs leave it out.
     const declared: Record<string, unknown> = { ...program, name: program.name ?? nameOfUrn(urn), clientReference: urn };
-    delete declared.planning;
     const { inputs, failures } = await this.#runtime.check((revealed(olds) as Record<string, unknown>) ?? {}, declared);
     return { inputs: withSecretsMarked(inputs), failures };
   }
@@ -78,7 +80,10 @@ export class GatewayKeysProvider implements pulumi.provider.Provider {
     }
     // A rotation is an in-place update of the secret; the change of rotationTrigger or of the
     // `rotation` record (whose reason names why) shows beside it.
-    if (isSettled(desired) && rotationPlanned(stored, desired as DesiredKey)) detailedDiff.secret = "update";
+    // Shown only when check could mark the secret unknown (a preview of a program that says it is
+    // one): the plan compares the old secret with the new inputs' and would otherwise show a removal.
+    const { secret: shown, ...declared } = desired as Record<string, unknown>;
+    if (shown === UNKNOWN && isSettled(declared) && rotationPlanned(stored, declared as DesiredKey)) detailedDiff.secret = "update";
     if (result.changes && Object.keys(detailedDiff).length === 0) detailedDiff.provisioningKeyHint = "update";
     // A replacement revokes the old key before creating the new one: created first, the new key
     // would meet the old one under the same client reference (the URN) and take it over, and the
@@ -120,6 +125,22 @@ export class GatewayKeysProvider implements pulumi.provider.Provider {
     const stored = revealed(olds) as StoredKey;
     const { outs } = await this.#runtime.update(stored.keyId, stored, revealed(news) as DesiredKey);
     return { outs: withSecretsMarked(outs ?? {}) };
+  }
+
+  /**
+   * What an update will leave, for a preview (the engine asks with `preview`, since the plugin says
+   * it supports previews): the declared name, state and policies, and, when a rotation is planned,
+   * a secret not known until the update. No gateway call.
+   */
+  planUpdate(urn: string, olds: unknown, news: unknown): Record<string, unknown> {
+    requireApiKey(urn);
+    const stored = revealed(olds) as StoredKey;
+    const desired = revealed(news) as DesiredKey;
+    const planned: Record<string, unknown> = { ...stored };
+    for (const field of COMPARED_INPUTS) planned[field] = desired[field];
+    for (const field of Object.keys(planned)) if (planned[field] === undefined) delete planned[field];
+    if (isSettled(desired) && rotationPlanned(stored, desired)) planned.secret = UNKNOWN;
+    return withSecretsMarked(planned);
   }
 
   async delete(_id: string, urn: string, props: unknown): Promise<void> {

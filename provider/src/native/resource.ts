@@ -78,6 +78,8 @@ export class ApiKey extends pulumi.CustomResource {
       rotationGracePeriod: args.rotationGracePeriod,
       connection: args.connection === undefined ? undefined : pulumi.secret(args.connection),
       adoptKeyId: args.adoptKeyId,
+      // Lets `check` show a planned rotation's secret as unknown in a preview, and only there.
+      planning: pulumi.runtime.isDryRun(),
     };
     for (const output of OUTPUTS) inputs[output] = undefined;
     const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), "secret", "connection"];

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { UNKNOWN } from "../runtime/shapes";
 
 /**
  * Pulumi's wire marker of a secret value: `{ [specialSigKey]: specialSecretSig, value }`. The plugin
@@ -36,7 +37,8 @@ export const SECRET_PROPERTIES = ["secret", "connection"] as const;
 export function withSecretsMarked<T extends object>(properties: T): Record<string, unknown> {
   const marked: Record<string, unknown> = { ...(properties as Record<string, unknown>) };
   for (const name of SECRET_PROPERTIES) {
-    if (marked[name] !== undefined && !isWrappedSecret(marked[name])) marked[name] = wrapSecret(marked[name]);
+    // A value not known yet (a planned rotation's secret) stays bare: the plan then shows it as changing.
+    if (marked[name] !== undefined && marked[name] !== UNKNOWN && !isWrappedSecret(marked[name])) marked[name] = wrapSecret(marked[name]);
   }
   return marked;
 }

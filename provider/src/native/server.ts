@@ -37,11 +37,36 @@ function fail(callback: Callback<never>, error: unknown): void {
  * - `configure`: it answers without handing the configuration to the provider (the interface has
  *   no `configure`), so `gatewaykeys:baseUrl` would never reach it. Ours passes the variables and
  *   arguments on, and declines resource references and output values, which this provider never needs.
+ * - `create` and `update` in a preview: see below.
  * - `diff`: it drops everything but changes/replaces/deleteBeforeReplace, so the engine never sees a
  *   detailed diff and `replaceOnChanges` cannot match a property. Ours sends the detailed diff.
  */
-export function handlerOverrides(provider: GatewayKeysProvider): Handlers {
+export function handlerOverrides(provider: GatewayKeysProvider, original: Handlers): Handlers {
   return {
+    // With previews supported, the engine calls create and update in a preview too, with
+    // `preview` set, which the server's own handlers neither read nor pass on: answered here,
+    // with no gateway call; the real operations go to the server's handlers.
+    create(call: Call<provproto.CreateRequest>, callback: Callback<provproto.CreateResponse>) {
+      if (!call.request.getPreview()) return original.create!(call as never, callback as never);
+      const response = new provproto.CreateResponse();
+      response.setId("");
+      response.setProperties(call.request.getProperties() ?? new structproto.Struct());
+      callback(undefined, response);
+    },
+
+    update(call: Call<provproto.UpdateRequest>, callback: Callback<provproto.UpdateResponse>) {
+      if (!call.request.getPreview()) return original.update!(call as never, callback as never);
+      try {
+        const request = call.request;
+        const planned = provider.planUpdate(request.getUrn(), request.getOlds()?.toJavaScript(), request.getNews()?.toJavaScript());
+        const response = new provproto.UpdateResponse();
+        response.setProperties(structproto.Struct.fromJavaScript(planned as never));
+        callback(undefined, response);
+      } catch (error) {
+        fail(callback, error);
+      }
+    },
+
     configure(call: Call<provproto.ConfigureRequest>, callback: Callback<provproto.ConfigureResponse>) {
       try {
         provider.configure(configSource(call.request));
@@ -49,6 +74,9 @@ export function handlerOverrides(provider: GatewayKeysProvider): Handlers {
         response.setAcceptsecrets(true);
         response.setAcceptresources(false);
         response.setAcceptoutputs(false);
+        // The engine then asks create and update for their plan in a preview (below), which is how
+        // a preview learns that a rotation leaves the secret unknown.
+        response.setSupportspreview(true);
         callback(undefined, response);
       } catch (error) {
         fail(callback, error);
@@ -69,6 +97,7 @@ export function handlerOverrides(provider: GatewayKeysProvider): Handlers {
         for (const [path, change] of Object.entries(result.detailedDiff)) {
           const diff = new provproto.PropertyDiff();
           diff.setKind(KINDS[change]);
+          // `secret` and the credential hint are outputs: the plan compares them with the planned outputs (see update above).
           diff.setInputdiff(path !== "secret" && path !== "provisioningKeyHint");
           detailed.set(path, diff);
         }
@@ -116,10 +145,10 @@ function configSource(request: provproto.ConfigureRequest): ConfigSource {
  * leaves `node_modules` untouched.
  */
 export async function serve(provider: GatewayKeysProvider, args: string[]): Promise<void> {
-  const overrides = handlerOverrides(provider);
   const addService = grpc.Server.prototype.addService;
   grpc.Server.prototype.addService = function (this: grpc.Server, service, implementation) {
-    addService.call(this, service, { ...bindAll(implementation), ...overrides } as grpc.UntypedServiceImplementation);
+    const original = bindAll(implementation) as Handlers;
+    addService.call(this, service, { ...original, ...handlerOverrides(provider, original) } as grpc.UntypedServiceImplementation);
   };
   try {
     await pulumi.provider.main(provider, args);
