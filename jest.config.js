@@ -5,11 +5,19 @@
  * way (testkit/README.md says why).
  * @type {import('jest').Config}
  */
-module.exports = {
+const { postgresProject } = require("./test/support/postgres-project.js");
+
+/** What every project shares. */
+const base = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
-  testMatch: ["**/*.test.ts"],
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/test/tsconfig.json" }] },
+};
+
+module.exports = {
+  // Every test on SQLite; the store-sensitive gateway suites once more on PostgreSQL (when the
+  // machine has its binaries: test/support/postgres-project.js).
+  projects: [{ ...base, displayName: "sqlite", testMatch: ["**/*.test.ts"] }, ...postgresProject(base)],
   // Engine tests start Pulumi operations that take tens of seconds.
   testTimeout: 300_000,
   maxWorkers: 2,

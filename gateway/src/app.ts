@@ -10,7 +10,7 @@ import { loggerOptions } from "./http/request-log";
 import { installZodValidation } from "./http/validation";
 import { ModelCatalog, type CatalogModel } from "./models/catalog";
 import { runMaintenance, scheduleMaintenance, type MaintenanceResult } from "./policies/retention";
-import { SpendLedger } from "./policies/spend-ledger";
+import { spendLedgerFor } from "./policies/spend-ledger";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit";
 import { accountKeyRoutes } from "./routes/account-keys";
 import { audioRoutes } from "./routes/audio";
@@ -79,12 +79,12 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   const ctx: GatewayContext = {
     store: deps.store,
     now: () => clock().getTime(),
-    cipher: new ReplyCipher(resolveEncryptionKey(deps.encryptionKey, deps.store.location)),
+    cipher: new ReplyCipher(resolveEncryptionKey(deps.encryptionKey, deps.store)),
     idempotencyTtlMs: deps.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
     rateLimiter: new RateLimiter(deps.rateLimit),
     models: new ModelCatalog(deps.models, Math.floor(clock().getTime() / 1000)),
     keys: new KeyCache(deps.store),
-    spend: new SpendLedger(deps.store),
+    spend: spendLedgerFor(deps.store),
   };
 
   const app = Fastify({
@@ -118,6 +118,8 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.register(accountKeyRoutes, { prefix: "/v1/account/api-keys", ctx });
   app.register(usageRoutes, { prefix: "/v1/account", ctx });
   app.register(whoamiRoutes, { prefix: "/v1/account", ctx });
+
+  app.addHook("onClose", async () => ctx.keys.close());
 
   const intervalMs = deps.maintenanceIntervalMs ?? 60_000;
   if (intervalMs > 0) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * The `gateway` command:
- *   gateway serve [--port 8787] [--host 127.0.0.1] [--db ./gateway.db] [--bootstrap --owner ID]
- *   gateway provisioning-key create --db FILE --owner ID [--scopes keys:read,keys:write,usage:read]
+ *   gateway serve [--port 8787] [--host 127.0.0.1] [--db ./gateway.db | --database postgres://…] [--bootstrap --owner ID]
+ *   gateway provisioning-key create (--db FILE | --database postgres://…) --owner ID [--scopes keys:read,keys:write,usage:read]
+ * `--database` may come from GATEWAY_DATABASE_URL instead, which keeps the password out of `ps`.
  * Human-readable lines (and secrets, once) go to stdout; JSON logs go to stderr.
  */
 import { resolve } from "node:path";
@@ -12,11 +13,20 @@ import { createProvisioningKey } from "./keys/provisioning";
 import { startGateway } from "./server";
 import { loadGatewayConfig } from "./upstream/config";
 import { openSqliteStore } from "./store/sqlite/sqlite-store";
+import { openPostgresStore } from "./store/postgres/postgres-store";
+import { describeDatabaseUrl } from "./store/postgres/connection";
+import type { Store } from "./store/types";
+
+/** Where `--database` is read from when not given. */
+const DATABASE_URL_ENV = "GATEWAY_DATABASE_URL";
+const DEFAULT_DB = "./gateway.db";
 
 interface ServeOptions {
   port: number;
   host: string;
-  db: string;
+  db?: string;
+  database?: string;
+  spendLeaseMs: number;
   bootstrap?: boolean;
   owner?: string;
   scopes: Scope[];
@@ -26,7 +36,8 @@ interface ServeOptions {
 }
 
 interface CreateKeyOptions {
-  db: string;
+  db?: string;
+  database?: string;
   owner: string;
   scopes: Scope[];
 }
@@ -39,6 +50,11 @@ async function main(argv: string[]): Promise<void> {
     const port = Number(text);
     if (!/^\d+$/.test(text) || port > 65535) throw new InvalidArgumentError("expected a port number from 0 to 65535");
     return port;
+  };
+  const parseLease = (text: string): number => {
+    const ms = Number(text);
+    if (!/^\d+$/.test(text) || ms < 100) throw new InvalidArgumentError("expected a whole number of milliseconds, at least 100");
+    return ms;
   };
   const parseScopes = (text: string): Scope[] => {
     const scopes = text.split(",").map((scope) => scope.trim()).filter(Boolean);
@@ -59,7 +75,13 @@ async function main(argv: string[]): Promise<void> {
     .description("Run the gateway until SIGINT or SIGTERM.")
     .addOption(new Option("--port <port>", "port to listen on (0: any free port)").default(8787).argParser(parsePort))
     .option("--host <address>", "address to bind; loopback unless you mean to expose it", "127.0.0.1")
-    .option("--db <file>", "SQLite database file (created if missing)", "./gateway.db")
+    .option("--db <file>", `SQLite database file, created if missing (default: ${DEFAULT_DB}, unless --database)`)
+    .addOption(new Option("--database <url>", "PostgreSQL database shared by many gateway processes: postgres://USER:PASSWORD@HOST:PORT/DB").env(DATABASE_URL_ENV))
+    .addOption(
+      new Option("--spend-lease-ms <ms>", "with --database: lease of a spend reservation, renewed while its process lives (docs/api.md)")
+        .default(30_000)
+        .argParser(parseLease),
+    )
     .option("--bootstrap", "create a provisioning key for --owner and print its secret once")
     .option("--owner <id>", "owner of the bootstrap provisioning key")
     .addOption(new Option("--scopes <list>", "scopes of the bootstrap key").default([...SCOPES], SCOPES.join(",")).argParser(parseScopes))
@@ -75,7 +97,8 @@ async function main(argv: string[]): Promise<void> {
     .description("Manage provisioning keys (they are created offline: holding the database is the root of trust).")
     .command("create")
     .description("Create a provisioning key for an owner; prints its secret once, on stdout.")
-    .requiredOption("--db <file>", "SQLite database file of the gateway")
+    .option("--db <file>", "SQLite database file of the gateway")
+    .addOption(new Option("--database <url>", "PostgreSQL database of the gateway").env(DATABASE_URL_ENV))
     .requiredOption("--owner <id>", "the account or organisation the key acts for")
     .addOption(new Option("--scopes <list>", "comma-separated scopes").default([...SCOPES], SCOPES.join(",")).argParser(parseScopes))
     .action((options: CreateKeyOptions) => createKey(options));
@@ -85,14 +108,15 @@ async function main(argv: string[]): Promise<void> {
 
 async function serve(options: ServeOptions): Promise<void> {
   if (options.bootstrap && !options.owner) throw new Error("--bootstrap needs --owner <id>: the owner the provisioning key acts for");
-  const dbPath = resolve(options.db);
+  const database = chooseDatabase(options);
   const config = options.config === undefined ? undefined : loadGatewayConfig(resolve(options.config));
   const gateway = await startGateway({
     ...(config ? { config } : {}),
     port: options.port,
     host: options.host,
-    dbPath,
-    storeOptions: { meteringDurability: options.meteringDurability },
+    ...(database.kind === "postgres"
+      ? { databaseUrl: database.url, postgresOptions: { reservationLeaseMs: options.spendLeaseMs } }
+      : { dbPath: database.path, storeOptions: { meteringDurability: options.meteringDurability } }),
     logger: { level: options.logLevel as "info", stream: pino.destination(2) },
     ...(options.bootstrap ? { bootstrap: { ownerId: options.owner!, scopes: options.scopes } } : {}),
   });
@@ -113,14 +137,34 @@ async function serve(options: ServeOptions): Promise<void> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
 
-  process.stdout.write(`gateway listening on ${gateway.url} (database ${dbPath})\n`);
+  process.stdout.write(`gateway listening on ${gateway.url} (database ${database.shown})\n`);
   if (gateway.provisioningKey) {
     process.stdout.write(`provisioning key for owner ${gateway.ownerId} (shown once; store it now): ${gateway.provisioningKey}\n`);
   }
 }
 
+/** The database the options name: SQLite (`--db`, or the default file) or PostgreSQL (`--database`). */
+function chooseDatabase(options: { db?: string; database?: string }):
+  | { kind: "sqlite"; path: string; shown: string }
+  | { kind: "postgres"; url: string; shown: string } {
+  if (options.database !== undefined && options.db !== undefined) {
+    throw new Error(`--db (SQLite) and --database (PostgreSQL, or ${DATABASE_URL_ENV}) name two databases; give one`);
+  }
+  if (options.database !== undefined) return { kind: "postgres", url: options.database, shown: describeDatabaseUrl(options.database) };
+  const path = resolve(options.db ?? DEFAULT_DB);
+  return { kind: "sqlite", path, shown: path };
+}
+
+async function openStore(options: { db?: string; database?: string }): Promise<Store> {
+  const database = chooseDatabase(options);
+  return database.kind === "postgres" ? openPostgresStore(database.url) : openSqliteStore(database.path);
+}
+
 async function createKey(options: CreateKeyOptions): Promise<void> {
-  const store = openSqliteStore(resolve(options.db));
+  if (options.db === undefined && options.database === undefined) {
+    throw new Error(`provisioning-key create needs --db <file> or --database <url> (or ${DATABASE_URL_ENV})`);
+  }
+  const store = await openStore(options);
   try {
     const key = await createProvisioningKey(store, { ownerId: options.owner, scopes: options.scopes });
     process.stderr.write(`created provisioning key ${key.id} for owner ${key.ownerId} with scopes ${key.scopes.join(",")}; the secret below is shown once\n`);

@@ -4,7 +4,7 @@ import type { KeyCache } from "./auth/key-cache";
 import type { ReplyCipher } from "./crypto";
 import { GatewayError } from "./errors";
 import type { ModelCatalog } from "./models/catalog";
-import type { SpendLedger } from "./policies/spend-ledger";
+import type { Ledger } from "./policies/spend-ledger";
 import type { RateLimiter } from "./rate-limit";
 import type { Store, StoredApiKey } from "./store/types";
 
@@ -20,7 +20,7 @@ export interface GatewayContext {
   /** Regular keys by secret hash, for the look-up of every model request. */
   keys: KeyCache;
   /** Spend reservations and charges of model requests. */
-  spend: SpendLedger;
+  spend: Ledger;
 }
 
 /** Who is calling an account endpoint: a provisioning key and the owner it is bound to. */

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import type { Store } from "./store/types";
 
 /** Environment variable that may hold the reply encryption key (base64 or hex of 32 bytes). */
 export const ENCRYPTION_KEY_ENV = "GATEWAY_ENCRYPTION_KEY";
@@ -40,12 +41,19 @@ function readOrCreateKeyFile(path: string): Buffer {
  * 2. the `GATEWAY_ENCRYPTION_KEY` environment variable;
  * 3. for a database file, the key file `<db>.key` beside it, created on first use with mode 0600;
  * 4. for an in-memory database, a random key that lives as long as the process (so do its replies).
+ * A PostgreSQL database has neither a file nor a single process: every process sharing it must
+ * open the others' replies, so it takes the key from 1 or 2 and refuses to start without one.
  */
-export function resolveEncryptionKey(explicit: Buffer | string | undefined, dbLocation: string | undefined): Buffer {
+export function resolveEncryptionKey(explicit: Buffer | string | undefined, store: Pick<Store, "kind" | "location">): Buffer {
   if (Buffer.isBuffer(explicit)) return parseEncryptionKey(explicit.toString("base64"), "the encryptionKey option");
   if (typeof explicit === "string") return parseEncryptionKey(explicit, "the encryptionKey option");
   const fromEnv = process.env[ENCRYPTION_KEY_ENV];
   if (fromEnv) return parseEncryptionKey(fromEnv, ENCRYPTION_KEY_ENV);
-  if (dbLocation) return readOrCreateKeyFile(keyFilePathFor(dbLocation));
+  if (store.kind === "postgres") {
+    throw new Error(
+      `a PostgreSQL store is shared by every gateway process, and they must read each other's stored replies: set ${ENCRYPTION_KEY_ENV} to one 32-byte key for all of them (e.g. \`openssl rand -base64 32\`), or pass encryptionKey`,
+    );
+  }
+  if (store.location) return readOrCreateKeyFile(keyFilePathFor(store.location));
   return randomBytes(32);
 }

@@ -4,6 +4,7 @@ import type { Scope } from "@gateway-keys/contract";
 import { createApp, type AppDependencies } from "./app";
 import { createProvisioningKey } from "./keys/provisioning";
 import { openSqliteStore, type SqliteStoreOptions } from "./store/sqlite/sqlite-store";
+import { openPostgresStore, type PostgresStoreOptions } from "./store/postgres/postgres-store";
 import type { Store } from "./store/types";
 import { BUILT_IN_MODELS } from "./models/catalog";
 import type { GatewayConfig } from "./upstream/config";
@@ -19,6 +20,14 @@ export interface StartGatewayOptions extends Omit<AppDependencies, "store"> {
   dbPath?: string;
   /** Options of the SQLite store opened for `dbPath`. */
   storeOptions?: SqliteStoreOptions;
+  /**
+   * A PostgreSQL database (`postgres://USER:PASSWORD@HOST:PORT/DB`) instead of SQLite, which many
+   * gateway processes may share (docs/api.md, "PostgreSQL and many processes"). Not with `dbPath`.
+   * Every process needs the same `encryptionKey` (or `GATEWAY_ENCRYPTION_KEY`).
+   */
+  databaseUrl?: string;
+  /** Options of the PostgreSQL store opened for `databaseUrl`. */
+  postgresOptions?: PostgresStoreOptions;
   /** A store you opened; the gateway will not close it. */
   store?: Store;
   /**
@@ -50,13 +59,16 @@ export interface RunningGateway {
  * demos: an in-memory database on an ephemeral loopback port.
  */
 export async function startGateway(options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  const { port = 0, host = "127.0.0.1", dbPath = ":memory:", storeOptions, bootstrap, store: givenStore, config, ...appOptions } = options;
+  const { port = 0, host = "127.0.0.1", dbPath, storeOptions, databaseUrl, postgresOptions, bootstrap, store: givenStore, config, ...appOptions } = options;
+  if (databaseUrl !== undefined && dbPath !== undefined) throw new Error("give either dbPath (SQLite) or databaseUrl (PostgreSQL), not both");
+  // Opened first: a database that cannot be reached leaves nothing else to close.
+  const store =
+    givenStore ?? (databaseUrl !== undefined ? await openPostgresStore(databaseUrl, postgresOptions) : openSqliteStore(dbPath ?? ":memory:", storeOptions));
   const upstream = config ? upstreamCatalog(config) : undefined;
   if (upstream) {
     const configured = new Set(upstream.models.map((model) => model.id));
     appOptions.models ??= [...upstream.models, ...BUILT_IN_MODELS.filter((model) => !configured.has(model.id))];
   }
-  const store = givenStore ?? openSqliteStore(dbPath, storeOptions);
   const closeStore = async () => {
     await upstream?.close();
     if (!givenStore) await store.close();

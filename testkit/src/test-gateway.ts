@@ -2,6 +2,10 @@
  * The shared test fixture: a real gateway over real HTTP on 127.0.0.1 (ephemeral port) with a real
  * SQLite database in a temporary directory, plus a provisioning key for one owner.
  *
+ * With `GATEWAY_TEST_STORE=postgres` (the `postgres` jest project sets it), each gateway that
+ * names no `dbPath` gets a fresh PostgreSQL database instead, on the server at
+ * `GATEWAY_TEST_POSTGRES_URL` (started by that project's global setup), dropped by `stop()`.
+ *
  *   const gateway = await startTestGateway();
  *   // … requests to gateway.baseUrl with gateway.provisioningKey …
  *   await gateway.stop();
@@ -10,13 +14,26 @@
  * (bench/, scripts/). Keep the exported signatures stable: gateway, sdk, provider and e2e tests
  * use them.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createProvisioningKey, startGateway } from "@gateway-keys/gateway";
 import type { RunningGateway, StartGatewayOptions, Store } from "@gateway-keys/gateway";
 import type { ApiKeyWithSecret, CreateApiKeyRequest, Scope } from "@gateway-keys/contract";
+import { createDatabase, dropDatabase, postgresContents } from "./postgres.ts";
+
+/** Which store test gateways use (`sqlite`, the default, or `postgres`). */
+export const TEST_STORE_ENV = "GATEWAY_TEST_STORE";
+/** URL of the PostgreSQL server test gateways make their databases on, when {@link TEST_STORE_ENV} is `postgres`. */
+export const TEST_POSTGRES_URL_ENV = "GATEWAY_TEST_POSTGRES_URL";
+
+/** The store test gateways use: from {@link TEST_STORE_ENV}. */
+export function testStoreKind(): "sqlite" | "postgres" {
+  const kind = process.env[TEST_STORE_ENV] ?? "sqlite";
+  if (kind !== "sqlite" && kind !== "postgres") throw new Error(`${TEST_STORE_ENV} must be sqlite or postgres, not ${JSON.stringify(kind)}`);
+  return kind;
+}
 
 /** A clock tests move by hand; pass `clock.now` as the gateway's clock. */
 export interface TestClock {
@@ -46,7 +63,10 @@ export interface TestGatewayOptions extends Omit<StartGatewayOptions, "bootstrap
   ownerId?: string;
   /** Scopes of the bootstrap key. Default all. */
   scopes?: Scope[];
-  /** `"file"` (default): a SQLite file in a fresh temp directory; `"memory"`: `:memory:`. Ignored if `dbPath` is set. */
+  /**
+   * `"file"` (default): a SQLite file in a fresh temp directory; `"memory"`: `:memory:`. Ignored if
+   * `dbPath` is set, and when the test store is PostgreSQL (a fresh database either way).
+   */
   storage?: "file" | "memory";
 }
 
@@ -57,8 +77,15 @@ export interface TestGateway {
   /** Provisioning key of {@link ownerId}, with the scopes asked for. */
   provisioningKey: string;
   ownerId: string;
-  /** The SQLite file, or `undefined` in memory. */
+  /** The SQLite file, or `undefined` in memory or on PostgreSQL. */
   dbPath: string | undefined;
+  /** The PostgreSQL database (password included: keep it out of output), when the test store is PostgreSQL. */
+  databaseUrl: string | undefined;
+  /**
+   * Everything the database holds, as bytes, for tests that look for what must not be stored: the
+   * SQLite file and its WAL, or every value of every table on PostgreSQL.
+   */
+  storedBytes(): Promise<Buffer>;
   /** The gateway's store, for tests that look underneath the HTTP API. */
   store: Store;
   /** The running gateway (its Fastify `app` too). */
@@ -74,18 +101,35 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
+function testPostgresUrl(): string {
+  const url = process.env[TEST_POSTGRES_URL_ENV];
+  if (!url) throw new Error(`${TEST_STORE_ENV}=postgres needs ${TEST_POSTGRES_URL_ENV}: run through the postgres jest project, whose global setup starts a server`);
+  return url;
+}
+
 /** Starts a gateway for one test file (or one test). */
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const { ownerId = "test-owner", scopes, storage = "file", dbPath: givenPath, ...gatewayOptions } = options;
-  const tempDir = givenPath === undefined && storage === "file" ? mkdtempSync(join(tmpdir(), "gateway-test-")) : undefined;
+  const databaseUrl = givenPath === undefined && testStoreKind() === "postgres" ? await createDatabase(testPostgresUrl()) : undefined;
+  const tempDir = givenPath === undefined && !databaseUrl && storage === "file" ? mkdtempSync(join(tmpdir(), "gateway-test-")) : undefined;
   const dbPath = givenPath ?? (tempDir ? join(tempDir, "gateway.db") : ":memory:");
-  const gateway = await startGateway({
-    ...gatewayOptions,
-    dbPath,
-    port: 0,
-    host: "127.0.0.1",
-    bootstrap: { ownerId, ...(scopes ? { scopes } : {}) },
-  });
+  let gateway: RunningGateway;
+  try {
+    gateway = await startGateway({
+      ...gatewayOptions,
+      ...(databaseUrl
+        ? // Every process sharing a PostgreSQL database needs one reply key; this one has one process.
+          { databaseUrl, encryptionKey: gatewayOptions.encryptionKey ?? randomBytes(32) }
+        : { dbPath }),
+      port: 0,
+      host: "127.0.0.1",
+      bootstrap: { ownerId, ...(scopes ? { scopes } : {}) },
+    });
+  } catch (error) {
+    if (databaseUrl) await dropDatabase(databaseUrl);
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    throw error;
+  }
   let stopped = false;
   const baseUrl = gateway.url;
   const provisioningKey = gateway.provisioningKey!;
@@ -94,7 +138,13 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     baseUrl,
     provisioningKey,
     ownerId,
-    dbPath: dbPath === ":memory:" ? undefined : dbPath,
+    dbPath: databaseUrl || dbPath === ":memory:" ? undefined : dbPath,
+    databaseUrl,
+    async storedBytes() {
+      if (databaseUrl) return postgresContents(databaseUrl);
+      if (dbPath === ":memory:") throw new Error("an in-memory database has no stored bytes to read");
+      return Buffer.concat([dbPath, `${dbPath}-wal`].filter((file) => existsSync(file)).map((file) => readFileSync(file)));
+    },
     store: gateway.store,
     gateway,
     async newProvisioningKey(owner, keyScopes) {
@@ -127,6 +177,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
         await gateway.close();
       } finally {
         if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+        if (databaseUrl) await dropDatabase(databaseUrl);
       }
     },
   };

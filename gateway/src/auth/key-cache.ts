@@ -1,11 +1,15 @@
-import type { Store, StoredApiKey } from "../store/types";
+import type { KeyChangeFeed, Store, StoredApiKey } from "../store/types";
 
 /**
  * Regular keys by secret hash, in front of the store, for the look-up every model request makes
- * (a SELECT of a key costs about 10 µs in node:sqlite; a hit here well under 1). Coherent because
- * every change of a key passes through this process's account routes, which {@link forget} the
- * key inside their unit of work, before it commits: a look-up in between misses and reads the
- * store, which answers only once the change has committed. Records here are used for their
+ * (a SELECT of a key costs about 10 µs in node:sqlite, a round trip to PostgreSQL far more; a hit
+ * here well under 1). Coherent within a process because every change of a key made through this
+ * process's account routes {@link forget}s the key inside their unit of work, before it commits:
+ * a look-up in between misses and reads the store, which answers only once the change has
+ * committed. Across processes sharing a database, the store's {@link KeyChangeFeed} tells of
+ * every committed change, and the key is forgotten when it is heard; while the feed is
+ * interrupted (changes could go unheard) nothing is cached and every look-up reads the store.
+ * A read that any of this overtook is never cached (see {@link #changes}). Records here are used for their
  * state, secrets and policies; spend is the {@link SpendLedger}'s. A key is cached under the hash
  * it was found by (its current secret, or the previous one during a rotation's grace period); the
  * grace period's end is checked against the clock on every request, so time alone never makes an
@@ -17,12 +21,31 @@ export class KeyCache {
   readonly #byHash = new Map<string, StoredApiKey>();
   /** The hashes each cached key is filed under: at most its current and its previous secret's. */
   readonly #hashesById = new Map<string, Set<string>>();
-  /** Counts {@link forget} calls: a read that a change overtook must not be cached. */
+  /**
+   * Counts {@link forget} calls and changes of the feed's state: a read that a change (or an
+   * interruption, or a resumption after one) overtook must not be cached, as it may predate it.
+   */
   #changes = 0;
+  /** The key-change feed is interrupted: cache nothing, read the store every time. */
+  #bypass = false;
+  readonly #unsubscribe: (() => void) | undefined;
 
   constructor(store: Store, capacity = 10_000) {
     this.#store = store;
     this.#capacity = capacity;
+    this.#unsubscribe = store.keyChanges?.subscribe({
+      changed: (keyId) => this.forget(keyId),
+      interrupted: () => {
+        this.#changes++;
+        this.#bypass = true;
+        this.#byHash.clear();
+        this.#hashesById.clear();
+      },
+      resumed: () => {
+        this.#changes++;
+        this.#bypass = false;
+      },
+    });
   }
 
   /** The key whose current or previous secret hashes to `secretHash`, in any state. */
@@ -32,8 +55,13 @@ export class KeyCache {
     if (cached) return cached;
     const changesBefore = this.#changes;
     const key = await this.#store.findApiKeyByHash(secretHash);
-    if (key && this.#changes === changesBefore) this.#remember(hash, key);
+    if (key && !this.#bypass && this.#changes === changesBefore) this.#remember(hash, key);
     return key;
+  }
+
+  /** Stops hearing of changes made elsewhere. */
+  close(): void {
+    this.#unsubscribe?.();
   }
 
   /** Drops a key that is about to change, under every hash it is filed under. */

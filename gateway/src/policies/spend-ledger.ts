@@ -1,9 +1,37 @@
 import type { NewLogEntry, RequestOutcome, Store, StoredApiKey } from "../store/types";
+import { SharedSpendLedger } from "./shared-spend-ledger";
 
 /** Spend held for one request in flight, to be settled once its cost is known. */
 export interface SpendReservation {
   readonly keyId: string;
   readonly micros: bigint;
+  /** The reservation's row in a shared database ({@link SharedSpendLedger}); none in memory or for a key without a limit. */
+  readonly heldAs?: string;
+}
+
+/**
+ * The spend policy as model calls use it: reserve the most a request can cost before it runs,
+ * settle its actual cost once known. {@link spendLedgerFor} picks the implementation its store
+ * needs.
+ */
+export interface Ledger {
+  /** Reserves `micros` of the key's limit; `undefined` when that would pass the limit. Keys without a limit always fit. */
+  reserve(key: StoredApiKey, micros: bigint): Promise<SpendReservation | undefined>;
+  /**
+   * Records the request with its actual cost (`entry.costMicros`, at most the reservation) and
+   * releases the reservation. Resolves once the charge is committed: answer only then.
+   */
+  settle(reservation: SpendReservation, entry: NewLogEntry, outcome: RequestOutcome): Promise<void>;
+  /** Records a request refused or failed before anything was reserved: it costs nothing. */
+  recordUncharged(entry: NewLogEntry, outcome: Exclude<RequestOutcome, "succeeded">): Promise<void>;
+}
+
+/**
+ * The ledger a store needs: reservations in the database when many processes share it
+ * ({@link Store.sharedSpend}), else in this process's memory.
+ */
+export function spendLedgerFor(store: Store): Ledger {
+  return store.sharedSpend ? new SharedSpendLedger(store, store.sharedSpend) : new SpendLedger(store);
 }
 
 interface Account {
@@ -21,11 +49,11 @@ interface Account {
  * (committed in the store), then releases the reservation.
  *
  * Reservations live in this process: they belong to requests in flight here and die with it (a
- * crash cannot leak one). That is exact while one process serves a database, as the embedded
- * gateway does. A key's committed spend is read from the store the first time the ledger meets
+ * crash cannot leak one). That is exact while one process serves a database, as with SQLite
+ * (many processes sharing PostgreSQL use {@link SharedSpendLedger}). A key's committed spend is read from the store the first time the ledger meets
  * the key, and from then on followed charge by charge.
  */
-export class SpendLedger {
+export class SpendLedger implements Ledger {
   readonly #store: Store;
   readonly #capacity: number;
   readonly #accounts = new Map<string, Account>();

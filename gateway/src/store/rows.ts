@@ -1,8 +1,10 @@
 import type { KeyState, ModelPolicy, Scope } from "@gateway-keys/contract";
-import type { StoredApiKey, StoredLogEntry, StoredProvisioningKey, UsageLine } from "../types";
+import type { StoredApiKey, StoredLogEntry, StoredProvisioningKey, UsageLine } from "./types";
 
-// Statements that read credits use setReadBigInts(true), so every integer column arrives as bigint;
-// the helpers below turn the ones that are not credits back into numbers.
+// Rows of both stores, which share their column names and types. An integer column arrives as a
+// bigint or a number depending on the driver (SQLite statements that read credits use
+// setReadBigInts(true); the PostgreSQL pool reads BIGINT as bigint, INTEGER as number): the
+// helpers below make credits bigints and everything else numbers.
 type Int = bigint | number;
 const num = (value: Int): number => Number(value);
 const numOrNull = (value: Int | null): number | null => (value === null ? null : Number(value));

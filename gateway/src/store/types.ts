@@ -9,13 +9,31 @@ import type { KeyState, LoggingPolicy, ModelPolicy, Scope } from "@gateway-keys/
  * statement. Times are milliseconds since the epoch; credits are integer micro-units (bigint).
  */
 export interface Store {
+  /**
+   * Which database: `sqlite` is owned by one process; `postgres` may be shared by many gateway
+   * processes, which then also need one reply encryption key between them.
+   */
+  readonly kind: "sqlite" | "postgres";
   /** The database file, or `undefined` when the data lives only in memory (or on a server). */
   readonly location: string | undefined;
+  /**
+   * Spend reservations held in the database, so that every process sharing it counts every
+   * other's requests in flight. Offered by stores that many processes share (PostgreSQL); a
+   * store owned by one process leaves reservations to that process's memory.
+   */
+  readonly sharedSpend?: SharedSpend;
+  /** Changes of keys made by any process sharing the database (PostgreSQL), for caches in front of the store. */
+  readonly keyChanges?: KeyChangeFeed;
+
+  /** Resolves when the database answers and its schema is the one this build expects; otherwise throws, saying which. */
+  ping(): Promise<void>;
 
   /**
    * Runs `work` as one unit of work: every write it makes through `tx` commits together, durably,
    * or none does (a throw rolls back and is rethrown). Units of work are serialised per key row
-   * (or wholesale, in SQLite), so `work` sees no concurrent change of what it read.
+   * (or wholesale, in SQLite), so `work` sees no concurrent change of what it read. A store shared
+   * by many processes may run `work` again after rolling it back, when it lost a race on a unique
+   * key to another unit of work: `work` must write only through `tx`.
    */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
 
@@ -54,8 +72,58 @@ export interface Store {
 
   /** Deletes request logs past their key's retention and idempotency records past their lifetime. */
   purgeExpired(now: number): Promise<{ logs: number; idempotencyKeys: number }>;
+  /**
+   * Figures of the store's connection pool, for the metrics; absent on a store without a pool
+   * (SQLite holds one connection).
+   */
+  poolStats?(): StorePoolStats;
   /** Closes the store; resolves once every connection it opened is closed. */
   close(): Promise<void>;
+}
+
+/** A connection pool's figures at one moment (see {@link Store.poolStats}). */
+export interface StorePoolStats {
+  /** Connections open, busy or idle. */
+  total: number;
+  /** Open connections not serving a query. */
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+}
+
+/**
+ * Reservations of spend in the database (see {@link Store.sharedSpend}). A reservation has a lease
+ * that the process holding it renews while it lives; a reservation whose lease ran out (its
+ * process died) no longer counts, and is swept.
+ */
+export interface SharedSpend {
+  /**
+   * Reserves `micros` of the key's spend limit, as the database has it, in one atomic step across
+   * every process: committed spend + live reservations + `micros` must stay within the limit.
+   * Returns the reservation's id, or `undefined` when it would pass the limit.
+   */
+  reserve(keyId: string, micros: bigint): Promise<string | undefined>;
+  /** Records the request (log row and usage counters with its charge) and deletes the reservation, in one commit. */
+  settle(reservationId: string, entry: NewLogEntry, outcome: RequestOutcome): Promise<void>;
+}
+
+/** Hears of key changes (see {@link Store.keyChanges}). */
+export interface KeyChangeListener {
+  /** The key changed, through any process: a cached copy is stale. */
+  changed(keyId: string): void;
+  /** Changes may now go unheard (the feed lost its connection): cached keys can no longer be trusted. */
+  interrupted(): void;
+  /** Changes are heard again, from now on. */
+  resumed(): void;
+}
+
+/** Tells of key changes committed by any process sharing the database. */
+export interface KeyChangeFeed {
+  /**
+   * Starts telling `listener` of changes; if the feed is interrupted right now, `interrupted` is
+   * called at once. Returns the function that stops it.
+   */
+  subscribe(listener: KeyChangeListener): () => void;
 }
 
 /** The writes of one unit of work (see {@link Store.transaction}). */

@@ -17,7 +17,7 @@ import type {
   StoredProvisioningKey,
   UsageLine,
 } from "../types";
-import { migrate } from "./migrations";
+import { migrate, SCHEMA_VERSION } from "./migrations";
 import {
   apiKeyFromRow,
   logFromRow,
@@ -27,7 +27,7 @@ import {
   type LogRow,
   type ProvisioningKeyRow,
   type UsageRow,
-} from "./rows";
+} from "../rows";
 import { startCheckpointer } from "./checkpointer";
 import { ConnectionGate } from "./connection-gate";
 import { GroupCommitter } from "./group-commit";
@@ -64,6 +64,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 }
 
 class SqliteStore implements Store {
+  readonly kind = "sqlite";
   readonly location: string | undefined;
   readonly #db: DatabaseSync;
   readonly #sql: Statements;
@@ -298,6 +299,14 @@ class SqliteStore implements Store {
         idempotencyKeys: Number(this.#sql.purgeIdempotency.run({ now }).changes),
       })),
     );
+  }
+
+  ping(): Promise<void> {
+    return this.#gate.read(() => {
+      if (!this.#db.isOpen) throw new Error("the SQLite database is closed");
+      const { user_version: version } = this.#sql.schemaVersion.get() as { user_version: number };
+      if (version !== SCHEMA_VERSION) throw new Error(`the SQLite database is at schema version ${version}; this gateway needs ${SCHEMA_VERSION}`);
+    });
   }
 
   async close(): Promise<void> {

@@ -19,6 +19,7 @@ export function prepareStatements(db: DatabaseSync) {
     rollback: prepare("ROLLBACK"),
     syncFull: prepare("PRAGMA synchronous = FULL"),
     syncNormal: prepare("PRAGMA synchronous = NORMAL"),
+    schemaVersion: prepare("PRAGMA user_version"),
 
     insertProvisioningKey: prepare(`INSERT INTO provisioning_keys (id, owner_id, secret_hash, hint, scopes, created_at, revoked_at)
       VALUES (:id, :owner_id, :secret_hash, :hint, :scopes, :created_at, :revoked_at)`),

@@ -1,0 +1,203 @@
+import type pg from "pg";
+import { ADVISORY_LOCK_CLASS } from "./locks";
+
+/**
+ * Schema migrations, applied in order; `schema_migrations` records each one applied. Append new
+ * migrations; never edit one that has shipped.
+ *
+ * The tables, columns and meanings are the SQLite store's (sqlite/migrations.ts, at its version 3),
+ * so rows read the same way (store/rows.ts): times are milliseconds since the epoch in BIGINT,
+ * credits integer micro-units in BIGINT, booleans 0/1 in INTEGER. What only a shared database
+ * needs is added: spend reservations with a lease, the function that reserves, and the trigger
+ * that tells every process of a changed key.
+ */
+const MIGRATIONS: readonly string[] = [
+  // 1: keys, request logs, usage counters, idempotency records, spend reservations.
+  `
+  CREATE TABLE provisioning_keys (
+    id          TEXT PRIMARY KEY,
+    owner_id    TEXT NOT NULL,
+    secret_hash BYTEA NOT NULL UNIQUE,
+    hint        TEXT NOT NULL,
+    scopes      TEXT NOT NULL,            -- JSON array of scope names
+    created_at  BIGINT NOT NULL,
+    revoked_at  BIGINT
+  );
+
+  CREATE TABLE api_keys (
+    -- An identity is never reused, so cursors stay valid for ever.
+    seq                        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id                         TEXT NOT NULL UNIQUE,
+    owner_id                   TEXT NOT NULL,
+    name                       TEXT NOT NULL,
+    state                      TEXT NOT NULL CHECK (state IN ('active', 'disabled', 'revoked')),
+    version                    INTEGER NOT NULL CHECK (version >= 1),
+    secret_hash                BYTEA NOT NULL UNIQUE,
+    hint                       TEXT NOT NULL,
+    spend_limit_micros         BIGINT,   -- NULL: no cap; what was spent is the sum of usage_counters
+    store_request              INTEGER NOT NULL CHECK (store_request IN (0, 1)),
+    store_response             INTEGER NOT NULL CHECK (store_response IN (0, 1)),
+    retention_days             INTEGER NOT NULL,
+    model_mode                 TEXT NOT NULL,
+    model_ids                  TEXT NOT NULL,     -- JSON array
+    created_at                 BIGINT NOT NULL,
+    updated_at                 BIGINT NOT NULL,
+    rotated_at                 BIGINT,
+    revoked_at                 BIGINT,
+    client_reference           TEXT,
+    previous_secret_hash       BYTEA,
+    previous_secret_expires_at BIGINT
+  );
+  CREATE INDEX api_keys_by_owner ON api_keys (owner_id, seq);
+  CREATE UNIQUE INDEX api_keys_live_by_reference ON api_keys (owner_id, client_reference)
+    WHERE client_reference IS NOT NULL AND state <> 'revoked';
+  CREATE UNIQUE INDEX api_keys_by_previous_hash ON api_keys (previous_secret_hash)
+    WHERE previous_secret_hash IS NOT NULL;
+
+  -- Written on every model request: only the indexes the reads need.
+  CREATE TABLE request_logs (
+    seq           BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id            TEXT NOT NULL,
+    owner_id      TEXT NOT NULL,
+    key_id        TEXT NOT NULL REFERENCES api_keys (id),
+    model         TEXT NOT NULL,
+    status        INTEGER NOT NULL,
+    cost_micros   BIGINT NOT NULL,
+    created_at    BIGINT NOT NULL,
+    request_input TEXT,
+    response_text TEXT
+  );
+  CREATE INDEX request_logs_by_owner ON request_logs (owner_id, seq);
+  CREATE INDEX request_logs_by_age ON request_logs (created_at);
+
+  -- One row per key and model; a key's spend is the sum of its rows.
+  CREATE TABLE usage_counters (
+    key_id       TEXT NOT NULL REFERENCES api_keys (id),
+    model        TEXT NOT NULL,
+    owner_id     TEXT NOT NULL,
+    total        BIGINT NOT NULL,
+    succeeded    BIGINT NOT NULL,
+    rejected     BIGINT NOT NULL,
+    spent_micros BIGINT NOT NULL,
+    PRIMARY KEY (key_id, model)
+  );
+  CREATE INDEX usage_counters_by_owner ON usage_counters (owner_id);
+
+  -- Written in the transaction of its operation. The primary key decides concurrent claims: a
+  -- second insert of the same key waits for the first transaction, then meets its record.
+  CREATE TABLE idempotency_records (
+    owner_id    TEXT NOT NULL,
+    method      TEXT NOT NULL,
+    operation   TEXT NOT NULL,            -- route pattern + canonical JSON of the decoded path parameters
+    idem_key    TEXT NOT NULL,
+    fingerprint BYTEA NOT NULL,           -- SHA-256 of the canonical request body
+    status      INTEGER NOT NULL,
+    sealed_body BYTEA NOT NULL,           -- AES-256-GCM; holds one-time secrets
+    created_at  BIGINT NOT NULL,
+    expires_at  BIGINT NOT NULL,
+    PRIMARY KEY (owner_id, method, operation, idem_key)
+  );
+  CREATE INDEX idempotency_records_by_expiry ON idempotency_records (expires_at);
+
+  -- Spend held by model requests in flight, in any process. A row counts while its lease runs
+  -- (the database's clock, so processes' clocks never matter); the process holding it renews
+  -- the lease while it lives, so a killed process's reservations stop counting one lease later.
+  CREATE TABLE spend_reservations (
+    id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    key_id     TEXT NOT NULL,
+    micros     BIGINT NOT NULL CHECK (micros >= 0),
+    holder     TEXT NOT NULL,             -- the store instance (process) that renews it
+    expires_at TIMESTAMPTZ NOT NULL
+  );
+  CREATE INDEX spend_reservations_by_key ON spend_reservations (key_id, expires_at);
+  CREATE INDEX spend_reservations_by_holder ON spend_reservations (holder);
+
+  -- Reserves p_micros of a key's limit, or returns NULL when committed spend + live reservations
+  -- + p_micros would pass it. One call is one round trip and one transaction. The advisory lock
+  -- serialises the reservations of one key across every process until commit; each statement
+  -- after it reads a fresh snapshot (a VOLATILE function in READ COMMITTED), so it sees every
+  -- reservation committed before the lock was granted. Committed spend and live reservations are
+  -- read in one statement, so a settle (which commits a charge and deletes its reservation at
+  -- once) is counted exactly once. The limit is the database's, not a cached copy's.
+  CREATE FUNCTION gateway_reserve_spend(p_key_id TEXT, p_micros BIGINT, p_holder TEXT, p_lease_ms BIGINT)
+  RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $$
+  DECLARE
+    spend_limit BIGINT;
+    committed   BIGINT;
+    held        BIGINT;
+    reservation BIGINT;
+  BEGIN
+    PERFORM pg_advisory_xact_lock(${ADVISORY_LOCK_CLASS.spend}, hashtext(p_key_id));
+    DELETE FROM spend_reservations WHERE key_id = p_key_id AND expires_at <= clock_timestamp();
+    SELECT k.spend_limit_micros,
+      (SELECT COALESCE(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = p_key_id)::BIGINT,
+      (SELECT COALESCE(SUM(r.micros), 0) FROM spend_reservations r WHERE r.key_id = p_key_id)::BIGINT
+      INTO spend_limit, committed, held
+      FROM api_keys k WHERE k.id = p_key_id;
+    IF spend_limit IS NOT NULL AND committed + held + p_micros > spend_limit THEN
+      RETURN NULL;
+    END IF;
+    INSERT INTO spend_reservations (key_id, micros, holder, expires_at)
+      VALUES (p_key_id, p_micros, p_holder, clock_timestamp() + p_lease_ms * INTERVAL '1 millisecond')
+      RETURNING id INTO reservation;
+    RETURN reservation;
+  END
+  $$;
+
+  -- Every change of a key tells every process, in the changing transaction: LISTENers hear it when
+  -- it commits, and never hear of a change that rolled back.
+  CREATE FUNCTION gateway_notify_key_change() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_notify('gateway_key_changes', NEW.id);
+    RETURN NULL;
+  END
+  $$;
+  CREATE TRIGGER api_keys_notify_change AFTER UPDATE ON api_keys
+    FOR EACH ROW EXECUTE FUNCTION gateway_notify_key_change();
+  `,
+];
+
+/** The schema version this build expects. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The channel {@link MIGRATIONS}' trigger notifies, with the changed key's id as payload. */
+export const KEY_CHANGES_CHANNEL = "gateway_key_changes";
+
+/**
+ * Brings the database to {@link SCHEMA_VERSION}, each migration in its own transaction, under a
+ * session advisory lock: of N processes starting together one migrates, the others wait and then
+ * find nothing to do. Refuses a database written by a newer build.
+ */
+export async function migrate(client: pg.ClientBase): Promise<void> {
+  await client.query("SELECT pg_advisory_lock($1, $2)", [ADVISORY_LOCK_CLASS.migrations, 0]);
+  try {
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version    INTEGER PRIMARY KEY,
+      applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`);
+    const current = await schemaVersionOf(client);
+    if (current > SCHEMA_VERSION) {
+      throw new Error(`the database has schema version ${current}, newer than this gateway's ${SCHEMA_VERSION}; upgrade the gateway`);
+    }
+    for (let version = current; version < SCHEMA_VERSION; version++) {
+      await client.query("BEGIN");
+      try {
+        // No parameters, so the simple protocol runs the migration's many statements in one go.
+        await client.query(MIGRATIONS[version]!);
+        await client.query("INSERT INTO schema_migrations (version) VALUES ($1)", [version + 1]);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
+      }
+    }
+  } finally {
+    await client.query("SELECT pg_advisory_unlock($1, $2)", [ADVISORY_LOCK_CLASS.migrations, 0]);
+  }
+}
+
+/** The highest migration applied (0 for an empty database). */
+export async function schemaVersionOf(client: pg.ClientBase | pg.Pool): Promise<number> {
+  const result = await client.query<{ version: number }>("SELECT COALESCE(MAX(version), 0)::INTEGER AS version FROM schema_migrations");
+  return result.rows[0]!.version;
+}

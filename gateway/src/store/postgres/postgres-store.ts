@@ -1,0 +1,334 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import type { KeyState } from "@gateway-keys/contract";
+import type {
+  ApiKeyUpdate,
+  IdempotencyClaim,
+  IdempotencyRecord,
+  IdempotencyScope,
+  LogsQuery,
+  NewApiKey,
+  NewLogEntry,
+  RequestOutcome,
+  SharedSpend,
+  Store,
+  StoreTransaction,
+  StoredApiKey,
+  StoredLogEntry,
+  StoredOutcome,
+  StoredProvisioningKey,
+  StorePoolStats,
+  UsageLine,
+} from "../types";
+import {
+  apiKeyFromRow,
+  logFromRow,
+  provisioningKeyFromRow,
+  usageFromRow,
+  type ApiKeyRow,
+  type LogRow,
+  type ProvisioningKeyRow,
+  type UsageRow,
+} from "../rows";
+import { checkDatabaseUrl, TYPES } from "./connection";
+import { KeyChangeNotifications, type KeyChangeTiming } from "./key-change-listener";
+import { migrate, SCHEMA_VERSION } from "./migrations";
+import { SQL, type NamedQuery } from "./statements";
+
+/** Options of {@link openPostgresStore}. */
+export interface PostgresStoreOptions {
+  /** Connections in the pool (the LISTEN connection comes on top). Default 10. */
+  poolSize?: number;
+  /**
+   * Lease of a spend reservation: a process renews its reservations' leases every third of it
+   * while it lives, so a killed process's reservations stop counting at most this long after its
+   * death. Default 30 000 ms.
+   */
+  reservationLeaseMs?: number;
+  /** Timing of the key-change feed's heartbeat (see {@link KeyChangeNotifications}). */
+  keyChangeTiming?: KeyChangeTiming;
+  /** How long opening a connection may take. Default 5000 ms. */
+  connectTimeoutMs?: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** PostgreSQL error codes a unit of work is run again for (see {@link Store.transaction}). */
+const RETRIED_ERRORS = new Set([
+  "40001", // serialization_failure
+  "40P01", // deadlock_detected
+]);
+/** A concurrent create took the same client reference first: run again, and the rules see it. */
+const RETRIED_UNIQUE_INDEXES = new Set(["api_keys_live_by_reference"]);
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Opens the gateway's store on a PostgreSQL database (`postgres://USER:PASSWORD@HOST:PORT/DB`),
+ * creating or migrating its schema as needed, and starts listening for key changes. Many gateway
+ * processes may share one database: see docs/api.md, "PostgreSQL and many processes".
+ */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  checkDatabaseUrl(url);
+  const connection: pg.ClientConfig = {
+    connectionString: url,
+    types: TYPES,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    keepAlive: true,
+    application_name: "gateway",
+  };
+  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
+  // An idle connection that breaks is dropped by the pool, which opens a new one when needed;
+  // without a handler, its error would end the process.
+  pool.on("error", () => undefined);
+  const notifications = new KeyChangeNotifications(() => new pg.Client(connection), options.keyChangeTiming);
+  try {
+    const client = await pool.connect();
+    try {
+      await migrate(client);
+    } finally {
+      client.release();
+    }
+    await notifications.start();
+  } catch (error) {
+    await notifications.close();
+    await pool.end();
+    throw error;
+  }
+  return new PostgresStore(pool, notifications, options.reservationLeaseMs ?? 30_000);
+}
+
+class PostgresStore implements Store {
+  readonly kind = "postgres";
+  readonly location = undefined;
+  readonly sharedSpend: SharedSpend;
+  readonly keyChanges: KeyChangeNotifications;
+  readonly #pool: pg.Pool;
+  readonly #renewal: NodeJS.Timeout;
+  #closed = false;
+
+  constructor(pool: pg.Pool, notifications: KeyChangeNotifications, leaseMs: number) {
+    this.#pool = pool;
+    this.keyChanges = notifications;
+    // This store instance's name on its reservations, for renewing them.
+    const holder = randomUUID();
+    this.sharedSpend = {
+      reserve: async (keyId, micros) => {
+        const { rows } = await this.#query<{ id: bigint | null }>(SQL.reserveSpend, [keyId, micros, holder, leaseMs]);
+        const id = rows[0]?.id;
+        return id === null || id === undefined ? undefined : String(id);
+      },
+      settle: (reservationId, entry, outcome) => this.#recordRequest(entry, outcome, reservationId),
+    };
+    this.#renewal = setInterval(() => {
+      // A failed renewal is retried a third of a lease later; only a whole lease of failures loses a reservation.
+      this.#query(SQL.renewReservations, [holder, leaseMs]).catch(() => undefined);
+    }, Math.max(10, Math.floor(leaseMs / 3)));
+    this.#renewal.unref();
+  }
+
+  #query<Row extends pg.QueryResultRow = pg.QueryResultRow>(query: NamedQuery, values: unknown[], client: pg.Pool | pg.PoolClient = this.#pool) {
+    return client.query<Row>({ name: query.name, text: query.text, values });
+  }
+
+  async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.#pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        const result = await work(this.#transactionApi(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch((rollbackError: Error) => {
+          // A connection that cannot roll back is not given back to the pool.
+          broken = rollbackError;
+        });
+        if (attempt < MAX_ATTEMPTS && isRetried(error)) continue;
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  /** The writes of a unit of work, all on its connection (and so in its transaction). */
+  #transactionApi(client: pg.PoolClient): StoreTransaction {
+    const keyFrom = async (query: NamedQuery, values: unknown[]) => {
+      const { rows } = await this.#query<ApiKeyRow>(query, values, client);
+      return rows[0] && apiKeyFromRow(rows[0]);
+    };
+    return {
+      getApiKey: (ownerId, keyId) => keyFrom(SQL.apiKeyByIdHeld, [keyId, ownerId]),
+      insertApiKey: async (key: NewApiKey) =>
+        (await keyFrom(SQL.insertApiKey, [...apiKeyUpdateValues(key), key.id, key.ownerId, key.createdAt, key.clientReference]))!,
+      findLiveApiKeyByReference: (ownerId, clientReference) => keyFrom(SQL.liveApiKeyByReference, [ownerId, clientReference]),
+      updateApiKey: async (keyId: string, readVersion: number, next: ApiKeyUpdate) => {
+        const updated = await keyFrom(SQL.updateApiKey, [...apiKeyUpdateValues(next), keyId, readVersion]);
+        if (!updated) throw new Error(`key ${keyId} is not at version ${readVersion}`);
+        return updated;
+      },
+      claimIdempotencyKey: async (claim: IdempotencyClaim): Promise<IdempotencyRecord | undefined> => {
+        const scope = scopeValues(claim);
+        const claimed = await this.#query(SQL.claimIdempotencyKey, [...scope, claim.fingerprint, claim.now, claim.expiresAt], client);
+        if (claimed.rowCount === 1) return undefined;
+        const { rows } = await this.#query<IdempotencyRow>(SQL.idempotencyRecord, scope, client);
+        const row = rows[0]!;
+        return { fingerprint: row.fingerprint, status: row.status, sealedBody: row.sealed_body };
+      },
+      completeIdempotencyKey: async (scope: IdempotencyScope, outcome: StoredOutcome) => {
+        await this.#query(SQL.completeIdempotencyKey, [outcome.status, outcome.sealedBody, ...scopeValues(scope)], client);
+      },
+    };
+  }
+
+  async insertProvisioningKey(key: StoredProvisioningKey): Promise<void> {
+    await this.#query(SQL.insertProvisioningKey, [
+      key.id,
+      key.ownerId,
+      key.secretHash,
+      key.hint,
+      JSON.stringify(key.scopes),
+      key.createdAt,
+      key.revokedAt,
+    ]);
+  }
+
+  async findProvisioningKeyByHash(secretHash: Buffer): Promise<StoredProvisioningKey | undefined> {
+    const { rows } = await this.#query<ProvisioningKeyRow>(SQL.provisioningKeyByHash, [secretHash]);
+    return rows[0] && provisioningKeyFromRow(rows[0]);
+  }
+
+  async findApiKeyByHash(secretHash: Buffer): Promise<StoredApiKey | undefined> {
+    const { rows } = await this.#query<ApiKeyRow>(SQL.apiKeyByHash, [secretHash]);
+    return rows[0] && apiKeyFromRow(rows[0]);
+  }
+
+  async getApiKey(ownerId: string, keyId: string): Promise<StoredApiKey | undefined> {
+    const { rows } = await this.#query<ApiKeyRow>(SQL.apiKeyById, [keyId, ownerId]);
+    return rows[0] && apiKeyFromRow(rows[0]);
+  }
+
+  async listApiKeys(ownerId: string, afterSeq: number, limit: number): Promise<StoredApiKey[]> {
+    const { rows } = await this.#query<ApiKeyRow>(SQL.listApiKeys, [ownerId, afterSeq, limit]);
+    return rows.map(apiKeyFromRow);
+  }
+
+  async countApiKeysByState(ownerId: string): Promise<Record<KeyState, number>> {
+    const counts: Record<KeyState, number> = { active: 0, disabled: 0, revoked: 0 };
+    const { rows } = await this.#query<{ state: KeyState; n: number }>(SQL.countApiKeysByState, [ownerId]);
+    for (const row of rows) counts[row.state] = row.n;
+    return counts;
+  }
+
+  async spentMicros(keyId: string): Promise<bigint> {
+    const { rows } = await this.#query<{ spent: bigint }>(SQL.spentByKey, [keyId]);
+    return rows[0]!.spent;
+  }
+
+  recordRequest(entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
+    return this.#recordRequest(entry, outcome, null);
+  }
+
+  /** One statement, so one round trip and one commit: the log row, the usage counters, and the reservation's release. */
+  async #recordRequest(entry: NewLogEntry, outcome: RequestOutcome, reservationId: string | null): Promise<void> {
+    await this.#query(SQL.recordRequest, [
+      entry.id,
+      entry.ownerId,
+      entry.keyId,
+      entry.model,
+      entry.status,
+      entry.costMicros,
+      entry.createdAt,
+      entry.requestInput,
+      entry.responseText,
+      reservationId,
+      outcome === "succeeded" ? 1 : 0,
+      outcome === "rejected" ? 1 : 0,
+    ]);
+  }
+
+  async usageLines(ownerId: string): Promise<UsageLine[]> {
+    const { rows } = await this.#query<UsageRow>(SQL.usageByOwner, [ownerId]);
+    return rows.map(usageFromRow);
+  }
+
+  async listLogs(query: LogsQuery): Promise<StoredLogEntry[]> {
+    const { rows } = await this.#query<LogRow>(SQL.listLogs, [
+      query.ownerId,
+      query.beforeSeq,
+      query.keyId ?? null,
+      query.now,
+      DAY_MS,
+      query.limit,
+    ]);
+    return rows.map(logFromRow);
+  }
+
+  async purgeExpired(now: number): Promise<{ logs: number; idempotencyKeys: number }> {
+    const logs = await this.#query(SQL.purgeLogs, [now, DAY_MS]);
+    const idempotencyKeys = await this.#query(SQL.purgeIdempotency, [now]);
+    // Leases run on the database's clock, not the injected one: a reservation is swept when its
+    // process stopped renewing it, whatever time the gateway's clock says it is.
+    await this.#query(SQL.purgeReservations, []);
+    return { logs: logs.rowCount ?? 0, idempotencyKeys: idempotencyKeys.rowCount ?? 0 };
+  }
+
+  poolStats(): StorePoolStats {
+    return { total: this.#pool.totalCount, idle: this.#pool.idleCount, waiting: this.#pool.waitingCount };
+  }
+
+  async ping(): Promise<void> {
+    const { rows } = await this.#query<{ version: number }>(SQL.schemaVersion, []);
+    const version = rows[0]!.version;
+    if (version !== SCHEMA_VERSION) throw new Error(`the PostgreSQL database is at schema version ${version}; this gateway needs ${SCHEMA_VERSION}`);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#renewal);
+    await this.keyChanges.close();
+    // Waits for queries in flight, then closes every connection.
+    await this.#pool.end();
+  }
+}
+
+interface IdempotencyRow {
+  fingerprint: Buffer;
+  status: number;
+  sealed_body: Buffer;
+}
+
+function isRetried(error: unknown): boolean {
+  if (!(error instanceof pg.DatabaseError)) return false;
+  if (error.code !== undefined && RETRIED_ERRORS.has(error.code)) return true;
+  return error.code === "23505" && error.constraint !== undefined && RETRIED_UNIQUE_INDEXES.has(error.constraint);
+}
+
+/** The four columns of an idempotency scope, in the order the statements take them. */
+function scopeValues(scope: IdempotencyScope): [string, string, string, string] {
+  return [scope.ownerId, scope.method, scope.operation, scope.key];
+}
+
+/** The writable columns of a key, in the order of statements.ts' API_KEY_WRITABLE. */
+function apiKeyUpdateValues(key: ApiKeyUpdate): unknown[] {
+  return [
+    key.name,
+    key.state,
+    key.version,
+    key.secretHash,
+    key.hint,
+    key.spendLimitMicros,
+    key.loggingPolicy.storeRequest ? 1 : 0,
+    key.loggingPolicy.storeResponse ? 1 : 0,
+    key.loggingPolicy.retentionDays,
+    key.modelPolicy.mode,
+    JSON.stringify(key.modelPolicy.modelIds),
+    key.updatedAt,
+    key.rotatedAt,
+    key.revokedAt,
+    key.previousSecretHash,
+    key.previousSecretExpiresAt,
+  ];
+}

@@ -1,0 +1,152 @@
+/**
+ * The SQL of the PostgreSQL store, named so pg prepares each once per connection (parsing and
+ * planning per request would cost more than running most of them). Column lists and meanings
+ * follow the SQLite store's statements.ts.
+ */
+
+/** A query pg prepares once per connection under `name`. */
+export interface NamedQuery {
+  name: string;
+  text: string;
+}
+
+const API_KEY_COLUMNS = `k.seq, k.id, k.owner_id, k.name, k.state, k.version, k.secret_hash, k.hint, k.spend_limit_micros,
+  (SELECT COALESCE(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = k.id)::BIGINT AS spent_micros,
+  k.store_request, k.store_response, k.retention_days, k.model_mode, k.model_ids, k.created_at, k.updated_at,
+  k.rotated_at, k.revoked_at, k.client_reference, k.previous_secret_hash, k.previous_secret_expires_at`;
+
+const API_KEY_WRITABLE = `name, state, version, secret_hash, hint, spend_limit_micros, store_request, store_response,
+  retention_days, model_mode, model_ids, updated_at, rotated_at, revoked_at, previous_secret_hash, previous_secret_expires_at`;
+
+const query = (name: string, text: string): NamedQuery => ({ name: `gateway_${name}`, text });
+
+export const SQL = {
+  insertProvisioningKey: query(
+    "insert_provisioning_key",
+    `INSERT INTO provisioning_keys (id, owner_id, secret_hash, hint, scopes, created_at, revoked_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+  ),
+  provisioningKeyByHash: query("provisioning_key_by_hash", "SELECT * FROM provisioning_keys WHERE secret_hash = $1"),
+
+  // Two indexed look-ups: a current secret, or a secret a grace rotation replaced.
+  apiKeyByHash: query(
+    "api_key_by_hash",
+    `(SELECT ${API_KEY_COLUMNS} FROM api_keys k WHERE k.secret_hash = $1)
+    UNION ALL (SELECT ${API_KEY_COLUMNS} FROM api_keys k WHERE k.previous_secret_hash = $1) LIMIT 1`,
+  ),
+  apiKeyById: query("api_key_by_id", `SELECT ${API_KEY_COLUMNS} FROM api_keys k WHERE k.id = $1 AND k.owner_id = $2`),
+  // Held until the unit of work ends. NO KEY UPDATE, not UPDATE: it excludes every other change of
+  // the key just the same, but lets model requests' log and usage inserts (whose foreign keys take
+  // KEY SHARE on the key's row) commit meanwhile.
+  apiKeyByIdHeld: query(
+    "api_key_by_id_held",
+    `SELECT ${API_KEY_COLUMNS} FROM api_keys k WHERE k.id = $1 AND k.owner_id = $2 FOR NO KEY UPDATE OF k`,
+  ),
+  liveApiKeyByReference: query(
+    "live_api_key_by_reference",
+    `SELECT ${API_KEY_COLUMNS} FROM api_keys k WHERE k.owner_id = $1 AND k.client_reference = $2 AND k.state <> 'revoked'`,
+  ),
+  listApiKeys: query(
+    "list_api_keys",
+    `SELECT ${API_KEY_COLUMNS} FROM api_keys k WHERE k.owner_id = $1 AND k.seq > $2 ORDER BY k.seq LIMIT $3`,
+  ),
+  countApiKeysByState: query("count_api_keys_by_state", "SELECT state, COUNT(*)::INTEGER AS n FROM api_keys WHERE owner_id = $1 GROUP BY state"),
+  // Writes return the key as stored, in the same round trip.
+  insertApiKey: query(
+    "insert_api_key",
+    `WITH k AS (
+      INSERT INTO api_keys (${API_KEY_WRITABLE}, id, owner_id, created_at, client_reference)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+      RETURNING *
+    )
+    SELECT ${API_KEY_COLUMNS} FROM k`,
+  ),
+  // The version check is in the statement: a key changed since it was read is not written (and
+  // no row comes back).
+  updateApiKey: query(
+    "update_api_key",
+    `WITH k AS (
+      UPDATE api_keys SET (${API_KEY_WRITABLE}) = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+      WHERE id = $17 AND version = $18
+      RETURNING *
+    )
+    SELECT ${API_KEY_COLUMNS} FROM k`,
+  ),
+
+  // Claims the key, or (returning nothing) finds an unexpired record under it. An expired record is
+  // replaced: its key may start a new operation. A concurrent claim's uncommitted insert makes
+  // this one wait for its transaction's end.
+  claimIdempotencyKey: query(
+    "claim_idempotency_key",
+    `INSERT INTO idempotency_records (owner_id, method, operation, idem_key, fingerprint, status, sealed_body, created_at, expires_at)
+    VALUES ($1, $2, $3, $4, $5, 0, '\\x', $6, $7)
+    ON CONFLICT (owner_id, method, operation, idem_key) DO UPDATE
+      SET fingerprint = EXCLUDED.fingerprint, status = 0, sealed_body = EXCLUDED.sealed_body,
+        created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+      WHERE idempotency_records.expires_at <= EXCLUDED.created_at
+    RETURNING 1 AS claimed`,
+  ),
+  idempotencyRecord: query(
+    "idempotency_record",
+    `SELECT fingerprint, status, sealed_body FROM idempotency_records
+    WHERE owner_id = $1 AND method = $2 AND operation = $3 AND idem_key = $4`,
+  ),
+  completeIdempotencyKey: query(
+    "complete_idempotency_key",
+    `UPDATE idempotency_records SET status = $1, sealed_body = $2
+    WHERE owner_id = $3 AND method = $4 AND operation = $5 AND idem_key = $6`,
+  ),
+  purgeIdempotency: query("purge_idempotency", "DELETE FROM idempotency_records WHERE expires_at <= $1"),
+  spentByKey: query("spent_by_key", "SELECT COALESCE(SUM(spent_micros), 0)::BIGINT AS spent FROM usage_counters WHERE key_id = $1"),
+
+  // A model request's whole record in one statement (one round trip, one commit): its log row,
+  // its usage counters with the charge, and the release of its reservation ($10; NULL for none).
+  // Data-modifying WITH clauses all run, to completion, whether or not the final SELECT reads them.
+  recordRequest: query(
+    "record_request",
+    `WITH released AS (DELETE FROM spend_reservations WHERE id = $10),
+    logged AS (
+      INSERT INTO request_logs (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    ),
+    counted AS (
+      INSERT INTO usage_counters (key_id, model, owner_id, total, succeeded, rejected, spent_micros)
+      VALUES ($3, $4, $2, 1, $11, $12, $6)
+      ON CONFLICT (key_id, model) DO UPDATE SET total = usage_counters.total + 1,
+        succeeded = usage_counters.succeeded + EXCLUDED.succeeded, rejected = usage_counters.rejected + EXCLUDED.rejected,
+        spent_micros = usage_counters.spent_micros + EXCLUDED.spent_micros
+    )
+    SELECT 1`,
+  ),
+  usageByOwner: query(
+    "usage_by_owner",
+    "SELECT key_id, model, total, succeeded, rejected, spent_micros FROM usage_counters WHERE owner_id = $1 ORDER BY key_id, model",
+  ),
+
+  reserveSpend: query("reserve_spend", "SELECT gateway_reserve_spend($1, $2, $3, $4) AS id"),
+  // Only live leases are renewed: one that ran out may already have been counted out by another
+  // process's reservation, and must not come back.
+  renewReservations: query(
+    "renew_reservations",
+    `UPDATE spend_reservations SET expires_at = clock_timestamp() + $2 * INTERVAL '1 millisecond'
+    WHERE holder = $1 AND expires_at > clock_timestamp()`,
+  ),
+  purgeReservations: query("purge_reservations", "DELETE FROM spend_reservations WHERE expires_at <= clock_timestamp()"),
+
+  // A row past its key's retention is hidden at once, whether or not the purge has run yet.
+  listLogs: query(
+    "list_logs",
+    `SELECT l.seq, l.id, l.owner_id, l.key_id, l.model, l.status, l.cost_micros, l.created_at, l.request_input, l.response_text
+    FROM request_logs l JOIN api_keys k ON k.id = l.key_id
+    WHERE l.owner_id = $1 AND l.seq < $2 AND ($3::TEXT IS NULL OR l.key_id = $3)
+      AND l.created_at > $4 - k.retention_days * $5::BIGINT
+    ORDER BY l.seq DESC LIMIT $6`,
+  ),
+  // The first condition only narrows the scan to the age index: no retention is shorter than a day.
+  purgeLogs: query(
+    "purge_logs",
+    `DELETE FROM request_logs l USING api_keys k
+    WHERE k.id = l.key_id AND l.created_at <= $1 - $2::BIGINT AND l.created_at <= $1 - k.retention_days * $2::BIGINT`,
+  ),
+  schemaVersion: query("schema_version", "SELECT COALESCE(MAX(version), 0)::INTEGER AS version FROM schema_migrations"),
+} satisfies Record<string, NamedQuery>;
