@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   api_error: 500,
   upstream_error: 502,
   upstream_timeout_error: 504,
+  unavailable_error: 503,
 } as const;
 export type ErrorType = keyof typeof ERROR_STATUS;
 
@@ -44,6 +45,8 @@ export const ERROR_CODES = {
   internal_error: "api_error",
   upstream_failed: "upstream_error",
   upstream_timeout: "upstream_timeout_error",
+  /** `GET /readyz`: the database does not answer (or its schema is not current), or the gateway is shutting down. */
+  not_ready: "unavailable_error",
 } as const satisfies Record<string, ErrorType>;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

@@ -6,6 +6,7 @@ export * from "./api-key";
 export * from "./canonical-json";
 export * from "./credentials";
 export * from "./errors";
+export * from "./health";
 export * from "./list";
 export * from "./models";
 export * from "./paths";

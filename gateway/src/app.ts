@@ -22,6 +22,14 @@ import { textGenerationRoutes } from "./routes/text-generation";
 import { usageRoutes } from "./routes/usage";
 import { whoamiRoutes } from "./routes/whoami";
 import type { Store } from "./store/types";
+import { healthRoutes } from "./ops/health-routes";
+import { meteredLedger } from "./ops/metered-ledger";
+import { GatewayMetrics } from "./ops/metrics";
+import { registerOpenApi } from "./ops/openapi";
+import { trackRequests } from "./ops/request-tracking";
+import { ServingState } from "./ops/serving-state";
+import { drainApp, type DrainOptions, type DrainResult } from "./ops/shutdown";
+import { packageVersion } from "./routes/public";
 
 /** Request bodies above this are refused with 413 `payload_too_large`. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -53,12 +61,22 @@ export interface AppDependencies {
   maintenanceIntervalMs?: number;
   /** The models served. Default: the built-in deterministic models (docs/api.md, "Built-in models"). */
   models?: readonly CatalogModel[];
+  /** Where the app's Prometheus metrics go. Default: a registry of its own (`app.gateway.metrics`). */
+  metrics?: GatewayMetrics;
 }
 
 /** Operations on a running app beyond HTTP. */
 export interface GatewayControls {
   /** Purges expired request logs and idempotency records now, at the injected clock's time. */
   runMaintenance(): Promise<MaintenanceResult>;
+  /**
+   * Shuts the app down gracefully: `/readyz` answers 503 at once, the listener stops accepting,
+   * requests in flight (streams included) finish up to the timeout, then the app closes. The
+   * store stays open: close it after this resolves.
+   */
+  drain(options?: DrainOptions): Promise<DrainResult>;
+  /** The app's Prometheus metrics; `startGateway({ metricsPort })` serves them. */
+  readonly metrics: GatewayMetrics;
 }
 
 declare module "fastify" {
@@ -87,6 +105,11 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     spend: spendLedgerFor(deps.store),
   };
 
+  const metrics = deps.metrics ?? new GatewayMetrics();
+  ctx.spend = meteredLedger(ctx.spend, metrics, (id) => ctx.models.get(id) !== undefined);
+  if (deps.store.poolStats) metrics.observePool(() => deps.store.poolStats!());
+  const serving = new ServingState();
+
   const app = Fastify({
     logger: loggerOptions(deps.logger ?? false),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -101,13 +124,22 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.decorateRequest("account", null);
   app.decorateRequest("apiKey", null);
   app.decorateRequest("idempotencyKey", null);
-  app.decorate("gateway", { runMaintenance: () => runMaintenance(ctx) } satisfies GatewayControls);
+  app.decorate("gateway", {
+    runMaintenance: () => runMaintenance(ctx),
+    drain: (options) => drainApp(app, serving, options),
+    metrics,
+  } satisfies GatewayControls);
 
   // JSON only: a text/plain body would otherwise reach validation as a string.
   app.removeContentTypeParser("text/plain");
   installJsonBodyParser(app);
   installZodValidation(app);
   installErrorHandling(app);
+  trackRequests(app, metrics, serving);
+  // Before every route: the document sees only routes registered after it.
+  registerOpenApi(app, packageVersion());
+
+  app.register(healthRoutes, { store: deps.store, serving });
 
   app.register(publicRoutes, { prefix: "/v1", ctx });
   app.register(textGenerationRoutes, { prefix: "/v1", ctx });

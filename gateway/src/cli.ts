@@ -2,6 +2,7 @@
 /**
  * The `gateway` command:
  *   gateway serve [--port 8787] [--host 127.0.0.1] [--db ./gateway.db | --database postgres://…] [--bootstrap --owner ID]
+ *                 [--metrics-port N] [--drain-timeout 30] [--shutdown-delay 0]
  *   gateway provisioning-key create (--db FILE | --database postgres://…) --owner ID [--scopes keys:read,keys:write,usage:read]
  * `--database` may come from GATEWAY_DATABASE_URL instead, which keeps the password out of `ps`.
  * Human-readable lines (and secrets, once) go to stdout; JSON logs go to stderr.
@@ -33,6 +34,10 @@ interface ServeOptions {
   logLevel: string;
   meteringDurability: "normal" | "full";
   config?: string;
+  metricsPort?: number;
+  metricsHost?: string;
+  drainTimeout: number;
+  shutdownDelay: number;
 }
 
 interface CreateKeyOptions {
@@ -55,6 +60,11 @@ async function main(argv: string[]): Promise<void> {
     const ms = Number(text);
     if (!/^\d+$/.test(text) || ms < 100) throw new InvalidArgumentError("expected a whole number of milliseconds, at least 100");
     return ms;
+  };
+  const parseSeconds = (text: string): number => {
+    const seconds = Number(text);
+    if (!/^\d+(\.\d+)?$/.test(text) || seconds > 86_400) throw new InvalidArgumentError("expected a number of seconds from 0 to 86400, such as 30 or 0.5");
+    return seconds;
   };
   const parseScopes = (text: string): Scope[] => {
     const scopes = text.split(",").map((scope) => scope.trim()).filter(Boolean);
@@ -90,6 +100,14 @@ async function main(argv: string[]): Promise<void> {
     .addOption(
       new Option("--metering-durability <mode>", "fsync of usage and log writes (see docs/api.md)").default("normal").choices(["normal", "full"]),
     )
+    .addOption(new Option("--metrics-port <port>", "serve Prometheus metrics at GET /metrics on this port (default: off)").argParser(parsePort))
+    .option("--metrics-host <address>", "address of the metrics listener (default: --host)")
+    .addOption(new Option("--drain-timeout <seconds>", "on SIGTERM/SIGINT, how long requests in flight (streams too) may finish").default(30).argParser(parseSeconds))
+    .addOption(
+      new Option("--shutdown-delay <seconds>", "on SIGTERM/SIGINT, how long to keep accepting with /readyz at 503 before stopping, for a load balancer to notice")
+        .default(0)
+        .argParser(parseSeconds),
+    )
     .action(async (options: ServeOptions) => serve(options));
 
   program
@@ -119,13 +137,16 @@ async function serve(options: ServeOptions): Promise<void> {
       : { dbPath: database.path, storeOptions: { meteringDurability: options.meteringDurability } }),
     logger: { level: options.logLevel as "info", stream: pino.destination(2) },
     ...(options.bootstrap ? { bootstrap: { ownerId: options.owner!, scopes: options.scopes } } : {}),
+    ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort, metricsHost: options.metricsHost ?? options.host }),
+    drainTimeoutMs: Math.round(options.drainTimeout * 1000),
+    shutdownDelayMs: Math.round(options.shutdownDelay * 1000),
   });
   // Handlers first: whoever reads the "listening" line may signal at once.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`${signal}: finishing requests in flight, closing the database\n`);
+    process.stderr.write(`${signal}: not ready; finishing requests in flight (up to ${options.drainTimeout} s), then closing the database\n`);
     gateway.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -141,6 +162,7 @@ async function serve(options: ServeOptions): Promise<void> {
   if (gateway.provisioningKey) {
     process.stdout.write(`provisioning key for owner ${gateway.ownerId} (shown once; store it now): ${gateway.provisioningKey}\n`);
   }
+  if (gateway.metricsUrl) process.stdout.write(`metrics at ${gateway.metricsUrl}/metrics\n`);
 }
 
 /** The database the options name: SQLite (`--db`, or the default file) or PostgreSQL (`--database`). */

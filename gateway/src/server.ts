@@ -9,6 +9,9 @@ import type { Store } from "./store/types";
 import { BUILT_IN_MODELS } from "./models/catalog";
 import type { GatewayConfig } from "./upstream/config";
 import { upstreamCatalog } from "./upstream/catalog";
+import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener";
+import { GatewayMetrics } from "./ops/metrics";
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "./ops/shutdown";
 
 /** Options of {@link startGateway}: where to listen and what to serve, plus every app option. */
 export interface StartGatewayOptions extends Omit<AppDependencies, "store"> {
@@ -37,6 +40,17 @@ export interface StartGatewayOptions extends Omit<AppDependencies, "store"> {
   config?: GatewayConfig;
   /** Creates a provisioning key for this owner at start; its secret is returned once. */
   bootstrap?: { ownerId: string; scopes?: readonly Scope[] };
+  /**
+   * Serves Prometheus metrics at `GET /metrics` on this port of `metricsHost`, apart from the
+   * public listener (0: an ephemeral port, read it back from `metricsUrl`). Default: no metrics listener.
+   */
+  metricsPort?: number;
+  /** Default: `host`. */
+  metricsHost?: string;
+  /** How long `close()` lets requests in flight (streams included) finish before cutting them. Default 30 000 ms. */
+  drainTimeoutMs?: number;
+  /** How long `close()` keeps accepting, with `/readyz` answering 503, before it stops: time for a load balancer to notice. Default 0. */
+  shutdownDelayMs?: number;
 }
 
 /** A listening gateway. */
@@ -48,9 +62,15 @@ export interface RunningGateway {
   provisioningKey?: string;
   /** The bootstrap owner. */
   ownerId?: string;
+  /** The metrics listener's base URL (scrape `${metricsUrl}/metrics`), when `metricsPort` was given. */
+  metricsUrl?: string;
   store: Store;
   app: FastifyInstance;
-  /** Stops listening, waits for requests in flight, then closes the store if the gateway opened it. */
+  /**
+   * Shuts down gracefully (see `app.gateway.drain`): not ready at once, then stops accepting, lets
+   * requests in flight finish up to `drainTimeoutMs`, closes the metrics listener, and closes the
+   * store if the gateway opened it.
+   */
   close(): Promise<void>;
 }
 
@@ -59,12 +79,15 @@ export interface RunningGateway {
  * demos: an in-memory database on an ephemeral loopback port.
  */
 export async function startGateway(options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  const { port = 0, host = "127.0.0.1", dbPath, storeOptions, databaseUrl, postgresOptions, bootstrap, store: givenStore, config, ...appOptions } = options;
+  const { port = 0, host = "127.0.0.1", dbPath, storeOptions, databaseUrl, postgresOptions, bootstrap, store: givenStore, config, ...rest } = options;
+  const { metricsPort, metricsHost = host, drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS, shutdownDelayMs = 0, ...appOptions } = rest;
+  // Made here, not by the app, so the upstream providers report into the same registry.
+  const metrics = appOptions.metrics ?? new GatewayMetrics();
   if (databaseUrl !== undefined && dbPath !== undefined) throw new Error("give either dbPath (SQLite) or databaseUrl (PostgreSQL), not both");
   // Opened first: a database that cannot be reached leaves nothing else to close.
   const store =
     givenStore ?? (databaseUrl !== undefined ? await openPostgresStore(databaseUrl, postgresOptions) : openSqliteStore(dbPath ?? ":memory:", storeOptions));
-  const upstream = config ? upstreamCatalog(config) : undefined;
+  const upstream = config ? upstreamCatalog(config, process.env, metrics) : undefined;
   if (upstream) {
     const configured = new Set(upstream.models.map((model) => model.id));
     appOptions.models ??= [...upstream.models, ...BUILT_IN_MODELS.filter((model) => !configured.has(model.id))];
@@ -74,12 +97,15 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     if (!givenStore) await store.close();
   };
   let app: FastifyInstance | undefined;
+  let metricsListener: MetricsListener | undefined;
   try {
     const created = bootstrap
       ? await createProvisioningKey(store, { ownerId: bootstrap.ownerId, scopes: bootstrap.scopes, clock: appOptions.clock })
       : undefined;
-    app = createApp({ ...appOptions, store });
+    app = createApp({ ...appOptions, metrics, store });
     await app.listen({ port, host });
+    if (metricsPort !== undefined) metricsListener = await listenForMetrics(metrics.registry, metricsPort, metricsHost);
+    const metricsOn = metricsListener;
     const listening = app;
     const address = app.server.address() as AddressInfo;
     const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -87,17 +113,21 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       url: `http://${shownHost}:${address.port}`,
       port: address.port,
       ...(created ? { provisioningKey: created.secret, ownerId: created.ownerId } : {}),
+      ...(metricsOn ? { metricsUrl: metricsOn.url } : {}),
       store,
       app: listening,
       close: async () => {
         try {
-          await listening.close();
+          await listening.gateway.drain({ timeoutMs: drainTimeoutMs, delayMs: shutdownDelayMs });
         } finally {
+          // Scrapes still answer during the drain; the store closes last, once nothing uses it.
+          await metricsOn?.close();
           await closeStore();
         }
       },
     };
   } catch (error) {
+    await metricsListener?.close();
     await app?.close();
     await closeStore();
     throw error;

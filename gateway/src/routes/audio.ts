@@ -16,7 +16,10 @@ export const audioRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ct
   await app.register(multipart, { limits: { fileSize: AUDIO_UPLOAD_LIMIT_BYTES, files: 1, fields: 16 } });
   const onRequest = [requireApiKey(ctx)];
 
-  app.post("/audio/speech", { onRequest, schema: { querystring: NoQuery, body: SpeechRequest } }, async (request, reply) => {
+  const speechDoc = {
+    responses: { 200: { description: "The audio: WAV (the default) or raw 16-bit PCM, as `response_format` asks.", content: { "audio/wav": "binary", "audio/pcm": "binary" } } },
+  } as const;
+  app.post("/audio/speech", { onRequest, schema: { querystring: NoQuery, body: SpeechRequest }, config: { openapi: speechDoc } }, async (request, reply) => {
     const body = request.body;
     const call = new MeteredCall(ctx, apiKeyOf(request), body.model, body.input);
     const model = await call.admit("speech");
@@ -30,7 +33,20 @@ export const audioRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ct
 
   app.post(
     "/audio/transcriptions",
-    { onRequest, bodyLimit: AUDIO_UPLOAD_LIMIT_BYTES, schema: { querystring: NoQuery } },
+    {
+      onRequest,
+      bodyLimit: AUDIO_UPLOAD_LIMIT_BYTES,
+      schema: { querystring: NoQuery },
+      // Read from the multipart parts in the handler, so documented here rather than validated by Fastify.
+      config: {
+        openapi: {
+          requestBody: { mediaType: "multipart/form-data", schema: TranscriptionFields, binaryFields: ["file"] },
+          responses: {
+            200: { description: "The text, as JSON (the default) or plain text, as `response_format` asks.", content: { "application/json": Transcription, "text/plain": "text" } },
+          },
+        },
+      },
+    },
     async (request, reply) => {
       if (!request.isMultipart()) {
         throw new GatewayError("invalid_json", "Send the audio as multipart/form-data with a `file` part and a `model` field.", { param: "Content-Type" });

@@ -19,7 +19,8 @@ export const EXTENSIONS = [
   "rotation_grace", // rotate with gracePeriodSeconds: the replaced secret works until previousSecretExpiresAt
 ] as const;
 
-function packageVersion(): string {
+/** The gateway's version, from its package.json. */
+export function packageVersion(): string {
   try {
     // dist/routes/public.js → gateway/package.json
     return (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;

@@ -1,6 +1,7 @@
 import { parseUnits } from "@gateway-keys/contract";
 import { Pool } from "undici";
 import type { CatalogModel } from "../models/catalog";
+import type { GatewayMetrics } from "../ops/metrics";
 import { anthropicChatEngine } from "./anthropic-engine";
 import type { GatewayConfig } from "./config";
 import { fallbackEngine } from "./fallback-engine";
@@ -16,15 +17,16 @@ export interface UpstreamCatalog {
 /**
  * Builds the forwarded models of a config: one pooled connection per provider, each model's routes
  * tried in order. Provider keys are read from the environment here, once; a missing variable is an
- * error that names it (never its value).
+ * error that names it (never its value). Each attempt's latency goes to `metrics`, when given.
  */
-export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): UpstreamCatalog {
+export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env, metrics?: GatewayMetrics): UpstreamCatalog {
   const providers = new Map<string, UpstreamProvider & { wire: "openai" | "anthropic" }>();
   for (const [name, provider] of Object.entries(config.providers)) {
     const apiKey = env[provider.apiKeyEnv];
     if (!apiKey) throw new Error(`provider ${name}: the environment variable ${provider.apiKeyEnv} is not set; it must hold the provider's API key`);
     const origin = new URL(provider.baseUrl).origin;
-    providers.set(name, { name, wire: provider.wire, baseUrl: provider.baseUrl, apiKey, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: 64 }) });
+    const observe: UpstreamProvider["observe"] = metrics && ((outcome, seconds) => metrics.upstreamRequest(name, outcome, seconds));
+    providers.set(name, { name, wire: provider.wire, baseUrl: provider.baseUrl, apiKey, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: 64 }), observe });
   }
   const models: CatalogModel[] = config.models.map((model) => ({
     id: model.id,

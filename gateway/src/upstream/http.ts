@@ -1,4 +1,5 @@
 import { errors, type Dispatcher, type Pool } from "undici";
+import { performance } from "node:perf_hooks";
 import { GatewayError } from "../errors";
 
 /** One provider as the engines reach it: a pooled connection and its credentials. */
@@ -8,6 +9,8 @@ export interface UpstreamProvider {
   apiKey: string;
   timeoutMs: number;
   pool: Pool;
+  /** Hears how long each attempt took to its response headers (or its failure); the metrics listen. */
+  observe?: (outcome: "ok" | "error_status" | "timeout" | "failed", seconds: number) => void;
 }
 
 /** The upstream's answer, whose status was 2xx. */
@@ -20,6 +23,8 @@ export type UpstreamAnswer = Dispatcher.ResponseData;
 export async function postJson(provider: UpstreamProvider, path: string, headers: Record<string, string>, body: unknown, signal: AbortSignal): Promise<UpstreamAnswer> {
   const url = new URL(provider.baseUrl.replace(/\/+$/, "") + path);
   let answer: UpstreamAnswer;
+  const started = performance.now();
+  const observe = (outcome: Parameters<NonNullable<UpstreamProvider["observe"]>>[0]) => provider.observe?.(outcome, (performance.now() - started) / 1000);
   try {
     answer = await provider.pool.request({
       method: "POST",
@@ -31,8 +36,11 @@ export async function postJson(provider: UpstreamProvider, path: string, headers
       bodyTimeout: provider.timeoutMs,
     });
   } catch (error) {
-    throw upstreamFailure(provider, error);
+    const failure = upstreamFailure(provider, error);
+    observe(failure.code === "upstream_timeout" ? "timeout" : "failed");
+    throw failure;
   }
+  observe(answer.statusCode >= 300 ? "error_status" : "ok");
   if (answer.statusCode >= 300) {
     await answer.body.dump();
     throw new GatewayError("upstream_failed", `The provider ${provider.name} answered ${answer.statusCode}; the request was not completed.`);

@@ -1,0 +1,129 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { RequestOutcome, StorePoolStats } from "../store/types";
+
+/** How an upstream attempt ended, as the `outcome` label of `gateway_upstream_request_duration_seconds`. */
+export type UpstreamOutcome = "ok" | "error_status" | "timeout" | "failed";
+
+/** What the spend-reservation gauges read when scraped. */
+export interface ReservationFigures {
+  /** Reservations held by requests in flight in this process. */
+  count: number;
+  /** Their total, in micro-units of credit. */
+  micros: bigint;
+}
+
+/** Latency buckets in seconds: from a cached key look-up (1 ms) to a long stream (2 min). */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+/**
+ * The gateway's Prometheus metrics, in a registry of their own: two gateways in one process (tests
+ * do that) never share or clash over a metric. Labels are bounded and never carry a secret, a raw
+ * URL or a client-chosen string: routes are Fastify's route patterns, models are catalog ids.
+ * docs/api.md ("Metrics") lists every metric and label.
+ */
+export class GatewayMetrics {
+  /** Everything this gateway exports; serve it with `registry.metrics()`. */
+  readonly registry = new Registry();
+
+  readonly #httpRequests = new Counter({
+    name: "gateway_http_requests_total",
+    help: "HTTP requests answered, by method, route pattern and status code.",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [this.registry],
+  });
+  readonly #httpDuration = new Histogram({
+    name: "gateway_http_request_duration_seconds",
+    help: "Time from a request's arrival to the end of its answer (a stream's last byte), by method, route pattern and status code.",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #httpInFlight = new Gauge({
+    name: "gateway_http_requests_in_flight",
+    help: "HTTP requests (streams included) being answered now.",
+    registers: [this.registry],
+  });
+  readonly #upstreamDuration = new Histogram({
+    name: "gateway_upstream_request_duration_seconds",
+    help: "Time from sending a request to an upstream provider until its response headers (or the failure), by provider and outcome.",
+    labelNames: ["provider", "outcome"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #modelRequests = new Counter({
+    name: "gateway_model_requests_total",
+    help: 'Model requests recorded, by model id ("unknown" for an id no model has) and outcome (succeeded, rejected, failed).',
+    labelNames: ["model", "outcome"] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** One HTTP request answered (or cut) after `seconds`. */
+  httpRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.#httpRequests.inc(labels);
+    this.#httpDuration.observe(labels, seconds);
+  }
+
+  /** A request started (+1) or ended (-1). */
+  httpInFlight(change: 1 | -1): void {
+    this.#httpInFlight.inc(change);
+  }
+
+  /** One attempt at an upstream provider. */
+  upstreamRequest(provider: string, outcome: UpstreamOutcome, seconds: number): void {
+    this.#upstreamDuration.observe({ provider, outcome }, seconds);
+  }
+
+  /** One model request recorded with its outcome; `model` must already be a known id or `"unknown"`. */
+  modelRequest(model: string, outcome: RequestOutcome): void {
+    this.#modelRequests.inc({ model, outcome });
+  }
+
+  /** Exports the spend reservations in flight, read from `figures` at each scrape. */
+  observeReservations(figures: () => ReservationFigures): void {
+    new Gauge({
+      name: "gateway_spend_reservations_in_flight",
+      help: "Spend reservations held by model requests in flight in this process.",
+      registers: [this.registry],
+      collect() {
+        this.set(figures().count);
+      },
+    });
+    new Gauge({
+      name: "gateway_spend_reserved_units",
+      help: "Credits held by those reservations, in units.",
+      registers: [this.registry],
+      collect() {
+        // Micro-units to units; a gauge is a double, so exactness past 2^53 micros is not needed here.
+        this.set(Number(figures().micros) / 1_000_000);
+      },
+    });
+  }
+
+  /** Exports a connection pool's figures, read from `stats` at each scrape. Call only for a store with a pool. */
+  observePool(stats: () => StorePoolStats): void {
+    new Gauge({
+      name: "gateway_db_pool_connections",
+      help: "Database connections of the store's pool, by state (total, idle).",
+      labelNames: ["state"] as const,
+      registers: [this.registry],
+      collect() {
+        const now = stats();
+        this.set({ state: "total" }, now.total);
+        this.set({ state: "idle" }, now.idle);
+      },
+    });
+    new Gauge({
+      name: "gateway_db_pool_waiting",
+      help: "Queries waiting for a connection of the store's pool.",
+      registers: [this.registry],
+      collect() {
+        this.set(stats().waiting);
+      },
+    });
+  }
+}

@@ -1,0 +1,155 @@
+import swagger, { type SwaggerTransform } from "@fastify/swagger";
+import type { FastifyInstance } from "fastify";
+import { jsonSchemaTransform } from "fastify-type-provider-zod";
+import { z, type ZodType } from "zod";
+import { ErrorEnvelope, NoQuery } from "@gateway-keys/contract";
+
+/**
+ * What a route's zod schemas cannot say, for its OpenAPI operation: a body Fastify must not
+ * validate as JSON (a multipart upload) and answers that are not JSON (audio bytes, plain text).
+ * Declared beside the route as `config: { openapi: … }`; only the document reads it.
+ */
+export interface OpenApiHints {
+  /** The request body by media type. A zod schema, plus the names of its fields that are binary file parts. */
+  requestBody?: { mediaType: string; schema: ZodType; binaryFields?: readonly string[] };
+  /** Answers by status: a description and, by media type, a zod schema or `"binary"` or `"text"`. */
+  responses?: Record<number, { description: string; content: Record<string, ZodType | "binary" | "text"> }>;
+}
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Documentation a route's schemas cannot carry; see {@link OpenApiHints}. */
+    openapi?: OpenApiHints;
+  }
+}
+
+/** Which credential a path takes, by prefix; the first match wins. Auth hooks are per route, so the document says it here. */
+const SECURITY_BY_PREFIX: readonly { prefix: string; security: Record<string, string[]>[] }[] = [
+  { prefix: "/v1/account/", security: [{ provisioningKey: [] }] },
+  // Anonymous, or an API key to see only the models it may call.
+  { prefix: "/v1/models", security: [{}, { apiKey: [] }] },
+  { prefix: "/v1/startups", security: [] },
+  { prefix: "/v1/", security: [{ apiKey: [] }] },
+  { prefix: "/", security: [] },
+];
+
+function tagOf(url: string): string {
+  if (url.startsWith("/v1/account/")) return "account";
+  if (url.startsWith("/v1/")) return "model";
+  return "operations";
+}
+
+/** A zod schema as the JSON Schema of a request (input) or an answer (output). */
+function jsonSchemaOf(schema: ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  return json;
+}
+
+function mediaSchema(content: ZodType | "binary" | "text"): Record<string, unknown> {
+  if (content === "binary") return { type: "string", format: "binary" };
+  if (content === "text") return { type: "string" };
+  return jsonSchemaOf(content, "output");
+}
+
+/**
+ * Route schemas (zod, from the contract) to OpenAPI: fastify-type-provider-zod's transform, plus
+ * each route's {@link OpenApiHints}, its tag and credential, and the error envelope as every
+ * operation's other answers.
+ */
+const transform: SwaggerTransform = (input) => {
+  const transformed = jsonSchemaTransform(input as Parameters<typeof jsonSchemaTransform>[0]) as { schema: Record<string, unknown>; url: string };
+  const schema = { ...transformed.schema };
+  if (schema.hide) return transformed;
+  const hints = (input.route as { config?: { openapi?: OpenApiHints } } | undefined)?.config?.openapi;
+  if (hints?.requestBody) {
+    const body = jsonSchemaOf(hints.requestBody.schema, "input") as { properties?: Record<string, unknown>; required?: string[] };
+    for (const field of hints.requestBody.binaryFields ?? []) {
+      body.properties = { ...body.properties, [field]: { type: "string", format: "binary" } };
+      body.required = [...(body.required ?? []), field];
+    }
+    schema.body = body;
+    schema.consumes = [hints.requestBody.mediaType];
+  }
+  const response = { ...(schema.response as Record<string, unknown> | undefined) };
+  for (const [status, answer] of Object.entries(hints?.responses ?? {})) {
+    response[status] = {
+      description: answer.description,
+      content: Object.fromEntries(Object.entries(answer.content).map(([mediaType, content]) => [mediaType, { schema: mediaSchema(content) }])),
+    };
+  }
+  response.default = { description: "An error, in the error envelope (docs/api.md, \"Errors\").", ...jsonSchemaOf(ErrorEnvelope, "output") };
+  schema.response = response;
+  schema.tags ??= [tagOf(transformed.url)];
+  schema.security ??= SECURITY_BY_PREFIX.find(({ prefix }) => transformed.url.startsWith(prefix))!.security;
+  return { schema, url: transformed.url };
+};
+
+/**
+ * A text route whose body has a `stream` flag answers `text/event-stream` when it is true: added
+ * to its 200 answer here, from the document itself, so no route has to say it.
+ */
+function addEventStreams(document: { paths?: Record<string, Record<string, OpenApiOperation>> }): void {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      const body = operation.requestBody?.content?.["application/json"]?.schema as { properties?: Record<string, unknown> } | undefined;
+      const ok = operation.responses?.["200"];
+      if (body?.properties?.stream && ok?.content) {
+        ok.content["text/event-stream"] = { schema: { type: "string", description: "Server-sent events, when the request sets `stream: true` (docs/api.md)." } };
+      }
+    }
+  }
+}
+
+interface OpenApiOperation {
+  requestBody?: { content?: Record<string, { schema?: unknown }> };
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+}
+
+/**
+ * Collects every route registered after it into an OpenAPI 3.1 document and serves it at
+ * `GET /openapi.json` (no credential: it holds nothing a client could not read in docs/). Call
+ * it before registering the routes: the document sees only routes added after it.
+ */
+export function registerOpenApi(app: FastifyInstance, version: string): void {
+  app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "gateway-keys",
+        version,
+        description: "The gateway's account API (keys as code), model API and operational endpoints. docs/api.md explains every decision.",
+      },
+      tags: [
+        { name: "account", description: "Keys, usage and logs of an owner, with a provisioning key." },
+        { name: "model", description: "Model requests, with an API key." },
+        { name: "operations", description: "Health, readiness and this document; no credential." },
+      ],
+      components: {
+        securitySchemes: {
+          apiKey: { type: "http", scheme: "bearer", description: "A regular API key (gwk_…); Anthropic clients may send it as x-api-key." },
+          provisioningKey: { type: "http", scheme: "bearer", description: "A provisioning key (gwp_…) of the owner." },
+        },
+      },
+    },
+    transform,
+    transformObject: (documentObject) => {
+      if (!("openapiObject" in documentObject)) return documentObject.swaggerObject;
+      addEventStreams(documentObject.openapiObject as Parameters<typeof addEventStreams>[0]);
+      return documentObject.openapiObject;
+    },
+  });
+  // In a plugin of its own, so it is added after the swagger plugin has loaded and sees it too.
+  app.register(async (scope) => {
+    scope.get(
+      "/openapi.json",
+      {
+        schema: { querystring: NoQuery },
+        config: { openapi: { responses: { 200: { description: "This document.", content: { "application/json": OpenApiDocument } } } } },
+      },
+      async () => app.swagger(),
+    );
+  });
+}
+
+/** Enough of an OpenAPI document's shape to describe `GET /openapi.json` itself. */
+const OpenApiDocument = z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });

@@ -1,0 +1,12 @@
+/**
+ * Writes docs/openapi.json, the gateway's OpenAPI document, from the routes' schemas (the contract's
+ * zod schemas) exactly as `GET /openapi.json` serves it. `npm run openapi` after changing a route
+ * or the contract; test/gateway/openapi.test.ts fails while the file is stale.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openApiDocumentText } from "@gateway-keys/gateway";
+
+const target = join(import.meta.dirname, "..", "docs", "openapi.json");
+writeFileSync(target, await openApiDocumentText());
+console.log(`wrote ${target}`);
