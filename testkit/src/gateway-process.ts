@@ -20,8 +20,17 @@ const START_TIMEOUT_MS = 15_000;
 export interface GatewayProcessOptions {
   /** The SQLite file. Default: a fresh one in a temporary folder that `stop()` removes. */
   dbPath?: string;
+  /**
+   * A PostgreSQL database to serve from instead of a SQLite file (then `dbPath` is ignored). It is
+   * handed over in GATEWAY_DATABASE_URL, which keeps its password out of the process list.
+   */
+  databaseUrl?: string;
   /** Start with `--bootstrap --owner <ownerId>`, which creates a provisioning key and prints it once. Default: no key. */
   bootstrap?: { ownerId: string };
+  /** More `gateway serve` options, e.g. `["--config", file, "--drain-timeout", "5"]`. */
+  args?: readonly string[];
+  /** Variables added to the process's environment (e.g. an upstream provider's key). */
+  env?: Record<string, string>;
 }
 
 /** How a process ended: an exit code, or the signal that ended it. */
@@ -38,6 +47,8 @@ export interface GatewayProcess {
   provisioningKey: string | undefined;
   /** The process itself, for tests that send it signals. */
   child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far, for tests that check what it prints. */
+  output(): string;
   /** Resolves once the process has ended (at once if it already has). */
   exited(): Promise<ProcessExit>;
   /** Ends the process with SIGTERM unless it already ended, then removes its temporary folder. Safe to call twice. */
@@ -46,16 +57,20 @@ export interface GatewayProcess {
 
 /** Starts `gateway serve` on an ephemeral loopback port and waits until it listens. */
 export async function startGatewayProcess(options: GatewayProcessOptions = {}): Promise<GatewayProcess> {
-  const tempDir = options.dbPath === undefined ? await mkdtemp(join(tmpdir(), "gateway-process-")) : undefined;
-  const dbPath = options.dbPath ?? join(tempDir!, "gateway.db");
+  const { databaseUrl } = options;
+  const tempDir = options.dbPath === undefined && databaseUrl === undefined ? await mkdtemp(join(tmpdir(), "gateway-process-")) : undefined;
+  const databaseArgs = databaseUrl === undefined ? ["--db", options.dbPath ?? join(tempDir!, "gateway.db")] : [];
+  const env = { ...options.env, ...(databaseUrl === undefined ? {} : { GATEWAY_DATABASE_URL: databaseUrl }) };
   const bootstrapArgs = options.bootstrap ? ["--bootstrap", "--owner", options.bootstrap.ownerId] : [];
-  const child = spawn(process.execPath, [GATEWAY_CLI, "serve", "--port", "0", "--db", dbPath, "--log-level", "silent", ...bootstrapArgs], {
+  const child = spawn(process.execPath, [GATEWAY_CLI, "serve", "--port", "0", ...databaseArgs, "--log-level", "silent", ...bootstrapArgs, ...(options.args ?? [])], {
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
   });
   // Listened for from the start, so an exit is never missed.
   const exit = new Promise<ProcessExit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  // Kept quiet, and shown only if the gateway fails to start.
+  // Kept quiet, and shown only if the gateway fails to start (or asked for with output()).
   let errors = "";
+  let printed = "";
   child.stderr!.on("data", (chunk: Buffer) => {
     errors += chunk.toString();
   });
@@ -71,6 +86,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions = {}): 
   try {
     // Ends early when the process exits: its stdout closes.
     for await (const line of createInterface({ input: child.stdout! })) {
+      printed += `${line}\n`;
       url ||= /^gateway listening on (http:\/\/\S+)/.exec(line)?.[1] ?? "";
       provisioningKey ??= /^provisioning key for owner .*: (gwp_[0-9A-Za-z]+)$/.exec(line)?.[1];
       if (url && (provisioningKey || !options.bootstrap)) break;
@@ -84,6 +100,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions = {}): 
     throw new Error(`the gateway process did not start (exit ${code ?? signal}):\n${errors}`);
   }
   // Drained from now on, so a full pipe never blocks the gateway.
+  child.stdout!.on("data", (chunk: Buffer) => {
+    printed += chunk.toString();
+  });
   child.stdout!.resume();
-  return { url, provisioningKey, child, exited: () => exit, stop };
+  return { url, provisioningKey, child, output: () => printed + errors, exited: () => exit, stop };
 }

@@ -1,0 +1,246 @@
+/**
+ * Three real gateway processes (`gateway serve --database …`) on one PostgreSQL database: what
+ * holds across processes — version checks, the spend limit, revocation within the documented
+ * second, and a process killed with SIGKILL losing no acknowledged write and no spend for longer
+ * than a reservation's lease. The server is a throw-away one from the machine's binaries.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { parseUnits } from "@gateway-keys/contract";
+import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
+import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
+import { call } from "./helpers";
+
+const unavailable = postgresUnavailableReason();
+if (unavailable) console.log(`skipping the PostgreSQL cluster tests: ${unavailable}`);
+const describeWithPostgres = unavailable ? describe.skip : describe;
+
+/** Short, so the test of a killed process waits little for its reservations to lapse. */
+const LEASE_MS = 2000;
+
+describeWithPostgres("three gateway processes on one PostgreSQL database", () => {
+  let server: PostgresServer;
+  let databaseUrl: string;
+  let upstream: Server;
+  let workDir: string;
+  let gateways: GatewayProcess[] = [];
+  let provisioningKey: string;
+  /** Requests the hanging upstream holds, answered at the end so nothing leaks. */
+  const held: Array<() => void> = [];
+
+  const pick = (i: number) => gateways[i % gateways.length]!;
+  const account = (gateway: GatewayProcess, method: string, path: string, body?: unknown) =>
+    call(gateway.url, method, `/v1/account/api-keys${path}`, {
+      bearer: provisioningKey,
+      ...(body !== undefined ? { body } : {}),
+      ...(method === "GET" ? {} : { idempotencyKey: randomUUID() }),
+    });
+  const createKey = async (body: Record<string, unknown>) => {
+    const created = await account(gateways[0]!, "POST", "", { name: "cluster key", ...body });
+    expect(created.status).toBe(201);
+    return created.body as { keyId: string; secret: string; version: number };
+  };
+  const spentMicros = async (keyId: string) => parseUnits((await account(gateways[0]!, "GET", `/${keyId}`)).body.spentUnits);
+  /** What a request reserves, read from the refusal of a key that may spend next to nothing. */
+  const reservationOf = async (body: unknown) => {
+    const broke = await createKey({ spendPolicy: { limitUnits: "0.000001" } });
+    const refused = await call(gateways[0]!.url, "POST", "/v1/responses", { bearer: broke.secret, body });
+    expect(refused.status).toBe(402);
+    return parseUnits(/could cost up to ([0-9.]+) units/.exec(refused.body.error.message)![1]!);
+  };
+  const startGateway = (bootstrap: boolean) =>
+    startGatewayProcess({
+      databaseUrl,
+      ...(bootstrap ? { bootstrap: { ownerId: "cluster-owner" } } : {}),
+      args: ["--spend-lease-ms", String(LEASE_MS), "--config", join(workDir, "upstream.json")],
+      env: { GATEWAY_ENCRYPTION_KEY: randomBytesKey, CLUSTER_UPSTREAM_KEY: "upstream-secret" },
+    });
+  const randomBytesKey = randomBytes(32).toString("base64");
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    databaseUrl = await server.createDatabase();
+    // An upstream that holds every request until the test lets go: its requests stay in flight.
+    upstream = createServer((request, response) => {
+      request.resume();
+      held.push(() => response.destroy());
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    workDir = mkdtempSync(join(tmpdir(), "gateway-cluster-"));
+    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    writeFileSync(
+      join(workDir, "upstream.json"),
+      JSON.stringify({
+        providers: { hanging: { wire: "openai", baseUrl: `${upstreamUrl}/v1`, apiKeyEnv: "CLUSTER_UPSTREAM_KEY", timeoutMs: 60_000 } },
+        models: [
+          {
+            id: "slow-1",
+            family: "chat",
+            routes: [{ provider: "hanging", model: "any" }],
+            pricing: { inputUnitsPerMillionTokens: "1000", outputUnitsPerMillionTokens: "1000" },
+            maxOutputTokens: 100,
+          },
+        ],
+      }),
+    );
+    // All three at once on an empty database: the advisory lock lets one of them migrate.
+    gateways = await Promise.all([startGateway(true), startGateway(false), startGateway(false)]);
+    provisioningKey = gateways[0]!.provisioningKey!;
+  });
+
+  afterAll(async () => {
+    for (const release of held) release();
+    await Promise.all(gateways.map((gateway) => gateway.stop()));
+    await new Promise((resolve) => upstream?.close(resolve));
+    await server?.stop();
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  test("the database URL's password appears nowhere in what the processes print", () => {
+    const password = decodeURIComponent(new URL(databaseUrl).password);
+    for (const gateway of gateways) {
+      expect(gateway.output()).toContain("gateway listening on");
+      expect(gateway.output()).not.toContain(password);
+    }
+  });
+
+  test("50 concurrent PATCHes with one expectedVersion, spread over the processes: exactly one 200, 49 409 conflict", async () => {
+    const key = await createKey({});
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => account(pick(i), "PATCH", `/${key.keyId}`, { name: `winner ${i}`, expectedVersion: key.version })),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(49);
+    for (const answer of answers.filter((a) => a.status === 409)) expect(answer.body.error.code).toBe("conflict");
+    const winner = answers.find((answer) => answer.status === 200)!;
+    // Every process reads the winner's write.
+    for (const gateway of gateways) {
+      expect((await account(gateway, "GET", `/${key.keyId}`)).body).toMatchObject({ version: key.version + 1, name: winner.body.name });
+    }
+  });
+
+  test("64 concurrent model requests over the processes never take a key past its spend limit", async () => {
+    // Cut at one output token, the answer costs exactly its reservation: the limit is tight.
+    const body = { model: "echo-1", input: "one two three four five six", max_output_tokens: 1 };
+    const reservation = await reservationOf(body);
+    // Room for ten reservations and a half: exactly ten requests can be charged.
+    const limit = reservation * 10n + reservation / 2n;
+    const key = await createKey({ spendPolicy: { limitUnits: (Number(limit) / 1e6).toFixed(6) } });
+    const answers = await Promise.all(
+      Array.from({ length: 64 }, (_, i) => call(pick(i).url, "POST", "/v1/responses", { bearer: key.secret, body })),
+    );
+    const succeeded = answers.filter((answer) => answer.status === 200).length;
+    expect(answers.every((answer) => answer.status === 200 || answer.status === 402)).toBe(true);
+    expect(succeeded).toBe(10);
+    const spent = await spentMicros(key.keyId);
+    expect(spent).toBe(reservation * 10n);
+    expect(spent).toBeLessThanOrEqual(limit);
+    // Each process's answer agrees: the usage summary sums the same charges.
+    const usage = await call(pick(1).url, "GET", "/v1/account/usage/summary", { bearer: provisioningKey });
+    expect(usage.status).toBe(200);
+    console.log(`spend limit ${limit} micros: ${succeeded} of 64 requests served, ${spent} micros committed`);
+  });
+
+  test("a key revoked through one process is refused by the other two within a second", async () => {
+    const key = await createKey({});
+    const models = (gateway: GatewayProcess) => call(gateway.url, "GET", "/v1/models", { bearer: key.secret });
+    // Each process has the key cached.
+    for (const gateway of gateways) expect((await models(gateway)).status).toBe(200);
+    const revoked = await account(gateways[0]!, "POST", `/${key.keyId}/revoke`, { expectedVersion: key.version });
+    expect(revoked.status).toBe(200);
+    const committedAt = performance.now();
+    const delays = await Promise.all(
+      gateways.slice(1).map(async (gateway) => {
+        for (;;) {
+          const answer = await models(gateway);
+          if (answer.status === 401) return performance.now() - committedAt;
+          expect(answer.status).toBe(200);
+          if (performance.now() - committedAt > 5000) throw new Error("the revoked key was still served after 5 s");
+        }
+      }),
+    );
+    console.log(`revoke on process A, first refusal on B after ${delays[0]!.toFixed(1)} ms, on C after ${delays[1]!.toFixed(1)} ms`);
+    for (const delay of delays) expect(delay).toBeLessThan(1000);
+  });
+
+  test("a process killed with SIGKILL under load loses no acknowledged write, and its reservations lapse after their lease", async () => {
+    const victim = gateways[2]!;
+    const body = { model: "slow-1", input: "hi", max_output_tokens: 20 };
+    const slowReservation = await reservationOf(body);
+    const bigBody = { model: "echo-1", input: "hello", max_output_tokens: 16 };
+    const limit = (await reservationOf(bigBody)) * 2n;
+    // The victim holds two requests to the hanging upstream: their reservations take more than
+    // half the limit, so a request of half the limit does not fit beside them.
+    const spender = await createKey({ spendPolicy: { limitUnits: (Number(limit) / 1e6).toFixed(6) } });
+    expect(slowReservation * 2n).toBeGreaterThan(limit / 2n);
+    expect(slowReservation * 2n).toBeLessThanOrEqual(limit);
+    const inFlight = [0, 1].map(() => call(victim.url, "POST", "/v1/responses", { bearer: spender.secret, body }).catch(() => undefined));
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    try {
+      const heldReservations = async () =>
+        Number((await admin.query("SELECT COUNT(*) AS n FROM spend_reservations WHERE key_id = $1", [spender.keyId])).rows[0].n);
+      while ((await heldReservations()) < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+
+      // Writes under load on every process, the victim included: each worker changes its own key
+      // in sequence and remembers what was acknowledged.
+      const acknowledged = new Map<string, { version: number; name: string }>();
+      let stop = false;
+      const worker = async (w: number) => {
+        for (let i = 0; !stop; i++) {
+          const gateway = pick(w + i);
+          const created = await account(gateway, "POST", "", { name: `load ${w}.${i}` }).catch(() => undefined);
+          if (created?.status !== 201) continue;
+          acknowledged.set(created.body.keyId, { version: created.body.version, name: created.body.name });
+          const patched = await account(pick(w + i + 1), "PATCH", `/${created.body.keyId}`, {
+            name: `load ${w}.${i} patched`,
+            expectedVersion: created.body.version,
+          }).catch(() => undefined);
+          if (patched?.status === 200) acknowledged.set(created.body.keyId, { version: patched.body.version, name: patched.body.name });
+        }
+      };
+      const workers = Array.from({ length: 6 }, (_, w) => worker(w));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      victim.child.kill("SIGKILL");
+      const killedAt = performance.now();
+      expect((await victim.exited()).signal).toBe("SIGKILL");
+
+      // The dead process's reservations still count until their lease runs out (renewed every
+      // third of it, so it runs at least two thirds of a lease past the kill)…
+      const half = { model: "echo-1", input: "hello", max_output_tokens: 16 };
+      expect(await heldReservations()).toBe(2);
+      const whileHeld = await call(gateways[0]!.url, "POST", "/v1/responses", { bearer: spender.secret, body: half });
+      if (performance.now() - killedAt < (LEASE_MS * 2) / 3) expect(whileHeld.status).toBe(402);
+
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      stop = true;
+      await Promise.all(workers);
+      await Promise.all(inFlight);
+
+      // Every acknowledged write is there, read through a surviving process.
+      expect(acknowledged.size).toBeGreaterThan(5);
+      for (const [keyId, ack] of acknowledged) {
+        const stored = (await account(gateways[0]!, "GET", `/${keyId}`)).body;
+        // A write that got no answer (cut by the kill) may have committed after an acknowledged one.
+        expect(stored.version).toBeGreaterThanOrEqual(ack.version);
+        if (stored.version === ack.version) expect(stored.name).toBe(ack.name);
+      }
+
+      // …then the key can spend its whole remaining limit on the survivors.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, LEASE_MS - (performance.now() - killedAt)) + 100));
+      const afterLease = await Promise.all([0, 1].map((i) => call(gateways[i]!.url, "POST", "/v1/responses", { bearer: spender.secret, body: half })));
+      expect(afterLease.map((answer) => answer.status)).toEqual([200, 200]);
+      expect(await spentMicros(spender.keyId)).toBeLessThanOrEqual(limit);
+      expect(await heldReservations()).toBe(0);
+      console.log(`after SIGKILL: ${acknowledged.size} acknowledged keys all present; reservations released within the ${LEASE_MS} ms lease`);
+    } finally {
+      await admin.end();
+    }
+  });
+});
