@@ -38,6 +38,8 @@ interface ServeOptions {
   metricsHost?: string;
   drainTimeout: number;
   shutdownDelay: number;
+  rateLimit: number;
+  rateBurst: number;
 }
 
 interface CreateKeyOptions {
@@ -65,6 +67,11 @@ async function main(argv: string[]): Promise<void> {
     const seconds = Number(text);
     if (!/^\d+(\.\d+)?$/.test(text) || seconds > 86_400) throw new InvalidArgumentError("expected a number of seconds from 0 to 86400, such as 30 or 0.5");
     return seconds;
+  };
+  const parseRate = (text: string): number => {
+    const rate = Number(text);
+    if (!/^\d+$/.test(text) || rate < 1) throw new InvalidArgumentError("expected a whole number of requests, at least 1");
+    return rate;
   };
   const parseScopes = (text: string): Scope[] => {
     const scopes = text.split(",").map((scope) => scope.trim()).filter(Boolean);
@@ -102,6 +109,8 @@ async function main(argv: string[]): Promise<void> {
     )
     .addOption(new Option("--metrics-port <port>", "serve Prometheus metrics at GET /metrics on this port (default: off)").argParser(parsePort))
     .option("--metrics-host <address>", "address of the metrics listener (default: --host)")
+    .addOption(new Option("--rate-limit <per-second>", "sustained requests per second per credential, in this process (docs/api.md)").default(200).argParser(parseRate))
+    .addOption(new Option("--rate-burst <requests>", "requests a credential may make at once after being idle, in this process").default(1000).argParser(parseRate))
     .addOption(new Option("--drain-timeout <seconds>", "on SIGTERM/SIGINT, how long requests in flight (streams too) may finish").default(30).argParser(parseSeconds))
     .addOption(
       new Option("--shutdown-delay <seconds>", "on SIGTERM/SIGINT, how long to keep accepting with /readyz at 503 before stopping, for a load balancer to notice")
@@ -138,6 +147,7 @@ async function serve(options: ServeOptions): Promise<void> {
     logger: { level: options.logLevel as "info", stream: pino.destination(2) },
     ...(options.bootstrap ? { bootstrap: { ownerId: options.owner!, scopes: options.scopes } } : {}),
     ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort, metricsHost: options.metricsHost ?? options.host }),
+    rateLimit: { ratePerSecond: options.rateLimit, burst: options.rateBurst },
     drainTimeoutMs: Math.round(options.drainTimeout * 1000),
     shutdownDelayMs: Math.round(options.shutdownDelay * 1000),
   });
