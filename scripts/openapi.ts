@@ -6,7 +6,16 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openApiDocumentText } from "@gateway-keys/gateway";
+import { REPO_ROOT } from "@gateway-keys/testkit/repo-root";
 
-const target = join(import.meta.dirname, "..", "docs", "openapi.json");
-writeFileSync(target, await openApiDocumentText());
-console.log(`wrote ${target}`);
+const target = join(REPO_ROOT, "docs", "openapi.json");
+openApiDocumentText().then(
+  (text) => {
+    writeFileSync(target, text);
+    console.log(`wrote ${target}`);
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,76 @@
+/**
+ * The OpenAPI document: docs/openapi.json is what the routes generate (run `npm run openapi` when
+ * this fails), it is a valid OpenAPI 3.1 document, the running gateway serves the same at
+ * GET /openapi.json, and every route of the app is in it.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { createApp, openApiDocumentText, openSqliteStore, startGateway } from "@gateway-keys/gateway";
+import { REPO_ROOT } from "@gateway-keys/testkit/engine";
+
+const CHECKED_IN = join(REPO_ROOT, "docs", "openapi.json");
+
+type Operation = {
+  requestBody?: { content: Record<string, { schema: { properties?: Record<string, { format?: string }> } }> };
+  responses: Record<string, { content?: Record<string, { schema: { format?: string } }> }>;
+};
+type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
+
+test("docs/openapi.json is what the routes generate (npm run openapi refreshes it)", async () => {
+  expect(readFileSync(CHECKED_IN, "utf8")).toBe(await openApiDocumentText());
+});
+
+test("the document is valid OpenAPI 3.1", async () => {
+  const document = JSON.parse(readFileSync(CHECKED_IN, "utf8")) as Document;
+  expect(document.openapi).toBe("3.1.0");
+  await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
+});
+
+test("a running gateway serves the same document at GET /openapi.json, without a credential", async () => {
+  const gateway = await startGateway({ encryptionKey: Buffer.alloc(32, 1) });
+  try {
+    const response = await fetch(`${gateway.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(JSON.parse(readFileSync(CHECKED_IN, "utf8")));
+  } finally {
+    await gateway.close();
+  }
+});
+
+test("every route of the app is in the document, with its method", async () => {
+  const store = openSqliteStore(":memory:");
+  const app = createApp({ store, encryptionKey: Buffer.alloc(32, 1), maintenanceIntervalMs: 0 });
+  const routes: string[] = [];
+  app.addHook("onRoute", (route) => {
+    // Fastify adds HEAD beside every GET by itself; OpenAPI leaves those implied.
+    for (const method of [route.method].flat()) if (method !== "HEAD") routes.push(`${method} ${route.url.replace(/:(\w+)/g, "{$1}")}`);
+  });
+  try {
+    await app.ready();
+  } finally {
+    await app.close();
+    await store.close();
+  }
+  const document = JSON.parse(readFileSync(CHECKED_IN, "utf8")) as Document;
+  const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+  expect(routes.length).toBeGreaterThan(15);
+  expect(documented.sort()).toEqual([...new Set(routes)].sort());
+});
+
+test("the multipart upload, the binary audio and the event streams are described as such", () => {
+  const { paths } = JSON.parse(readFileSync(CHECKED_IN, "utf8")) as Document;
+  const transcription = paths["/v1/audio/transcriptions"]!.post!;
+  const upload = transcription.requestBody!.content["multipart/form-data"]!.schema;
+  expect(upload.properties!.file).toEqual({ type: "string", format: "binary" });
+  expect(Object.keys(upload.properties!)).toEqual(expect.arrayContaining(["model", "language", "response_format"]));
+  expect(Object.keys(transcription.responses["200"]!.content!)).toEqual(["application/json", "text/plain"]);
+
+  const speech = paths["/v1/audio/speech"]!.post!.responses["200"]!.content!;
+  expect(speech["audio/wav"]!.schema.format).toBe("binary");
+  expect(speech["audio/pcm"]!.schema.format).toBe("binary");
+
+  for (const path of ["/v1/chat/completions", "/v1/responses", "/v1/messages"]) {
+    expect(Object.keys(paths[path]!.post!.responses["200"]!.content!)).toEqual(["application/json", "text/event-stream"]);
+  }
+});
