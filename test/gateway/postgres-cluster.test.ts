@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { parseUnits } from "@gateway-keys/contract";
+import { startGateway } from "@gateway-keys/gateway";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
 import { call } from "./helpers";
@@ -53,7 +54,7 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
     expect(refused.status).toBe(402);
     return parseUnits(/could cost up to ([0-9.]+) units/.exec(refused.body.error.message)![1]!);
   };
-  const startGateway = (bootstrap: boolean) =>
+  const startProcess = (bootstrap: boolean) =>
     startGatewayProcess({
       databaseUrl,
       ...(bootstrap ? { bootstrap: { ownerId: "cluster-owner" } } : {}),
@@ -89,7 +90,7 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
       }),
     );
     // All three at once on an empty database: the advisory lock lets one of them migrate.
-    gateways = await Promise.all([startGateway(true), startGateway(false), startGateway(false)]);
+    gateways = await Promise.all([startProcess(true), startProcess(false), startProcess(false)]);
     provisioningKey = gateways[0]!.provisioningKey!;
   });
 
@@ -167,6 +168,65 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
     );
     console.log(`revoke on process A, first refusal on B after ${delays[0]!.toFixed(1)} ms, on C after ${delays[1]!.toFixed(1)} ms`);
     for (const delay of delays) expect(delay).toBeLessThan(1000);
+  });
+
+  test("after losing their LISTEN connections, the other processes still refuse a revoked key within a second", async () => {
+    const key = await createKey({});
+    const models = (gateway: GatewayProcess) => call(gateway.url, "GET", "/v1/models", { bearer: key.secret });
+    for (const gateway of gateways) expect((await models(gateway)).status).toBe(200);
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    try {
+      // Every listening connection is cut, as a network failure or a server restart would.
+      const cut = await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'gateway key changes'",
+      );
+      expect(cut.rowCount).toBe(3);
+    } finally {
+      await admin.end();
+    }
+    const revoked = await account(gateways[0]!, "POST", `/${key.keyId}/revoke`, { expectedVersion: key.version });
+    expect(revoked.status).toBe(200);
+    const committedAt = performance.now();
+    for (const gateway of gateways.slice(1)) {
+      let answer = await models(gateway);
+      while (answer.status === 200 && performance.now() - committedAt < 1000) answer = await models(gateway);
+      expect(answer.status).toBe(401);
+    }
+  });
+
+  test("a model request makes one round trip to the database for a key without a spend limit, two for a key with one", async () => {
+    // In this process, so the driver's queries can be counted (the processes above are separate).
+    const own = await startGateway({ databaseUrl: await server.createDatabase(), encryptionKey: randomBytes(32), bootstrap: { ownerId: "counted" } });
+    const counted: string[] = [];
+    const query = pg.Client.prototype.query;
+    try {
+      const create = async (body: object) =>
+        (await call(own.url, "POST", "/v1/account/api-keys", { bearer: own.provisioningKey!, idempotencyKey: "auto", body: { name: "counted", ...body } })).body;
+      const request = (secret: string) => call(own.url, "POST", "/v1/responses", { bearer: secret, body: { model: "echo-1", input: "hi", max_output_tokens: 4 } });
+      const unlimited = await create({});
+      const limited = await create({ spendPolicy: { limitUnits: "100" } });
+      // Each key once, so both are cached: the look-up of a cached key costs nothing.
+      expect((await request(unlimited.secret)).status).toBe(200);
+      expect((await request(limited.secret)).status).toBe(200);
+      pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+        const named = config as { name?: string; text?: string } | string;
+        const text = typeof named === "string" ? named : (named.name ?? named.text ?? "");
+        // The key-change feed's heartbeat and the lease renewal run on timers, not per request.
+        if (text !== "SELECT 1" && !text.includes("renew")) counted.push(text);
+        return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
+      } as typeof query;
+      expect((await request(unlimited.secret)).status).toBe(200);
+      const unlimitedTrips = counted.splice(0);
+      expect((await request(limited.secret)).status).toBe(200);
+      const limitedTrips = counted.splice(0);
+      console.log(`round trips per model request: ${unlimitedTrips.join(", ")} (no limit); ${limitedTrips.join(", ")} (limit)`);
+      expect(unlimitedTrips).toEqual(["gateway_record_request"]);
+      expect(limitedTrips).toEqual(["gateway_reserve_spend", "gateway_record_request"]);
+    } finally {
+      pg.Client.prototype.query = query;
+      await own.close();
+    }
   });
 
   test("a process killed with SIGKILL under load loses no acknowledged write, and its reservations lapse after their lease", async () => {

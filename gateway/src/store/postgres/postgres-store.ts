@@ -52,6 +52,8 @@ export interface PostgresStoreOptions {
 }
 
 const DAY_MS = 86_400_000;
+/** `application_name` of the connection that listens for key changes. */
+export const KEY_CHANGES_APPLICATION_NAME = "gateway key changes";
 
 /** PostgreSQL error codes a unit of work is run again for (see {@link Store.transaction}). */
 const RETRIED_ERRORS = new Set([
@@ -80,7 +82,11 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // An idle connection that breaks is dropped by the pool, which opens a new one when needed;
   // without a handler, its error would end the process.
   pool.on("error", () => undefined);
-  const notifications = new KeyChangeNotifications(() => new pg.Client(connection), options.keyChangeTiming);
+  // Named apart, so an operator can tell the listening connection from the pool's in pg_stat_activity.
+  const notifications = new KeyChangeNotifications(
+    () => new pg.Client({ ...connection, application_name: KEY_CHANGES_APPLICATION_NAME }),
+    options.keyChangeTiming,
+  );
   try {
     const client = await pool.connect();
     try {
