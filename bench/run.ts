@@ -5,11 +5,13 @@
  */
 import { main as engineFloor } from "./engine-floor.ts";
 import { main as gateway } from "./gateway.ts";
+import { main as gatewayScale } from "./gateway-scale.ts";
 import { main as provider } from "./provider.ts";
 
 const benchmarks: Record<string, () => Promise<unknown>> = {
   "engine-floor": () => engineFloor(),
   gateway: () => gateway(),
+  "gateway-scale": () => gatewayScale(),
   provider: () => provider(),
 };
 

@@ -20,6 +20,20 @@ export interface WholeCell {
   p50: number;
   p99: number;
   errors: number;
+  /** Every response's time, ms, sorted: for merging cells measured side by side. */
+  latencies: number[];
+}
+
+/** Cells measured at the same time against different servers, as one: their rates add up. */
+export function mergeWhole(cells: readonly WholeCell[]): WholeCell {
+  const latencies = cells.flatMap((cell) => cell.latencies).sort((a, b) => a - b);
+  return {
+    requestsPerSecond: cells.reduce((sum, cell) => sum + cell.requestsPerSecond, 0),
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    errors: cells.reduce((sum, cell) => sum + cell.errors, 0),
+    latencies,
+  };
 }
 
 export interface StreamCell {
@@ -54,6 +68,7 @@ export async function loadWhole(target: Target, connections: number, seconds: nu
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     errors: result.errors + result.non2xx + result.timeouts,
+    latencies,
   };
 }
 

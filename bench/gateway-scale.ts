@@ -1,0 +1,216 @@
+/**
+ * Scaling out on PostgreSQL: model requests (`POST /v1/chat/completions`, echo-1, a key with a
+ * spend limit, a model allow-list and request/response logging — every policy on) at 16
+ * connections against
+ *   sqlite    one `gateway serve` process on a SQLite file (the baseline)
+ *   pg × 1    one process on a throw-away PostgreSQL (testkit/postgres.ts)
+ *   pg × 2    two processes on that database, 8 connections each, at the same time
+ * printing throughput, p50/p99, CPU time per request (gateway processes, and the database's
+ * processes) and the statements each request sent to PostgreSQL (pg_stat_statements; node-pg sends
+ * one statement per round trip), then how long a revoke on one process takes to be refused by the
+ * other. The load generator, the database and the gateways share this machine's cores.
+ *
+ * Run: npm run bench -- gateway-scale        (BENCH_SECONDS=N per cell, default 5)
+ * Targets: PostgreSQL in one process ≥ 0.5 × SQLite's throughput; two processes not slower than one.
+ */
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import pg from "pg";
+import type { ApiKeyWithSecret } from "@gateway-keys/contract";
+import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
+import { postgresUnavailableReason, startPostgres } from "@gateway-keys/testkit/postgres";
+import { loadWhole, mergeWhole, type Target, type WholeCell } from "./lib/load.ts";
+import { median, printTable } from "./lib/report.ts";
+
+const CONNECTIONS = 16;
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (`getconf CLK_TCK`: 100 on Linux). */
+const CLOCK_TICKS = 100;
+const NO_RATE_LIMIT = ["--rate-limit", "1000000000", "--rate-burst", "1000000000"];
+const BODY = JSON.stringify({ model: "echo-1", messages: [{ role: "user", content: "Say something about a fox and a dog." }], max_tokens: 64 });
+
+/** CPU seconds (user + system) a process has used so far; 0 once it is gone. */
+function cpuSeconds(pid: number): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of every PostgreSQL server process on the machine (the bench's server is the only one). */
+function databaseCpuSeconds(): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") total += cpuSeconds(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return total;
+}
+
+/** A regular key on the gateway with every policy on. */
+async function createKey(gateway: GatewayProcess): Promise<string> {
+  const answer = await fetch(`${gateway.url}/v1/account/api-keys`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${gateway.provisioningKey}`, "content-type": "application/json", "idempotency-key": randomBytes(8).toString("hex") },
+    body: JSON.stringify({
+      name: "bench",
+      spendPolicy: { limitUnits: "1000000000" },
+      loggingPolicy: { storeRequest: true, storeResponse: true, retentionDays: 30 },
+      modelPolicy: { mode: "allowList", modelIds: ["echo-1"] },
+    }),
+  });
+  if (answer.status !== 201) throw new Error(`creating the bench key answered ${answer.status}`);
+  return ((await answer.json()) as ApiKeyWithSecret).secret;
+}
+
+const target = (gateway: GatewayProcess, secret: string): Target => ({
+  origin: gateway.url,
+  path: "/v1/chat/completions",
+  headers: { authorization: `Bearer ${secret}` },
+  body: BODY,
+});
+
+/** Statements PostgreSQL has run in the bench database so far. */
+async function statementsRun(admin: pg.Client): Promise<number> {
+  const result = await admin.query<{ calls: string | null }>(
+    "SELECT sum(calls)::text AS calls FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
+  );
+  return Number(result.rows[0]?.calls ?? 0);
+}
+
+interface ScaleRow {
+  setup: string;
+  cell: WholeCell;
+  requests: number;
+  gatewayCpuMsPerRequest: number;
+  databaseCpuMsPerRequest: number | undefined;
+  statementsPerRequest: number | undefined;
+}
+
+/** Drives the gateways together (the connections split evenly) and measures what it cost. */
+async function measure(setup: string, gateways: GatewayProcess[], secret: string, seconds: number, admin?: pg.Client): Promise<ScaleRow> {
+  // Warm every process (JIT, the key cache, connection pools) before measuring.
+  await Promise.all(gateways.map((gateway) => loadWhole(target(gateway, secret), 4, 1)));
+  const gatewayCpuBefore = gateways.reduce((sum, gateway) => sum + cpuSeconds(gateway.child.pid!), 0);
+  const databaseCpuBefore = admin ? databaseCpuSeconds() : 0;
+  const statementsBefore = admin ? await statementsRun(admin) : 0;
+  const cells = await Promise.all(gateways.map((gateway) => loadWhole(target(gateway, secret), CONNECTIONS / gateways.length, seconds)));
+  const statementsAfter = admin ? await statementsRun(admin) : 0;
+  const cell = mergeWhole(cells);
+  const requests = cell.latencies.length;
+  const gatewayCpu = gateways.reduce((sum, gateway) => sum + cpuSeconds(gateway.child.pid!), 0) - gatewayCpuBefore;
+  return {
+    setup,
+    cell,
+    requests,
+    gatewayCpuMsPerRequest: (gatewayCpu * 1000) / requests,
+    databaseCpuMsPerRequest: admin ? ((databaseCpuSeconds() - databaseCpuBefore) * 1000) / requests : undefined,
+    // The one statement counting them is the only other one in the window.
+    statementsPerRequest: admin ? (statementsAfter - statementsBefore - 1) / requests : undefined,
+  };
+}
+
+/** Revokes a key on `on` and times, from the revoke's answer, until `other` refuses it. */
+async function revocationDelayMs(on: GatewayProcess, other: GatewayProcess): Promise<number> {
+  const created = await fetch(`${on.url}/v1/account/api-keys`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${on.provisioningKey}`, "content-type": "application/json", "idempotency-key": randomBytes(8).toString("hex") },
+    body: JSON.stringify({ name: "revoked in the bench" }),
+  });
+  const key = (await created.json()) as ApiKeyWithSecret;
+  const ask = async () => {
+    const answer = await fetch(`${other.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" }, body: BODY });
+    await answer.arrayBuffer();
+    return answer.status;
+  };
+  // Served on the other process first, so the key sits in its cache.
+  if ((await ask()) !== 200) throw new Error("the fresh key was refused before its revocation");
+  const revoked = await fetch(`${on.url}/v1/account/api-keys/${key.keyId}/revoke`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${on.provisioningKey}`, "content-type": "application/json", "idempotency-key": randomBytes(8).toString("hex") },
+    body: JSON.stringify({ expectedVersion: key.version }),
+  });
+  if (revoked.status !== 200) throw new Error(`the revoke answered ${revoked.status}`);
+  const start = performance.now();
+  for (;;) {
+    const status = await ask();
+    if (status === 401) return performance.now() - start;
+    if (performance.now() - start > 5_000) throw new Error("the revoked key was still served after 5 s");
+  }
+}
+
+export async function main(): Promise<ScaleRow[]> {
+  const unavailable = postgresUnavailableReason();
+  if (unavailable !== undefined) {
+    console.log(`gateway-scale: skipped: ${unavailable}`);
+    return [];
+  }
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+  const encryptionKey = randomBytes(32).toString("base64");
+  const rows: ScaleRow[] = [];
+  const processes: GatewayProcess[] = [];
+  const server = await startPostgres({ settings: { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "top" } });
+  const databaseUrl = await server.createDatabase();
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  const delays: number[] = [];
+  try {
+    await admin.connect();
+    await admin.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+
+    const sqlite = await startGatewayProcess({ bootstrap: { ownerId: "bench" }, args: NO_RATE_LIMIT });
+    processes.push(sqlite);
+    rows.push(await measure("sqlite, 1 process", [sqlite], await createKey(sqlite), seconds));
+    await sqlite.stop();
+
+    const env = { GATEWAY_ENCRYPTION_KEY: encryptionKey };
+    const first = await startGatewayProcess({ databaseUrl, bootstrap: { ownerId: "bench" }, args: NO_RATE_LIMIT, env });
+    processes.push(first);
+    const secret = await createKey(first);
+    rows.push(await measure("postgres, 1 process", [first], secret, seconds, admin));
+    const second = await startGatewayProcess({ databaseUrl, args: NO_RATE_LIMIT, env });
+    processes.push(second);
+    rows.push(await measure("postgres, 2 processes", [first, second], secret, seconds, admin));
+    for (let trial = 0; trial < 5; trial++) delays.push(await revocationDelayMs(first, second));
+  } finally {
+    for (const gateway of processes) await gateway.stop();
+    await admin.end().catch(() => undefined);
+    await server.stop();
+  }
+
+  const baseline = rows[0]!.cell.requestsPerSecond;
+  const ms = (value: number | undefined) => (value === undefined ? "—" : value.toFixed(3));
+  printTable(
+    `gateway-scale: POST /v1/chat/completions (echo-1, every policy on) at ${CONNECTIONS} connections, ${seconds} s per cell`,
+    rows.map((row) => ({
+      setup: row.setup,
+      "req/s": Math.round(row.cell.requestsPerSecond),
+      "vs sqlite": (row.cell.requestsPerSecond / baseline).toFixed(2),
+      "p50 / p99 (ms)": `${ms(row.cell.p50)} / ${ms(row.cell.p99)}`,
+      "gateway CPU ms/req": ms(row.gatewayCpuMsPerRequest),
+      "database CPU ms/req": ms(row.databaseCpuMsPerRequest),
+      "statements/req": row.statementsPerRequest === undefined ? "—" : row.statementsPerRequest.toFixed(2),
+      errors: row.cell.errors,
+    })),
+  );
+  console.log(
+    `revocation on one process → refused on the other: median ${median(delays).toFixed(1)} ms, max ${Math.max(...delays).toFixed(1)} ms over ${delays.length} trials (bound: 1000 ms)`,
+  );
+  const [sqliteRow, onePg, twoPg] = rows;
+  if (sqliteRow && onePg && twoPg) {
+    const ratio = onePg.cell.requestsPerSecond / sqliteRow.cell.requestsPerSecond;
+    const scale = twoPg.cell.requestsPerSecond / onePg.cell.requestsPerSecond;
+    console.log(
+      `targets: postgres × 1 at ${ratio.toFixed(2)} of sqlite ≥ 0.5 ${ratio >= 0.5 ? "met" : "NOT met"}; ` +
+        `postgres × 2 at ${scale.toFixed(2)} of × 1 ≥ 1 ${scale >= 1 ? "met" : "NOT met"}; revocation bound ${Math.max(...delays) <= 1000 ? "met" : "NOT met"}`,
+    );
+  }
+  return rows;
+}
+
+if (import.meta.main) await main();
