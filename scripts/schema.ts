@@ -6,11 +6,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
+import { REPO_ROOT } from "@gateway-keys/testkit/repo-root";
 
-const require = createRequire(import.meta.url);
-const root = join(import.meta.dirname, "..");
-const { packageSchemaJson } = require(join(root, "provider/dist/native/schema.js"));
-const { PLUGIN_VERSION } = require(join(root, "provider/dist/native/version.js"));
-const target = join(root, "provider/schema.json");
+// The plugin's modules are not among the provider package's exports: loaded from its build by path.
+// (`import.meta` would not type-check: test/tsconfig.json checks scripts/ as CommonJS.)
+const requireFromRoot = createRequire(join(REPO_ROOT, "package.json"));
+const { packageSchemaJson } = requireFromRoot(join(REPO_ROOT, "provider/dist/native/schema.js"));
+const { PLUGIN_VERSION } = requireFromRoot(join(REPO_ROOT, "provider/dist/native/version.js"));
+const target = join(REPO_ROOT, "provider/schema.json");
 writeFileSync(target, packageSchemaJson(PLUGIN_VERSION));
 console.log(`wrote ${target}`);

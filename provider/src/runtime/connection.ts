@@ -54,7 +54,8 @@ export type ConfigNamespace = "gateway" | "gatewaykeys";
 /** The {@link Connection} schema whose messages name the config keys of `namespace`. */
 function connectionSchema(namespace: ConfigNamespace) {
   const missing = notConfigured(namespace);
-  return z.object({
+  return z
+    .object({
     baseUrl: z.string({ error: missing.baseUrl }).pipe(GatewayUrl),
     provisioningKey: z.string({ error: missing.provisioningKey }).pipe(ProvisioningKey),
     /** How long one call may take, retries included (`gateway:requestTimeout`, default 30 s). */
@@ -63,7 +64,14 @@ function connectionSchema(namespace: ConfigNamespace) {
       .regex(/^\d{1,3}$/, { error: TIMEOUT_EXPECTED })
       .transform((seconds) => Number(seconds) * 1000)
       .refine((ms) => ms >= 1000 && ms <= 300_000, { error: TIMEOUT_EXPECTED }),
-  });
+    })
+    // Carried along so messages about this connection name the settings the user actually has.
+    .transform((connection) => ({ ...connection, namespace: namespace as ConfigNamespace }));
+}
+
+/** The stack-config key of one provider setting in `namespace`: `gateway:baseUrl`, `gatewaykeys:requestTimeout`... */
+export function settingKey(namespace: ConfigNamespace, setting: "baseUrl" | "provisioningKey" | "requestTimeout"): string {
+  return `${namespace}:${setting}`;
 }
 
 /** A gateway and the provisioning key to use there, resolved from every source and usable. */
@@ -120,15 +128,15 @@ export class Connections {
   /** Remembers `baseUrl`, `provisioningKey` and `requestTimeout` of the namespace (`gateway:baseUrl`...) from stack config. */
   configure(config: ConfigSource): void {
     this.#config = {
-      baseUrl: config.get(`${this.#namespace}:baseUrl`),
-      provisioningKey: config.get(`${this.#namespace}:provisioningKey`),
+      baseUrl: config.get(settingKey(this.#namespace, "baseUrl")),
+      provisioningKey: config.get(settingKey(this.#namespace, "provisioningKey")),
       requestTimeout: config.get(this.#timeoutKey()),
     };
   }
 
   /** The config key of the time limit: `gateway:requestTimeout` or `gatewaykeys:requestTimeout`. */
   #timeoutKey(): string {
-    return TIMEOUT_SETTING.config.replace(/^gateway:/, `${this.#namespace}:`);
+    return settingKey(this.#namespace, "requestTimeout");
   }
 
   /**

@@ -63,6 +63,6 @@ async function movesTo(context: ProviderContext, stored: StoredKey, target: Conn
   }
   // Unknown owner (no whoami): the update verifies the new credential by reading the key with it.
   if (owner === undefined || owner === stored.ownerId) return false;
-  if (!canRevokeOld) throw wrongOwner(stored.keyId, stored.ownerId, owner, target.baseUrl);
+  if (!canRevokeOld) throw wrongOwner(stored.keyId, stored.ownerId, owner, target);
   return true;
 }

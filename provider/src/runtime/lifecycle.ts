@@ -140,7 +140,7 @@ async function requireOwnersCredentials(context: ProviderContext, id: string, st
   } catch (error) {
     throw describeFailure(id, "check the owner of", error, stored.version, connection);
   }
-  if (ownership.kind === "another") throw wrongOwner(id, stored.ownerId, ownership.owner, connection.baseUrl);
+  if (ownership.kind === "another") throw wrongOwner(id, stored.ownerId, ownership.owner, connection);
   if (ownership.kind === "unknown") throw ownerUnknown(id, connection.baseUrl);
 }
 

@@ -1,5 +1,5 @@
 import { AbortError, APIError, ConflictError, ConnectionError, GatewayError, ResponseValidationError, TimeoutError } from "@gateway-keys/sdk";
-import { TIMEOUT_SETTING, type Connection } from "./connection";
+import { settingKey, type Connection } from "./connection";
 
 /**
  * Errors the provider reports, worded for the person running Pulumi: what happened to which key,
@@ -39,11 +39,16 @@ export function goneOutside(keyId: string, baseUrl: string): KeyOperationError {
   );
 }
 
-export function wrongOwner(keyId: string, keyOwner: string, credentialOwner: string, baseUrl: string): KeyOperationError {
+export function wrongOwner(
+  keyId: string,
+  keyOwner: string,
+  credentialOwner: string,
+  connection: Pick<Connection, "baseUrl" | "namespace">,
+): KeyOperationError {
   return new KeyOperationError(
-    `key ${keyId} belongs to owner ${keyOwner}, but the provisioning key configured for ${baseUrl} belongs to owner ` +
+    `key ${keyId} belongs to owner ${keyOwner}, but the provisioning key configured for ${connection.baseUrl} belongs to owner ` +
       `${credentialOwner}; nothing was changed. Configure owner ${keyOwner}'s provisioning key ` +
-      "(gateway:provisioningKey, or the key's `connection`) to manage this key.",
+      `(${settingKey(connection.namespace, "provisioningKey")}, or the key's \`connection\`) to manage this key.`,
   );
 }
 
@@ -100,25 +105,31 @@ export function tookOverWarning(name: string, keyId: string, rotated: boolean): 
 }
 
 /** Why a call got no answer, in Pulumi terms: which gateway, how long we waited, what to check. */
-function unanswered(error: ConnectionError | AbortError, connection: Pick<Connection, "baseUrl" | "timeoutMs">): string {
+function unanswered(error: ConnectionError | AbortError, connection: MessageConnection): string {
   if (error instanceof AbortError || error instanceof TimeoutError) {
     return (
       `the gateway at ${connection.baseUrl} did not answer within ${connection.timeoutMs / 1000} s ` +
-      `(${TIMEOUT_SETTING.config}). Check that it is running and reachable, then run the command again.`
+      `(${settingKey(connection.namespace, "requestTimeout")}). Check that it is running and reachable, then run the command again.`
     );
   }
   const code = (error.cause as { code?: unknown } | undefined)?.code;
   return (
     `the gateway at ${connection.baseUrl} could not be reached${typeof code === "string" ? ` (${code})` : ""}. ` +
-    "Check that it is running and that gateway:baseUrl is right, then run the command again."
+    `Check that it is running and that ${settingKey(connection.namespace, "baseUrl")} is right, then run the command again.`
   );
 }
 
+/** What a message needs of a connection: where, how long, and which config namespace names its settings. */
+type MessageConnection = Pick<Connection, "baseUrl" | "timeoutMs" | "namespace">;
+
 /** Answers whose SDK wording speaks of SDK calls: said again in Pulumi terms. */
-function answerInPulumiTerms(error: APIError, connection: Pick<Connection, "baseUrl">): string | undefined {
+function answerInPulumiTerms(error: APIError, connection: Pick<Connection, "baseUrl" | "namespace">): string | undefined {
   switch (error.code) {
     case "invalid_credentials":
-      return `the gateway at ${connection.baseUrl} refused the provisioning key (invalid_credentials): set gateway:provisioningKey (or the key's connection.provisioningKey) to a valid provisioning key.`;
+      return (
+        `the gateway at ${connection.baseUrl} refused the provisioning key (invalid_credentials): ` +
+        `set ${settingKey(connection.namespace, "provisioningKey")} (or the key's connection.provisioningKey) to a valid provisioning key.`
+      );
     case "missing_scope":
       return `the provisioning key configured for ${connection.baseUrl} lacks a scope this needs (missing_scope): use one with keys:read and keys:write.`;
     case "rate_limited":
@@ -134,7 +145,7 @@ export function describeFailure(
   action: string,
   error: unknown,
   stateVersion: number,
-  connection: Pick<Connection, "baseUrl" | "timeoutMs">,
+  connection: MessageConnection,
 ): Error {
   if (error instanceof KeyOperationError) return error;
   if (error instanceof ConflictError && error.code === "conflict") return staleVersion(keyId, action, stateVersion, error.currentVersion);
@@ -155,7 +166,7 @@ export function describeFailure(
  * `pulumi up` finds it (by the resource's client reference, or the replayed answer) and takes it
  * over, so there is nothing to clean up by hand.
  */
-export function describeCreateFailure(name: string, error: unknown, connection: Pick<Connection, "baseUrl" | "timeoutMs">): Error {
+export function describeCreateFailure(name: string, error: unknown, connection: MessageConnection): Error {
   if (error instanceof KeyOperationError) return error;
   if (error instanceof ConnectionError || error instanceof AbortError || error instanceof ResponseValidationError) {
     const reason = error instanceof ResponseValidationError ? error.message : unanswered(error, connection);
