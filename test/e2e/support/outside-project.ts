@@ -1,0 +1,163 @@
+/**
+ * A user's project outside this repository: a fresh folder under the system temp folder where only
+ * the release artifacts (scripts/release.ts) and packages from the npm registry are installed, the
+ * way README's "Use it in your own project" says.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { promisify } from "node:util";
+import { REPO_ROOT } from "@gateway-keys/testkit/engine";
+
+const run = promisify(execFile);
+
+/** The files `npm run release` makes. */
+export interface Release {
+  dir: string;
+  provider: string;
+  gateway: string;
+  sdk: string;
+  /** The native plugin's archive. */
+  pluginArchive: string;
+  version: string;
+}
+
+/**
+ * The environment for npm and the gateway outside the repo: jest runs under `npm test`, whose
+ * `npm_*` variables (the repo's prefix, package.json and config) would point a nested npm back at
+ * the repository.
+ */
+export function outsideEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!/^npm_/i.test(name)) env[name] = value;
+  return { ...env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
+}
+
+/** Runs scripts/release.ts into a new temp folder and returns what it made. */
+export async function buildRelease(): Promise<Release> {
+  const dir = await mkdtemp(join(tmpdir(), "gateway-keys-release-"));
+  const { stdout } = await run(process.execPath, [join(REPO_ROOT, "scripts/release.ts"), dir], { cwd: REPO_ROOT, maxBuffer: 4 * 1024 * 1024 });
+  const files = stdout.trim().split("\n").map((line) => line.trim().split(/\s+/).pop()!);
+  const version: string = require(join(REPO_ROOT, "provider/package.json")).version;
+  const find = (pattern: RegExp) => {
+    const file = files.find((candidate) => pattern.test(candidate));
+    if (!file) throw new Error(`scripts/release.ts made no file matching ${pattern}; it printed:\n${stdout}`);
+    return file;
+  };
+  return {
+    dir,
+    provider: find(/\/gateway-keys-provider-[^/]+\.tgz$/),
+    gateway: find(/\/gateway-keys-gateway-[^/]+\.tgz$/),
+    sdk: find(/\/gateway-keys-sdk-[^/]+\.tgz$/),
+    pluginArchive: find(/\/pulumi-resource-gatewaykeys-v[^/]+\.tar\.gz$/),
+    version,
+  };
+}
+
+/** A new empty folder outside the repository with a package.json, so npm installs there and nowhere else. */
+export async function newOutsideFolder(name: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `gateway-keys-outside-${name}-`));
+  await writeFile(join(dir, "package.json"), `${JSON.stringify({ name: `outside-${name}`, private: true }, null, 2)}\n`);
+  return dir;
+}
+
+/** `npm install <specs...>` in `dir`: tarball paths and registry packages, in one command as a user types it. */
+export async function npmInstall(dir: string, specs: string[]): Promise<void> {
+  await run("npm", ["install", "--prefer-offline", "--loglevel=error", ...specs], { cwd: dir, env: outsideEnv(), maxBuffer: 16 * 1024 * 1024 });
+}
+
+/**
+ * Writes a Pulumi TypeScript project: one key whose spend limit is stack config; the stack config
+ * `outside-keys:flavour` picks the dynamic `ApiKey` or `native.ApiKey` (the plugin).
+ */
+export async function writeKeyProgram(dir: string): Promise<void> {
+  await writeFile(join(dir, "Pulumi.yaml"), "name: outside-keys\nruntime: nodejs\n");
+  await writeFile(
+    join(dir, "tsconfig.json"),
+    `${JSON.stringify({ compilerOptions: { target: "ES2022", module: "Node16", moduleResolution: "Node16", strict: true, esModuleInterop: true, skipLibCheck: true }, files: ["index.ts"] }, null, 2)}\n`,
+  );
+  await writeFile(
+    join(dir, "index.ts"),
+    [
+      'import * as pulumi from "@pulumi/pulumi";',
+      'import { ApiKey, native } from "@gateway-keys/provider";',
+      "",
+      "const config = new pulumi.Config();",
+      'const Key = config.get("flavour") === "native" ? native.ApiKey : ApiKey;',
+      'const key = new Key("outside", {',
+      '  spendPolicy: { limitUnits: config.get("limitUnits") ?? "10" },',
+      '  modelPolicy: { mode: "allowList", modelIds: ["echo-1"] },',
+      "});",
+      "",
+      "export const keyId = key.keyId;",
+      "export const version = key.version;",
+      "export const secret = key.secret;",
+      "",
+    ].join("\n"),
+  );
+}
+
+/** A gateway started from an installed tarball's `gateway` command. */
+export interface InstalledGateway {
+  baseUrl: string;
+  provisioningKey: string;
+  /** Sends SIGTERM and waits for the process to end; resolves with its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Runs `gateway serve --port 0 --bootstrap` in `dir` and reads its address and provisioning key from
+ * stdout. It starts `node_modules/.bin/gateway`, the link `npx gateway` runs, directly: npx ends on
+ * SIGTERM without passing it on, which would leave the gateway running and its clean stop untested.
+ */
+export async function serveInstalledGateway(dir: string): Promise<InstalledGateway> {
+  const bin = join(dir, "node_modules", ".bin", "gateway");
+  const child: ChildProcess = spawn(bin, ["serve", "--port", "0", "--db", join(dir, "gateway.db"), "--bootstrap", "--owner", "outside"], {
+    cwd: dir,
+    env: outsideEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  let baseUrl = "";
+  let provisioningKey = "";
+  const lines = createInterface({ input: child.stdout! });
+  const ready = (async () => {
+    for await (const line of lines) {
+      baseUrl ||= /listening on (http:\/\/\S+)/.exec(line)?.[1] ?? "";
+      provisioningKey ||= /(gwp_\S+)/.exec(line)?.[1] ?? "";
+      if (baseUrl && provisioningKey) return;
+    }
+  })();
+  const outcome = await Promise.race([ready.then(() => "ready" as const), exited.then(() => "exited" as const), delay(60_000).then(() => "slow" as const)]);
+  if (outcome !== "ready") {
+    child.kill("SIGKILL");
+    throw new Error(`gateway serve ${outcome === "slow" ? "printed no address within 60 s" : "exited before it was ready"}; stderr:\n${stderr}`);
+  }
+  return {
+    baseUrl,
+    provisioningKey,
+    async stop() {
+      lines.close();
+      child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/** Runs a CommonJS script with Node in `dir` (so it resolves the packages installed there). */
+export async function nodeIn(dir: string, script: string, env: Record<string, string> = {}): Promise<string> {
+  const { stdout } = await run(process.execPath, ["-e", script], { cwd: dir, env: { ...outsideEnv(), ...env } });
+  return stdout;
+}
+
+/** Runs the real Pulumi CLI in `dir` with an engine sandbox's environment. */
+export async function pulumiIn(dir: string, sandboxEnv: Record<string, string>, args: string[]): Promise<string> {
+  const { stdout } = await run("pulumi", args, { cwd: dir, env: { ...process.env, ...sandboxEnv }, maxBuffer: 16 * 1024 * 1024 });
+  return stdout;
+}
