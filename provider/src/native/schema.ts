@@ -178,7 +178,9 @@ export function packageSchema(version: string): Record<string, unknown> {
     },
     language: {
       nodejs: { packageName: "@gateway-keys/gatewaykeys", packageDescription: "Generated SDK of the gatewaykeys Pulumi package." },
-      go: { importBasePath: "example.com/gateway-keys/sdk/go/gatewaykeys", generateResourceContainerTypes: true },
+      // respectSchemaVersion: the Go SDK asks the engine for this very plugin version (pulumi-plugin.json
+      // and every resource's Version option), not whichever gatewaykeys plugin happens to be installed.
+      go: { importBasePath: "example.com/gateway-keys/sdk/go/gatewaykeys", generateResourceContainerTypes: true, respectSchemaVersion: true },
       python: { packageName: "pulumi_gatewaykeys" },
       csharp: { rootNamespace: "GatewayKeys" },
       java: { basePackage: "com.gatewaykeys" },

@@ -1,0 +1,2 @@
+// Model-gateway API keys as code: create, change, rotate and revoke keys of a gateway-keys gateway.
+package gatewaykeys
