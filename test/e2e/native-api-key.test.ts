@@ -1,9 +1,16 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
 import type * as auto from "@pulumi/pulumi/automation/index.js";
 import { native, type ApiKeyArgs } from "@gateway-keys/provider";
 import { GatewayClient } from "@gateway-keys/sdk";
 import { destroy, engineTranscript, findLeaks, preview, runLifecycle, up, type StackConfig } from "@gateway-keys/testkit/engine";
 import { useKeyTestEnvironment } from "./fixture";
-import { buildPluginArchive, installPlugin, pulumiCli } from "./support/native-plugin";
+import { buildPluginArchive, installPlugin, PLUGIN_VERSION, pulumiCli } from "./support/native-plugin";
 
 /**
  * `gatewaykeys:index:ApiKey` through the real engine and the native plugin installed from its
@@ -122,6 +129,27 @@ describe("native plugin gatewaykeys", () => {
     await preview(stack, { expectNoChanges: true });
     await destroy(stack);
     expect(await findLeaks(env.sandbox.backendDir, { oldSecret, newSecret, provisioningKey: env.gateway.provisioningKey })).toEqual([]);
+  });
+
+  it("starts and serves even when the folder the engine started it in is removed (it runs from its own folder)", async () => {
+    // The engine runs a plugin in the program's folder; the inline programs' folders of a test run
+    // can be swept by a concurrent run. Loading @pulumi/pulumi reads the working folder, which
+    // crashed the plugin before it served: "pulumi-resource-gatewaykeys exited prematurely".
+    const plugin = join(env.sandbox.env.PULUMI_HOME!, "plugins", `resource-gatewaykeys-v${PLUGIN_VERSION}`, "pulumi-resource-gatewaykeys");
+    const gone = await mkdtemp(join(tmpdir(), "gatewaykeys-gone-"));
+    const child = spawn("sh", ["-c", 'cd "$1" && rmdir "$1" && exec "$2" 127.0.0.1:1', "sh", gone, plugin], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
+      const [firstLine] = await Promise.race([
+        once(createInterface({ input: child.stdout }), "line") as Promise<string[]>,
+        once(child, "exit").then(([code]) => Promise.reject(new Error(`the plugin exited with ${code}: ${stderr.slice(-2000)}`))),
+      ]);
+      expect(firstLine).toMatch(/^\d+$/); // the port it serves on, as the engine reads it
+      expect(existsSync(gone)).toBe(false);
+    } finally {
+      child.kill();
+    }
   });
 
   it("imports a key made through the account API with `pulumi import --generate-code=false`; the next preview shows no changes", async () => {

@@ -3,7 +3,7 @@
  * files the CLI writes into project folders; a test killed mid-way cannot. This removes what such a
  * test left in the repository, and says so, so a leak of files is seen rather than committed.
  */
-const { existsSync, readdirSync, rmSync } = require("node:fs");
+const { existsSync, readdirSync, readFileSync, rmSync } = require("node:fs");
 const { join } = require("node:path");
 
 const ROOT = join(__dirname, "../..");
@@ -11,6 +11,29 @@ const PROJECT_DIRS = [".", "quickstart", "test/e2e/fixtures/smoke-project", ...l
 const STACK_FILE = /^Pulumi\.(e2e|demo)-.+\.yaml$/;
 /** Where the testkit's engine sandbox runs inline programs. */
 const WORKSPACES = "testkit/.workspaces";
+/** The pid of the process that made a workspace (testkit/src/engine/sandbox.ts writes it). */
+const OWNER_FILE = ".owner-pid";
+
+/**
+ * Whether a workspace belongs to a test process still running: another jest run on the same
+ * clone (its plugins run in that folder, and crash when it vanishes). This run's own are done by
+ * now, as are those of processes that are gone.
+ */
+function inUseElsewhere(dir) {
+  let pid;
+  try {
+    pid = Number(readFileSync(join(dir, OWNER_FILE), "utf8"));
+  } catch {
+    return false;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
+}
 
 function listDirs(dir) {
   const path = join(ROOT, dir);
@@ -24,7 +47,9 @@ module.exports = async function sweepLeftovers() {
     for (const name of readdirSync(join(ROOT, dir)).filter((n) => STACK_FILE.test(n))) leftovers.push(join(dir, name));
   }
   if (existsSync(join(ROOT, WORKSPACES))) {
-    for (const name of readdirSync(join(ROOT, WORKSPACES))) leftovers.push(join(WORKSPACES, name));
+    for (const name of readdirSync(join(ROOT, WORKSPACES))) {
+      if (!inUseElsewhere(join(ROOT, WORKSPACES, name))) leftovers.push(join(WORKSPACES, name));
+    }
   }
   for (const path of leftovers) rmSync(join(ROOT, path), { recursive: true, force: true });
   if (leftovers.length > 0) console.warn(`\nremoved files engine tests left behind: ${leftovers.join(", ")}`);

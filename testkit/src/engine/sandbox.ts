@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, rm } from "node:fs/promises";
+import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import * as auto from "@pulumi/pulumi/automation/index.js";
@@ -6,6 +6,8 @@ import { REPO_ROOT } from "../repo-root.ts";
 
 /** Parent of the inline programs' folders (see `create`); git ignores it, jest's teardown sweeps it. */
 const WORKSPACES_DIR = "testkit/.workspaces";
+/** The file in each inline program's folder naming the process that made it (its pid). */
+const WORKSPACE_OWNER_FILE = ".owner-pid";
 
 /** Stack configuration: plain values, and values set as Pulumi secrets (`pulumi config set --secret`). */
 export interface StackConfig {
@@ -42,6 +44,9 @@ export class EngineSandbox {
     // `@pulumi/pulumi` and the provider's implementation from the program's folder.
     const inlineWorkDir = join(REPO_ROOT, WORKSPACES_DIR, scratch.split("-").pop()!);
     await Promise.all([mkdir(backendDir), mkdir(home), mkdir(inlineWorkDir, { recursive: true })]);
+    // Whose folder this is: jest's teardown sweep (test/support/sweep-leftovers.js) leaves the
+    // folders of processes still running alone, so one test run never pulls another's from under it.
+    await writeFile(join(inlineWorkDir, WORKSPACE_OWNER_FILE), String(process.pid));
     const env = {
       // `metadata=skip`: the file backend's blob library otherwise keeps a sidecar `.attrs` file
       // beside each state file and rewrites it in place, truncating first, so a CLI killed at that
