@@ -63,9 +63,14 @@ export async function newOutsideFolder(name: string): Promise<string> {
   return dir;
 }
 
-/** `npm install <specs...>` in `dir`: tarball paths and registry packages, in one command as a user types it. */
-export async function npmInstall(dir: string, specs: string[]): Promise<void> {
-  await run("npm", ["install", "--prefer-offline", "--loglevel=error", ...specs], { cwd: dir, env: outsideEnv(), maxBuffer: 16 * 1024 * 1024 });
+/**
+ * `npm install <specs...>` in `dir`: tarball paths and registry packages, in one command as a user
+ * types it. `ignorePeerRange` lets npm install a `@pulumi/pulumi` outside the provider's declared
+ * peer range, to try whether the range could be wider.
+ */
+export async function npmInstall(dir: string, specs: string[], { ignorePeerRange = false } = {}): Promise<void> {
+  const flags = ["--prefer-offline", "--loglevel=error", ...(ignorePeerRange ? ["--legacy-peer-deps"] : [])];
+  await run("npm", ["install", ...flags, ...specs], { cwd: dir, env: outsideEnv(), maxBuffer: 16 * 1024 * 1024 });
 }
 
 /**
