@@ -241,6 +241,16 @@ function serverAt(child: ChildProcess, port: number, password: string, removeFil
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once("exit", () => resolve());
   });
+  // A caller that never stops the server (a crashed test, a skipped teardown) must neither be kept
+  // alive by it nor leave it running: the handles do not hold the event loop, and the server is
+  // killed and its files removed when this process exits.
+  const killAtExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    removeFiles();
+  };
+  process.once("exit", killAtExit);
+  child.unref();
+  (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
   let stopped = false;
   return {
     url,
@@ -250,6 +260,7 @@ function serverAt(child: ChildProcess, port: number, password: string, removeFil
     async stop() {
       if (stopped) return;
       stopped = true;
+      process.off("exit", killAtExit);
       // SIGINT is PostgreSQL's fast shutdown: ends sessions, no waiting for clients.
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGINT");
       const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
