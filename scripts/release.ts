@@ -14,10 +14,11 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { readWorkspaces, stagePackage } from "./release/stage.ts";
 
-const REPO_ROOT = resolve(import.meta.dirname, "..");
+/** This script is scripts/release.ts of the repository (argv[1]; `import.meta` would not type-check as CommonJS). */
+const REPO_ROOT = resolve(dirname(process.argv[1]!), "..");
 /** The packages a user installs; each carries the workspace packages it needs. */
 const PUBLISHED = ["@gateway-keys/provider", "@gateway-keys/gateway", "@gateway-keys/sdk"];
 const PLUGIN_ARCHIVE_SCRIPT = join(REPO_ROOT, "scripts", "plugin-archive");

@@ -5,8 +5,8 @@
  * `node_modules/` and listed in `bundleDependencies`, so `npm pack` puts them in its tarball and
  * `npm install <tarball>` needs nothing else from this repository.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join, relative } from "node:path";
 
 /** The fields of a package.json this script reads or rewrites. */
 export interface PackageJson {
@@ -26,10 +26,32 @@ export interface Workspace {
   manifest: PackageJson;
 }
 
-/** Files of `dist/` that help only while developing: source maps (they point at sources not shipped) and tsc's build info. */
+/** Files that help only while developing: source maps (they point at sources not shipped), tsc's build info, tests. */
 function isShipped(path: string): boolean {
   const name = basename(path);
   return !name.endsWith(".map") && !name.endsWith(".tsbuildinfo") && !/\.test\.[cm]?js$/.test(name);
+}
+
+/**
+ * Whether a file of `dist/` is the output of a source that still exists: `tsc -b` never deletes
+ * what a moved or deleted source compiled to, and such leftovers must not reach users.
+ */
+function hasSource(workspaceDir: string, distFile: string): boolean {
+  const compiled = /^(.*?)(\.d\.ts|\.js)$/.exec(relative(join(workspaceDir, "dist"), distFile));
+  return compiled === null || existsSync(join(workspaceDir, "src", `${compiled[1]}.ts`));
+}
+
+/** tsc's last line of each .js and .d.ts, naming the map beside it; the maps are not shipped. */
+const SOURCE_MAP_COMMENT = /\n\/\/# sourceMappingURL=\S+\.map\s*$/;
+
+/** Drops the source-map comments from the compiled files under `dir`, so no tool looks for a missing map. */
+function stripSourceMapComments(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !/\.(js|d\.ts)$/.test(entry.name)) continue;
+    const file = join(entry.parentPath, entry.name);
+    const text = readFileSync(file, "utf8");
+    if (SOURCE_MAP_COMMENT.test(text)) writeFileSync(file, `${text.replace(SOURCE_MAP_COMMENT, "")}\n`);
+  }
 }
 
 /** Reads every workspace of the repository, by package name. */
@@ -64,7 +86,8 @@ function copyPackage(workspace: Workspace, target: string, licenseFile: string, 
   const dist = join(workspace.dir, "dist");
   if (!existsSync(join(dist, "index.js"))) throw new Error(`${workspace.manifest.name} is not built (${dist}/index.js is missing): run npm run build`);
   mkdirSync(target, { recursive: true });
-  cpSync(dist, join(target, "dist"), { recursive: true, filter: isShipped });
+  cpSync(dist, join(target, "dist"), { recursive: true, filter: (path) => isShipped(path) && hasSource(workspace.dir, path) });
+  stripSourceMapComments(join(target, "dist"));
   for (const extra of manifest.files ?? []) {
     if (extra !== "dist") cpSync(join(workspace.dir, extra), join(target, extra), { recursive: true, filter: isShipped });
   }
