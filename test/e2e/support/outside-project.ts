@@ -69,9 +69,23 @@ export async function newOutsideFolder(name: string): Promise<string> {
  * peer range, to try whether the range could be wider.
  */
 export async function npmInstall(dir: string, specs: string[], { ignorePeerRange = false } = {}): Promise<void> {
-  const flags = ["--prefer-offline", "--loglevel=error", ...(ignorePeerRange ? ["--legacy-peer-deps"] : [])];
-  await run("npm", ["install", ...flags, ...specs], { cwd: dir, env: outsideEnv(), maxBuffer: 16 * 1024 * 1024 });
+  const flags = ["--prefer-offline", "--loglevel=error", "--fetch-timeout=60000", ...(ignorePeerRange ? ["--legacy-peer-deps"] : [])];
+  // An install once stalled for 14 minutes with no child process running (not understood): a stalled
+  // install is killed and tried once more, rather than holding CI until its own time limit.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run("npm", ["install", ...flags, ...specs], { cwd: dir, env: outsideEnv(), maxBuffer: 16 * 1024 * 1024, timeout: NPM_INSTALL_TIMEOUT_MS, killSignal: "SIGKILL" });
+      return;
+    } catch (error) {
+      const stalled = (error as { killed?: boolean }).killed === true;
+      if (!stalled || attempt === 2) throw error;
+      console.warn(`npm install in ${dir} stalled for ${NPM_INSTALL_TIMEOUT_MS / 1000} s and was killed; trying once more`);
+    }
+  }
 }
+
+/** A user's install takes 9–15 s with a warm cache, about a minute with a cold one. */
+const NPM_INSTALL_TIMEOUT_MS = 4 * 60_000;
 
 /**
  * Writes a Pulumi TypeScript project: one key whose spend limit is stack config; the stack config
