@@ -155,6 +155,73 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER api_keys_notify_change AFTER UPDATE ON api_keys
     FOR EACH ROW EXECUTE FUNCTION gateway_notify_key_change();
   `,
+  // 2: running spend totals per key, so a reservation is one indexed row update instead of an
+  // advisory lock and two sums over growing tables (usage_counters, spend_reservations).
+  `
+  -- Per key: committed spend (the sum of its usage_counters rows) and the micros its reservation
+  -- rows hold (the sum of its spend_reservations rows, expired or not). Each is kept by the
+  -- statement that changes what it sums, in the same transaction, so it always equals the sum.
+  CREATE TABLE spend_accounts (
+    key_id          TEXT PRIMARY KEY REFERENCES api_keys (id),
+    spent_micros    BIGINT NOT NULL,
+    reserved_micros BIGINT NOT NULL CHECK (reserved_micros >= 0)
+  );
+  INSERT INTO spend_accounts (key_id, spent_micros, reserved_micros)
+    SELECT k.id,
+      (SELECT COALESCE(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = k.id),
+      (SELECT COALESCE(SUM(r.micros), 0) FROM spend_reservations r WHERE r.key_id = k.id)
+    FROM api_keys k;
+
+  -- Every key has its account from its creation on.
+  CREATE FUNCTION gateway_open_spend_account() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO spend_accounts (key_id, spent_micros, reserved_micros) VALUES (NEW.id, 0, 0);
+    RETURN NULL;
+  END
+  $$;
+  CREATE TRIGGER api_keys_open_spend_account AFTER INSERT ON api_keys
+    FOR EACH ROW EXECUTE FUNCTION gateway_open_spend_account();
+
+  -- Reserves p_micros of a key's limit, or returns NULL when committed spend + held reservations
+  -- + p_micros would pass it. The check and the hold are one UPDATE of the key's account row: its
+  -- row lock serialises the reservations and settles of one key across every process, and a
+  -- waiting UPDATE re-checks its condition on the row as the one before it committed it (READ
+  -- COMMITTED), so no two reservations both pass on the same headroom. The limit is the
+  -- database's, not a cached copy's. Reservations whose lease ran out (a dead process's) still
+  -- count in reserved_micros until swept: a refusal sweeps the key's and checks once more, so
+  -- the sweep costs nothing while a key is within its limit (and leases still expire exactly).
+  CREATE OR REPLACE FUNCTION gateway_reserve_spend(p_key_id TEXT, p_micros BIGINT, p_holder TEXT, p_lease_ms BIGINT)
+  RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $$
+  DECLARE
+    reservation BIGINT;
+    swept       BIGINT;
+  BEGIN
+    FOR attempt IN 1..2 LOOP
+      UPDATE spend_accounts a SET reserved_micros = a.reserved_micros + p_micros
+        FROM api_keys k
+        WHERE a.key_id = p_key_id AND k.id = p_key_id
+          AND (k.spend_limit_micros IS NULL OR a.spent_micros + a.reserved_micros + p_micros <= k.spend_limit_micros);
+      IF FOUND THEN
+        INSERT INTO spend_reservations (key_id, micros, holder, expires_at)
+          VALUES (p_key_id, p_micros, p_holder, clock_timestamp() + p_lease_ms * INTERVAL '1 millisecond')
+          RETURNING id INTO reservation;
+        RETURN reservation;
+      END IF;
+      EXIT WHEN attempt = 2;
+      WITH gone AS (
+        DELETE FROM spend_reservations WHERE key_id = p_key_id AND expires_at <= clock_timestamp() RETURNING micros
+      )
+      SELECT COALESCE(SUM(micros), 0) INTO swept FROM gone;
+      -- Checked again even when nothing was swept here: a concurrent refusal may have swept the
+      -- same rows first (this DELETE waited for its commit), and its headroom is now visible.
+      IF swept > 0 THEN
+        UPDATE spend_accounts SET reserved_micros = reserved_micros - swept WHERE key_id = p_key_id;
+      END IF;
+    END LOOP;
+    RETURN NULL;
+  END
+  $$;
+  `,
 ];
 
 /** The schema version this build expects. */

@@ -100,11 +100,18 @@ export const SQL = {
   spentByKey: query("spent_by_key", "SELECT COALESCE(SUM(spent_micros), 0)::BIGINT AS spent FROM usage_counters WHERE key_id = $1"),
 
   // A model request's whole record in one statement (one round trip, one commit): its log row,
-  // its usage counters with the charge, and the release of its reservation ($10; NULL for none).
-  // Data-modifying WITH clauses all run, to completion, whether or not the final SELECT reads them.
+  // its usage counters and its key's account with the charge, and the release of its reservation
+  // ($10; NULL for none). The account gives back only what the DELETE found: a reservation swept
+  // meanwhile (its lease ran out) was given back by the sweep. Data-modifying WITH clauses all
+  // run, to completion, whether or not the final SELECT reads them.
   recordRequest: query(
     "record_request",
-    `WITH released AS (DELETE FROM spend_reservations WHERE id = $10),
+    `WITH released AS (DELETE FROM spend_reservations WHERE id = $10 RETURNING micros),
+    charged AS (
+      UPDATE spend_accounts SET spent_micros = spent_micros + $6,
+        reserved_micros = reserved_micros - (SELECT COALESCE(SUM(micros), 0) FROM released)
+      WHERE key_id = $3
+    ),
     logged AS (
       INSERT INTO request_logs (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -131,7 +138,13 @@ export const SQL = {
     `UPDATE spend_reservations SET expires_at = clock_timestamp() + $2 * INTERVAL '1 millisecond'
     WHERE holder = $1 AND expires_at > clock_timestamp()`,
   ),
-  purgeReservations: query("purge_reservations", "DELETE FROM spend_reservations WHERE expires_at <= clock_timestamp()"),
+  // Gives each key's account back what its swept reservations held, in the same statement.
+  purgeReservations: query(
+    "purge_reservations",
+    `WITH gone AS (DELETE FROM spend_reservations WHERE expires_at <= clock_timestamp() RETURNING key_id, micros),
+    per_key AS (SELECT key_id, SUM(micros)::BIGINT AS micros FROM gone GROUP BY key_id)
+    UPDATE spend_accounts a SET reserved_micros = a.reserved_micros - p.micros FROM per_key p WHERE a.key_id = p.key_id`,
+  ),
 
   // A row past its key's retention is hidden at once, whether or not the purge has run yet.
   listLogs: query(
