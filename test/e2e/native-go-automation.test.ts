@@ -53,7 +53,8 @@ async function goRun(args: string[], cwd: string, env: Record<string, string> = 
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }
-  });
+    // Cold (an empty Go build cache), compiling Pulumi's code generator takes minutes.
+  }, 600_000);
 
   describe("examples/go-automation through the Automation API", () => {
     const env = useKeyTestEnvironment();
