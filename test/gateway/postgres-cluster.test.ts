@@ -195,7 +195,7 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
     }
   });
 
-  test("a model request makes one round trip to the database for a key without a spend limit, two for a key with one", async () => {
+  test("a model request alone makes one round trip to the database for a key without a spend limit, two for a key with one; concurrent ones share theirs", async () => {
     // In this process, so the driver's queries can be counted (the processes above are separate).
     const own = await startGateway({ databaseUrl: await server.createDatabase(), encryptionKey: randomBytes(32), bootstrap: { ownerId: "counted" } });
     const counted: string[] = [];
@@ -221,8 +221,16 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
       expect((await request(limited.secret)).status).toBe(200);
       const limitedTrips = counted.splice(0);
       console.log(`round trips per model request: ${unlimitedTrips.join(", ")} (no limit); ${limitedTrips.join(", ")} (limit)`);
-      expect(unlimitedTrips).toEqual(["gateway_record_request"]);
-      expect(limitedTrips).toEqual(["gateway_reserve_spend", "gateway_record_request"]);
+      expect(unlimitedTrips).toEqual(["gateway_spend_batch"]);
+      // The reservation, then the settle.
+      expect(limitedTrips).toEqual(["gateway_spend_batch", "gateway_spend_batch"]);
+      // Requests in flight together share their round trips: fewer than two each.
+      const together = await Promise.all(Array.from({ length: 16 }, () => request(limited.secret)));
+      expect(together.map((answer) => answer.status)).toEqual(Array.from({ length: 16 }, () => 200));
+      const togetherTrips = counted.splice(0);
+      console.log(`16 concurrent requests of a limited key: ${togetherTrips.length} round trips`);
+      expect(togetherTrips.every((name) => name === "gateway_spend_batch")).toBe(true);
+      expect(togetherTrips.length).toBeLessThan(32);
     } finally {
       pg.Client.prototype.query = query;
       await own.close();

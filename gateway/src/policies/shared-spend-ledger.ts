@@ -7,9 +7,11 @@ import type { Ledger, SpendReservation } from "./spend-ledger";
  * there, serialised per key, and a settle commits the charge and drops the reservation at once.
  * A reservation has a lease its process renews, so a killed process's reservations lapse.
  *
- * Round trips per model request: a key with a limit makes two (reserve, settle); a key without a
- * limit makes one (settle's record), because nothing can stop it spending and so nothing is
- * reserved. The key itself comes from the key cache, without a round trip when cached.
+ * Round trips per model request alone: a key with a limit makes two (reserve, settle); a key
+ * without a limit makes one (settle's record), because nothing can stop it spending and so nothing
+ * is reserved. Requests in flight together share them: the store sends reservations and settles in
+ * batches (store/postgres/spend-batcher.ts). The key itself comes from the key cache, without a
+ * round trip when cached.
  */
 export class SharedSpendLedger implements Ledger {
   readonly #store: Store;

@@ -222,6 +222,95 @@ const MIGRATIONS: readonly string[] = [
   END
   $$;
   `,
+  // 3: many requests' settles and reservations in one call (one round trip, one commit).
+  `
+  -- Settles (parallel arrays s_*: a log row each, with its reservation to release or NULL), then
+  -- reservations (r_key, r_micros), for requests in flight in one process, in one transaction.
+  -- Returns one reservation id per r_key, NULL where it would pass the key's limit: each checked
+  -- as gateway_reserve_spend does, in order, after the settles gave back what they held. Every
+  -- account the call touches is locked first, in key order, and everything else that locks
+  -- accounts (reservations, settles, sweeps) does so before touching the rows those accounts
+  -- sum, so concurrent calls from many processes queue instead of deadlocking.
+  CREATE FUNCTION gateway_spend_batch(
+    s_reservation BIGINT[], s_id TEXT[], s_owner TEXT[], s_key TEXT[], s_model TEXT[], s_status INTEGER[],
+    s_cost BIGINT[], s_created BIGINT[], s_input TEXT[], s_output TEXT[], s_succeeded INTEGER[], s_rejected INTEGER[],
+    r_key TEXT[], r_micros BIGINT[], p_holder TEXT, p_lease_ms BIGINT)
+  RETURNS BIGINT[] LANGUAGE plpgsql VOLATILE AS $$
+  DECLARE
+    reservations BIGINT[] := '{}';
+    reservation  BIGINT;
+    swept        BIGINT;
+  BEGIN
+    PERFORM 1 FROM spend_accounts WHERE key_id = ANY (s_key || r_key) ORDER BY key_id FOR UPDATE;
+
+    IF cardinality(s_id) > 0 THEN
+      INSERT INTO request_logs (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text)
+        SELECT * FROM unnest(s_id, s_owner, s_key, s_model, s_status, s_cost, s_created, s_input, s_output);
+      INSERT INTO usage_counters (key_id, model, owner_id, total, succeeded, rejected, spent_micros)
+        SELECT key_id, model, MIN(owner_id), COUNT(*), SUM(succeeded), SUM(rejected), SUM(cost)::BIGINT
+        FROM unnest(s_key, s_model, s_owner, s_succeeded, s_rejected, s_cost) AS t (key_id, model, owner_id, succeeded, rejected, cost)
+        GROUP BY key_id, model ORDER BY key_id, model
+        ON CONFLICT (key_id, model) DO UPDATE SET total = usage_counters.total + EXCLUDED.total,
+          succeeded = usage_counters.succeeded + EXCLUDED.succeeded, rejected = usage_counters.rejected + EXCLUDED.rejected,
+          spent_micros = usage_counters.spent_micros + EXCLUDED.spent_micros;
+      -- An account gives back only what the DELETE found: a reservation swept meanwhile (its lease
+      -- ran out) was given back by the sweep.
+      WITH released AS (DELETE FROM spend_reservations WHERE id = ANY (s_reservation) RETURNING key_id, micros)
+      UPDATE spend_accounts a SET spent_micros = a.spent_micros + c.cost,
+        reserved_micros = a.reserved_micros - COALESCE((SELECT SUM(r.micros) FROM released r WHERE r.key_id = a.key_id), 0)
+      FROM (SELECT key_id, SUM(cost)::BIGINT AS cost FROM unnest(s_key, s_cost) AS t (key_id, cost) GROUP BY key_id) c
+      WHERE a.key_id = c.key_id;
+    END IF;
+
+    FOR i IN 1 .. COALESCE(cardinality(r_key), 0) LOOP
+      reservation := NULL;
+      FOR attempt IN 1..2 LOOP
+        UPDATE spend_accounts a SET reserved_micros = a.reserved_micros + r_micros[i]
+          FROM api_keys k
+          WHERE a.key_id = r_key[i] AND k.id = r_key[i]
+            AND (k.spend_limit_micros IS NULL OR a.spent_micros + a.reserved_micros + r_micros[i] <= k.spend_limit_micros);
+        IF FOUND THEN
+          INSERT INTO spend_reservations (key_id, micros, holder, expires_at)
+            VALUES (r_key[i], r_micros[i], p_holder, clock_timestamp() + p_lease_ms * INTERVAL '1 millisecond')
+            RETURNING id INTO reservation;
+          EXIT;
+        END IF;
+        EXIT WHEN attempt = 2;
+        -- Refused: reservations whose lease ran out (a dead process's) stop counting, then check again.
+        WITH gone AS (
+          DELETE FROM spend_reservations WHERE key_id = r_key[i] AND expires_at <= clock_timestamp() RETURNING micros
+        )
+        SELECT COALESCE(SUM(micros), 0) INTO swept FROM gone;
+        EXIT WHEN swept = 0;
+        UPDATE spend_accounts SET reserved_micros = reserved_micros - swept WHERE key_id = r_key[i];
+      END LOOP;
+      reservations := array_append(reservations, reservation);
+    END LOOP;
+    RETURN reservations;
+  END
+  $$;
+
+  -- Sweeps every reservation whose lease ran out, giving each account back what it held: the
+  -- accounts first, in key order, as gateway_spend_batch locks them.
+  CREATE FUNCTION gateway_sweep_spend_reservations() RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $$
+  DECLARE
+    -- One instant for both steps, so only reservations of locked accounts are swept.
+    cutoff TIMESTAMPTZ := clock_timestamp();
+    swept  BIGINT;
+  BEGIN
+    PERFORM 1 FROM spend_accounts
+      WHERE key_id IN (SELECT key_id FROM spend_reservations WHERE expires_at <= cutoff)
+      ORDER BY key_id FOR UPDATE;
+    WITH gone AS (DELETE FROM spend_reservations WHERE expires_at <= cutoff RETURNING key_id, micros),
+    per_key AS (SELECT key_id, SUM(micros)::BIGINT AS micros, COUNT(*) AS n FROM gone GROUP BY key_id),
+    given_back AS (
+      UPDATE spend_accounts a SET reserved_micros = a.reserved_micros - p.micros FROM per_key p WHERE a.key_id = p.key_id
+    )
+    SELECT COALESCE(SUM(n), 0)::BIGINT INTO swept FROM per_key;
+    RETURN swept;
+  END
+  $$;
+  `,
 ];
 
 /** The schema version this build expects. */

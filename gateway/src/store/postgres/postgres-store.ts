@@ -33,6 +33,7 @@ import {
 import { checkDatabaseUrl, TYPES } from "./connection";
 import { KeyChangeNotifications, type KeyChangeTiming } from "./key-change-listener";
 import { migrate, SCHEMA_VERSION } from "./migrations";
+import { SpendBatcher, type SpendBatch } from "./spend-batcher";
 import { SQL, type NamedQuery } from "./statements";
 
 /** Options of {@link openPostgresStore}. */
@@ -110,6 +111,7 @@ class PostgresStore implements Store {
   readonly keyChanges: KeyChangeNotifications;
   readonly #pool: pg.Pool;
   readonly #renewal: NodeJS.Timeout;
+  readonly #spend: SpendBatcher;
   #closed = false;
 
   constructor(pool: pg.Pool, notifications: KeyChangeNotifications, leaseMs: number) {
@@ -117,13 +119,10 @@ class PostgresStore implements Store {
     this.keyChanges = notifications;
     // This store instance's name on its reservations, for renewing them.
     const holder = randomUUID();
+    this.#spend = new SpendBatcher((batch) => this.#sendSpendBatch(batch, holder, leaseMs));
     this.sharedSpend = {
-      reserve: async (keyId, micros) => {
-        const { rows } = await this.#query<{ id: bigint | null }>(SQL.reserveSpend, [keyId, micros, holder, leaseMs]);
-        const id = rows[0]?.id;
-        return id === null || id === undefined ? undefined : String(id);
-      },
-      settle: (reservationId, entry, outcome) => this.#recordRequest(entry, outcome, reservationId),
+      reserve: (keyId, micros) => this.#spend.reserve(keyId, micros),
+      settle: (reservationId, entry, outcome) => this.#spend.settle(reservationId, entry, outcome),
     };
     this.#renewal = setInterval(() => {
       // A failed renewal is retried a third of a lease later; only a whole lease of failures loses a reservation.
@@ -233,25 +232,43 @@ class PostgresStore implements Store {
   }
 
   recordRequest(entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
-    return this.#recordRequest(entry, outcome, null);
+    return this.#spend.settle(null, entry, outcome);
   }
 
-  /** One statement, so one round trip and one commit: the log row, the usage counters, and the reservation's release. */
-  async #recordRequest(entry: NewLogEntry, outcome: RequestOutcome, reservationId: string | null): Promise<void> {
-    await this.#query(SQL.recordRequest, [
-      entry.id,
-      entry.ownerId,
-      entry.keyId,
-      entry.model,
-      entry.status,
-      entry.costMicros,
-      entry.createdAt,
-      entry.requestInput,
-      entry.responseText,
-      reservationId,
-      outcome === "succeeded" ? 1 : 0,
-      outcome === "rejected" ? 1 : 0,
-    ]);
+  /**
+   * One call of gateway_spend_batch: the settles' log rows, usage counters, charges and releases,
+   * then the reservations, in one statement (one round trip, one commit). Run again whole when
+   * the database chose it as a deadlock's victim or failed to serialise it: it rolled back.
+   */
+  async #sendSpendBatch({ settles, reserves }: SpendBatch, holder: string, leaseMs: number): Promise<(string | undefined)[]> {
+    const entries = settles.map((settle) => settle.entry);
+    const values = [
+      settles.map((settle) => settle.reservationId),
+      entries.map((entry) => entry.id),
+      entries.map((entry) => entry.ownerId),
+      entries.map((entry) => entry.keyId),
+      entries.map((entry) => entry.model),
+      entries.map((entry) => entry.status),
+      entries.map((entry) => entry.costMicros),
+      entries.map((entry) => entry.createdAt),
+      entries.map((entry) => entry.requestInput),
+      entries.map((entry) => entry.responseText),
+      settles.map((settle) => (settle.outcome === "succeeded" ? 1 : 0)),
+      settles.map((settle) => (settle.outcome === "rejected" ? 1 : 0)),
+      reserves.map((reserve) => reserve.keyId),
+      reserves.map((reserve) => reserve.micros),
+      holder,
+      leaseMs,
+    ];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { rows } = await this.#query<{ reservations: (string | null)[] }>(SQL.spendBatch, values);
+        return rows[0]!.reservations.map((id) => id ?? undefined);
+      } catch (error) {
+        if (attempt < MAX_ATTEMPTS && isRetried(error)) continue;
+        throw error;
+      }
+    }
   }
 
   async usageLines(ownerId: string): Promise<UsageLine[]> {

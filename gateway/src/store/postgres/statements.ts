@@ -99,38 +99,11 @@ export const SQL = {
   purgeIdempotency: query("purge_idempotency", "DELETE FROM idempotency_records WHERE expires_at <= $1"),
   spentByKey: query("spent_by_key", "SELECT COALESCE(SUM(spent_micros), 0)::BIGINT AS spent FROM usage_counters WHERE key_id = $1"),
 
-  // A model request's whole record in one statement (one round trip, one commit): its log row,
-  // its usage counters and its key's account with the charge, and the release of its reservation
-  // ($10; NULL for none). The account gives back only what the DELETE found: a reservation swept
-  // meanwhile (its lease ran out) was given back by the sweep. Data-modifying WITH clauses all
-  // run, to completion, whether or not the final SELECT reads them.
-  recordRequest: query(
-    "record_request",
-    `WITH released AS (DELETE FROM spend_reservations WHERE id = $10 RETURNING micros),
-    charged AS (
-      UPDATE spend_accounts SET spent_micros = spent_micros + $6,
-        reserved_micros = reserved_micros - (SELECT COALESCE(SUM(micros), 0) FROM released)
-      WHERE key_id = $3
-    ),
-    logged AS (
-      INSERT INTO request_logs (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-    ),
-    counted AS (
-      INSERT INTO usage_counters (key_id, model, owner_id, total, succeeded, rejected, spent_micros)
-      VALUES ($3, $4, $2, 1, $11, $12, $6)
-      ON CONFLICT (key_id, model) DO UPDATE SET total = usage_counters.total + 1,
-        succeeded = usage_counters.succeeded + EXCLUDED.succeeded, rejected = usage_counters.rejected + EXCLUDED.rejected,
-        spent_micros = usage_counters.spent_micros + EXCLUDED.spent_micros
-    )
-    SELECT 1`,
-  ),
   usageByOwner: query(
     "usage_by_owner",
     "SELECT key_id, model, total, succeeded, rejected, spent_micros FROM usage_counters WHERE owner_id = $1 ORDER BY key_id, model",
   ),
 
-  reserveSpend: query("reserve_spend", "SELECT gateway_reserve_spend($1, $2, $3, $4) AS id"),
   // Only live leases are renewed: one that ran out may already have been counted out by another
   // process's reservation, and must not come back.
   renewReservations: query(
@@ -138,13 +111,13 @@ export const SQL = {
     `UPDATE spend_reservations SET expires_at = clock_timestamp() + $2 * INTERVAL '1 millisecond'
     WHERE holder = $1 AND expires_at > clock_timestamp()`,
   ),
-  // Gives each key's account back what its swept reservations held, in the same statement.
-  purgeReservations: query(
-    "purge_reservations",
-    `WITH gone AS (DELETE FROM spend_reservations WHERE expires_at <= clock_timestamp() RETURNING key_id, micros),
-    per_key AS (SELECT key_id, SUM(micros)::BIGINT AS micros FROM gone GROUP BY key_id)
-    UPDATE spend_accounts a SET reserved_micros = a.reserved_micros - p.micros FROM per_key p WHERE a.key_id = p.key_id`,
+  // Settles and reservations of many requests in one round trip (see migration 3).
+  spendBatch: query(
+    "spend_batch",
+    "SELECT gateway_spend_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) AS reservations",
   ),
+  // Gives each key's account back what its swept reservations held, in the same transaction.
+  purgeReservations: query("purge_reservations", "SELECT gateway_sweep_spend_reservations() AS swept"),
 
   // A row past its key's retention is hidden at once, whether or not the purge has run yet.
   listLogs: query(
