@@ -7,8 +7,10 @@
  *   pg × 2    two processes on that database, 8 connections each, at the same time
  * printing throughput, p50/p99, CPU time per request (gateway processes, and the database's
  * processes) and the statements each request sent to PostgreSQL (pg_stat_statements; node-pg sends
- * one statement per round trip), then how long a revoke on one process takes to be refused by the
- * other. The load generator, the database and the gateways share this machine's cores.
+ * one statement per round trip; a request alone sends two, reserve and settle, and concurrent
+ * requests share batched ones, so under load it falls below one), then how long a revoke on one
+ * process takes to be refused by the other. The load generator, the database and the gateways
+ * share this machine's cores.
  *
  * Run: npm run bench -- gateway-scale        (BENCH_SECONDS=N per cell, default 5)
  * Targets: PostgreSQL in one process ≥ 0.5 × SQLite's throughput; two processes not slower than one.

@@ -148,6 +148,27 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
     console.log(`spend limit ${limit} micros: ${succeeded} of 64 requests served, ${spent} micros committed`);
   });
 
+  test("a request whose log row the database refuses fails alone, not the requests batched with it", async () => {
+    // PostgreSQL's TEXT cannot hold NUL: the stored request input of one request is refused.
+    const key = await createKey({ spendPolicy: { limitUnits: "100" }, loggingPolicy: { storeRequest: true, storeResponse: true, retentionDays: 30 } });
+    const body = (input: string) => ({ model: "echo-1", input, max_output_tokens: 4 });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call(gateways[0]!.url, "POST", "/v1/responses", { bearer: key.secret, body: body(i === 5 ? "bad \u0000 input" : `fine ${i}`) })),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status, i) => i !== 5 && status !== 200)).toEqual([]);
+    expect(statuses[5]).not.toBe(200);
+    // Only the eleven that were answered 200 are charged and logged.
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const logged = await client.query("SELECT COUNT(*) AS n FROM request_logs WHERE key_id = $1", [key.keyId]);
+      expect(Number(logged.rows[0].n)).toBe(11);
+    } finally {
+      await client.end();
+    }
+  });
+
   test("a key revoked through one process is refused by the other two within a second", async () => {
     const key = await createKey({});
     const models = (gateway: GatewayProcess) => call(gateway.url, "GET", "/v1/models", { bearer: key.secret });
