@@ -216,20 +216,25 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
     }
   });
 
-  test("a model request alone makes one round trip to the database for a key without a spend limit, two for a key with one; concurrent ones share theirs", async () => {
+  test("round trips per model request: one for a key without a limit or far from it, two for a key near its limit; concurrent ones share theirs", async () => {
     // In this process, so the driver's queries can be counted (the processes above are separate).
     const own = await startGateway({ databaseUrl: await server.createDatabase(), encryptionKey: randomBytes(32), bootstrap: { ownerId: "counted" } });
     const counted: string[] = [];
     const query = pg.Client.prototype.query;
     try {
-      const create = async (body: object) =>
-        (await call(own.url, "POST", "/v1/account/api-keys", { bearer: own.provisioningKey!, idempotencyKey: "auto", body: { name: "counted", ...body } })).body;
-      const request = (secret: string) => call(own.url, "POST", "/v1/responses", { bearer: secret, body: { model: "echo-1", input: "hi", max_output_tokens: 4 } });
+      const body = { model: "echo-1", input: "hi", max_output_tokens: 4 };
+      const reservation = await reservationOf(body);
+      const create = async (spend: object) =>
+        (await call(own.url, "POST", "/v1/account/api-keys", { bearer: own.provisioningKey!, idempotencyKey: "auto", body: { name: "counted", ...spend } })).body;
+      const request = (secret: string) => call(own.url, "POST", "/v1/responses", { bearer: secret, body });
       const unlimited = await create({});
-      const limited = await create({ spendPolicy: { limitUnits: "100" } });
-      // Each key once, so both are cached: the look-up of a cached key costs nothing.
-      expect((await request(unlimited.secret)).status).toBe(200);
-      expect((await request(limited.secret)).status).toBe(200);
+      const far = await create({ spendPolicy: { limitUnits: "100" } });
+      // Room for 40 requests: far too little for a holding (16 requests' worth, with 16 times that free beside it).
+      const near = await create({ spendPolicy: { limitUnits: (Number(reservation * 40n) / 1e6).toFixed(6) } });
+      expect(reservation * 16n * 17n).toBeLessThan(100_000_000n);
+      // Each key once, so all are cached (the look-up of a cached key costs nothing) and the far
+      // key's first request has asked for a holding.
+      for (const key of [unlimited, far, near]) expect((await request(key.secret)).status).toBe(200);
       pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
         const named = config as { name?: string; text?: string } | string;
         const text = typeof named === "string" ? named : (named.name ?? named.text ?? "");
@@ -237,24 +242,89 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
         if (text !== "SELECT 1" && !text.includes("renew")) counted.push(text);
         return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
       } as typeof query;
-      expect((await request(unlimited.secret)).status).toBe(200);
-      const unlimitedTrips = counted.splice(0);
-      expect((await request(limited.secret)).status).toBe(200);
-      const limitedTrips = counted.splice(0);
-      console.log(`round trips per model request: ${unlimitedTrips.join(", ")} (no limit); ${limitedTrips.join(", ")} (limit)`);
+      const tripsOf = async (secret: string) => {
+        expect((await request(secret)).status).toBe(200);
+        return counted.splice(0);
+      };
+      const unlimitedTrips = await tripsOf(unlimited.secret);
+      const farTrips = await tripsOf(far.secret);
+      const nearTrips = await tripsOf(near.secret);
+      console.log(`round trips per model request: ${unlimitedTrips.join(", ")} (no limit); ${farTrips.join(", ")} (far from its limit); ${nearTrips.join(", ")} (near it)`);
       expect(unlimitedTrips).toEqual(["gateway_spend_batch"]);
+      // Reserved in memory, drawing on the process's holding: the settle alone.
+      expect(farTrips).toEqual(["gateway_spend_batch"]);
       // The reservation, then the settle.
-      expect(limitedTrips).toEqual(["gateway_spend_batch", "gateway_spend_batch"]);
-      // Requests in flight together share their round trips: fewer than two each.
-      const together = await Promise.all(Array.from({ length: 16 }, () => request(limited.secret)));
+      expect(nearTrips).toEqual(["gateway_spend_batch", "gateway_spend_batch"]);
+      // Requests in flight together share their round trips: fewer than one each.
+      const together = await Promise.all(Array.from({ length: 16 }, () => request(far.secret)));
       expect(together.map((answer) => answer.status)).toEqual(Array.from({ length: 16 }, () => 200));
       const togetherTrips = counted.splice(0);
-      console.log(`16 concurrent requests of a limited key: ${togetherTrips.length} round trips`);
+      console.log(`16 concurrent requests of a key far from its limit: ${togetherTrips.length} round trips`);
       expect(togetherTrips.every((name) => name === "gateway_spend_batch")).toBe(true);
-      expect(togetherTrips.length).toBeLessThan(32);
+      expect(togetherTrips.length).toBeLessThan(16);
     } finally {
       pg.Client.prototype.query = query;
       await own.close();
+    }
+  });
+
+  test("holdings are given back once idle, and at once when their key changes: a limit lowered through one process binds every process", async () => {
+    // Cut at one output token, the answer costs exactly its reservation.
+    const body = { model: "echo-1", input: "one two three four five six", max_output_tokens: 1 };
+    const reservation = await reservationOf(body);
+    const key = await createKey({ spendPolicy: { limitUnits: "100" } });
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const held = async () =>
+        (await client.query<{ n: string; micros: string }>("SELECT COUNT(*) AS n, COALESCE(SUM(micros), 0) AS micros FROM spend_reservations WHERE key_id = $1", [key.keyId])).rows[0]!;
+      const reservedOnAccount = async () =>
+        (await client.query("SELECT reserved_micros::TEXT AS reserved FROM spend_accounts WHERE key_id = $1", [key.keyId])).rows[0].reserved;
+      // Every process serves the key, so each takes a holding.
+      const takeHoldings = async () => {
+        for (let round = 0; round < 3; round++) {
+          const answers = await Promise.all(gateways.map((gateway) => call(gateway.url, "POST", "/v1/responses", { bearer: key.secret, body })));
+          expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+        }
+        const holding = await held();
+        expect(Number(holding.n)).toBe(3);
+        expect(BigInt(holding.micros)).toBeGreaterThan(reservation * 3n);
+        expect(await reservedOnAccount()).toBe(holding.micros);
+      };
+      await takeHoldings();
+
+      // Idle for a second, every holding is given back.
+      const idleSince = performance.now();
+      while (Number((await held()).n) > 0 && performance.now() - idleSince < 3000) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(performance.now() - idleSince).toBeGreaterThan(900);
+      expect(await held()).toEqual({ n: "0", micros: "0" });
+      expect(await reservedOnAccount()).toBe("0");
+      await takeHoldings();
+
+      // The limit lowered (through process A) to what was spent plus two requests: the holdings are
+      // given back, and the three processes together serve two more requests, not more.
+      const spent = await spentMicros(key.keyId);
+      const current = (await account(gateways[0]!, "GET", `/${key.keyId}`)).body;
+      const lowered = spent + reservation * 2n + reservation / 2n;
+      const patched = await account(gateways[0]!, "PATCH", `/${key.keyId}`, {
+        spendPolicy: { limitUnits: (Number(lowered) / 1e6).toFixed(6) },
+        expectedVersion: current.version,
+      });
+      expect(patched.status).toBe(200);
+      // The change reaches the other processes in milliseconds; holdings go idle only after a second.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => call(pick(i).url, "POST", "/v1/responses", { bearer: key.secret, body })),
+      );
+      expect(answers.every((answer) => answer.status === 200 || answer.status === 402)).toBe(true);
+      expect(answers.filter((answer) => answer.status === 200).length).toBe(2);
+      expect(await spentMicros(key.keyId)).toBeLessThanOrEqual(lowered);
+
+      // Given back on the change, while their processes serve on.
+      expect(await held()).toEqual({ n: "0", micros: "0" });
+      expect(await reservedOnAccount()).toBe("0");
+    } finally {
+      await client.end();
     }
   });
 

@@ -34,6 +34,7 @@ import { checkDatabaseUrl, TYPES } from "./connection";
 import { KeyChangeNotifications, type KeyChangeTiming } from "./key-change-listener";
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import { SpendBatcher, type SpendBatch } from "./spend-batcher";
+import { SpendHoldings } from "./spend-holdings";
 import { SQL, type NamedQuery } from "./statements";
 
 /** Options of {@link openPostgresStore}. */
@@ -112,6 +113,7 @@ class PostgresStore implements Store {
   readonly #pool: pg.Pool;
   readonly #renewal: NodeJS.Timeout;
   readonly #spend: SpendBatcher;
+  readonly #holdings: SpendHoldings;
   #closed = false;
 
   constructor(pool: pg.Pool, notifications: KeyChangeNotifications, leaseMs: number) {
@@ -120,13 +122,15 @@ class PostgresStore implements Store {
     // This store instance's name on its reservations, for renewing them.
     const holder = randomUUID();
     this.#spend = new SpendBatcher((batch) => this.#sendSpendBatch(batch, holder, leaseMs));
-    this.sharedSpend = {
-      reserve: (keyId, micros) => this.#spend.reserve(keyId, micros),
-      settle: (reservationId, entry, outcome) => this.#spend.settle(reservationId, entry, outcome),
-    };
+    this.#holdings = new SpendHoldings(this.#spend, notifications, { leaseMs });
+    this.sharedSpend = this.#holdings;
     this.#renewal = setInterval(() => {
       // A failed renewal is retried a third of a lease later; only a whole lease of failures loses a reservation.
-      this.#query(SQL.renewReservations, [holder, leaseMs]).catch(() => undefined);
+      const sentAt = Date.now();
+      this.#query<{ id: string }>(SQL.renewReservations, [holder, leaseMs]).then(
+        ({ rows }) => this.#holdings.renewed(sentAt, new Set(rows.map((row) => String(row.id)))),
+        () => undefined,
+      );
     }, Math.max(10, Math.floor(leaseMs / 3)));
     this.#renewal.unref();
   }
@@ -232,7 +236,7 @@ class PostgresStore implements Store {
   }
 
   recordRequest(entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
-    return this.#spend.settle(null, entry, outcome);
+    return this.#spend.settle({ reservationId: null, take: null, entry, outcome });
   }
 
   /**
@@ -240,10 +244,11 @@ class PostgresStore implements Store {
    * then the reservations, in one statement (one round trip, one commit). Run again whole when
    * the database chose it as a deadlock's victim or failed to serialise it: it rolled back.
    */
-  async #sendSpendBatch({ settles, reserves }: SpendBatch, holder: string, leaseMs: number): Promise<(string | undefined)[]> {
+  async #sendSpendBatch({ settles, releases, reserves }: SpendBatch, holder: string, leaseMs: number): Promise<(string | undefined)[]> {
     const entries = settles.map((settle) => settle.entry);
     const values = [
       settles.map((settle) => settle.reservationId),
+      settles.map((settle) => settle.take),
       entries.map((entry) => entry.id),
       entries.map((entry) => entry.ownerId),
       entries.map((entry) => entry.keyId),
@@ -255,8 +260,12 @@ class PostgresStore implements Store {
       entries.map((entry) => entry.responseText),
       settles.map((settle) => (settle.outcome === "succeeded" ? 1 : 0)),
       settles.map((settle) => (settle.outcome === "rejected" ? 1 : 0)),
+      releases.map((release) => release.holdingId),
+      releases.map((release) => release.keyId),
       reserves.map((reserve) => reserve.keyId),
       reserves.map((reserve) => reserve.micros),
+      reserves.map((reserve) => reserve.holding),
+      reserves.map((reserve) => reserve.floor),
       holder,
       leaseMs,
     ];
@@ -311,6 +320,8 @@ class PostgresStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#renewal);
+    // Holdings given back first, while the pool still runs.
+    await this.#holdings.close().catch(() => undefined);
     await this.keyChanges.close();
     // Waits for queries in flight, then closes every connection.
     await this.#pool.end();

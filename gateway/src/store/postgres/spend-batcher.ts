@@ -1,21 +1,37 @@
 import type { NewLogEntry, RequestOutcome } from "../types";
 
-/** A model request's record to commit, with the reservation it releases (`null` for none). */
+/**
+ * A model request's record to commit, with the reservation it releases: its own row
+ * (`take: null`), `take` micros out of a holding, or nothing (`reservationId: null`).
+ */
 export interface BatchedSettle {
   reservationId: string | null;
+  take: bigint | null;
   entry: NewLogEntry;
   outcome: RequestOutcome;
 }
 
-/** A reservation to take: `micros` of the key's limit. */
+/**
+ * A reservation to take: `micros` of the key's limit, in a row of its own (`holding: null`) or
+ * added to a holding (`holding`: its id, or "0" for a new one) while `floor` micros stay free.
+ */
 export interface BatchedReserve {
   keyId: string;
   micros: bigint;
+  holding: string | null;
+  floor: bigint;
 }
 
-/** What one batch commits: settles first (they give back what they held), then reservations. */
+/** A holding given back. */
+export interface BatchedRelease {
+  holdingId: string;
+  keyId: string;
+}
+
+/** What one batch commits: settles first (they give back what they held), releases, then reservations. */
 export interface SpendBatch {
   settles: BatchedSettle[];
+  releases: BatchedRelease[];
   reserves: BatchedReserve[];
 }
 
@@ -47,6 +63,7 @@ export class SpendBatcher {
   readonly #maxBatch: number;
   #settles: (BatchedSettle & Waiting<void>)[] = [];
   #reserves: (BatchedReserve & Waiting<string | undefined>)[] = [];
+  #releases: (BatchedRelease & Waiting<void>)[] = [];
   #inFlight = 0;
 
   /**
@@ -61,47 +78,80 @@ export class SpendBatcher {
     this.#maxBatch = maxBatch;
   }
 
-  reserve(keyId: string, micros: bigint): Promise<string | undefined> {
+  /** Resolves with the reservation's (or the grown holding's) id, `undefined` when refused. */
+  reserve(reserve: BatchedReserve): Promise<string | undefined> {
     return new Promise((resolve, reject) => {
-      this.#reserves.push({ keyId, micros, resolve, reject });
+      this.#reserves.push({ ...reserve, resolve, reject });
       this.#pump();
     });
   }
 
-  settle(reservationId: string | null, entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
+  /** Resolves once the record committed. */
+  settle(settle: BatchedSettle): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#settles.push({ reservationId, entry, outcome, resolve, reject });
+      this.#settles.push({ ...settle, resolve, reject });
       this.#pump();
     });
   }
 
+  /** Resolves once the holding is given back. */
+  release(release: BatchedRelease): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#releases.push({ ...release, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  #pumpQueued = false;
+
+  /** Sends what waits once the current task is done, so operations queued in one task share a batch. */
   #pump(): void {
-    while (this.#inFlight < this.#maxInFlight && this.#settles.length + this.#reserves.length > 0) {
+    if (this.#pumpQueued) return;
+    this.#pumpQueued = true;
+    queueMicrotask(() => {
+      this.#pumpQueued = false;
+      this.#dispatch();
+    });
+  }
+
+  #dispatch(): void {
+    while (this.#inFlight < this.#maxInFlight && this.#settles.length + this.#reserves.length + this.#releases.length > 0) {
       const settles = this.#settles.splice(0, this.#maxBatch);
-      const reserves = this.#reserves.splice(0, this.#maxBatch - settles.length);
+      const releases = this.#releases.splice(0, this.#maxBatch);
+      const reserves = this.#reserves.splice(0, Math.max(1, this.#maxBatch - settles.length));
       this.#inFlight++;
-      void this.#run(settles, reserves).finally(() => {
+      void this.#run(settles, releases, reserves).finally(() => {
         this.#inFlight--;
         this.#pump();
       });
     }
   }
 
-  async #run(settles: (BatchedSettle & Waiting<void>)[], reserves: (BatchedReserve & Waiting<string | undefined>)[]): Promise<void> {
+  async #run(
+    settles: (BatchedSettle & Waiting<void>)[],
+    releases: (BatchedRelease & Waiting<void>)[],
+    reserves: (BatchedReserve & Waiting<string | undefined>)[],
+  ): Promise<void> {
     let reservations: (string | undefined)[];
     try {
-      reservations = await this.#send({ settles, reserves });
+      reservations = await this.#send({ settles, releases, reserves });
     } catch (error) {
-      if (settles.length + reserves.length === 1) {
+      if (settles.length + releases.length + reserves.length === 1) {
         settles[0]?.reject(error);
+        releases[0]?.reject(error);
         reserves[0]?.reject(error);
         return;
       }
       // Nothing of the batch committed: each operation alone, so one bad one fails alone.
-      await Promise.all([...settles.map((settle) => this.#run([settle], [])), ...reserves.map((reserve) => this.#run([], [reserve]))]);
+      await Promise.all([
+        ...settles.map((settle) => this.#run([settle], [], [])),
+        ...releases.map((release) => this.#run([], [release], [])),
+        ...reserves.map((reserve) => this.#run([], [], [reserve])),
+      ]);
       return;
     }
     for (const settle of settles) settle.resolve();
+    for (const release of releases) release.resolve();
     reserves.forEach((reserve, i) => reserve.resolve(reservations[i]));
   }
 }

@@ -109,12 +109,14 @@ export const SQL = {
   renewReservations: query(
     "renew_reservations",
     `UPDATE spend_reservations SET expires_at = clock_timestamp() + $2 * INTERVAL '1 millisecond'
-    WHERE holder = $1 AND expires_at > clock_timestamp()`,
+    WHERE holder = $1 AND expires_at > clock_timestamp()
+    RETURNING id`,
   ),
-  // Settles and reservations of many requests in one round trip (see migration 3).
+  // Settles, holdings given back and reservations of many requests in one round trip (see migration 4).
   spendBatch: query(
     "spend_batch",
-    "SELECT gateway_spend_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) AS reservations",
+    `SELECT gateway_spend_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+    AS reservations`,
   ),
   // Gives each key's account back what its swept reservations held, in the same transaction.
   purgeReservations: query("purge_reservations", "SELECT gateway_sweep_spend_reservations() AS swept"),

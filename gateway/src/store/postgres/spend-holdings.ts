@@ -1,0 +1,203 @@
+import type { KeyChangeFeed, NewLogEntry, RequestOutcome, SharedSpend } from "../types";
+import type { SpendBatcher } from "./spend-batcher";
+
+/** Tuning of {@link SpendHoldings}. */
+export interface SpendHoldingOptions {
+  /** The lease of every reservation row, holdings included (see PostgresStoreOptions.reservationLeaseMs). */
+  leaseMs: number;
+  /** A holding grows by this many times the reservation of the request that asks. Default 16. */
+  requestsPerGrowth?: number;
+  /**
+   * A holding grows only while the key keeps this many growths free beside it, so holdings exist
+   * far from a limit and never near it. Default 16.
+   */
+  floorGrowths?: number;
+  /** A holding unused this long is given back. Default 1000 ms. */
+  idleMs?: number;
+}
+
+/** This process's holding of one key, as it knows it. */
+interface Holding {
+  /** Its row; undefined until granted. */
+  id: string | undefined;
+  /** Micros not drawn by a request in flight. */
+  free: bigint;
+  /** Requests in flight drawn on it. */
+  drawn: number;
+  /** When its lease was last set (the sending of the statement that set it). */
+  confirmedAt: number;
+  lastUsedAt: number;
+  growing: boolean;
+  /** When the database last refused to grow it (the key is near its limit): not asked again for a while. */
+  refusedAt: number;
+}
+
+/** A reservation drawn on a holding, as its id reads: `<holding row id>/<micros>`. */
+const DRAWN = /^(\d+)\/(\d+)$/;
+
+/**
+ * Spend reservations in PostgreSQL with holdings: a process asks the database for more than one
+ * request's reservation of a key (a holding: a reservation row of its own, counted against the
+ * limit like any), and its next requests of that key reserve in memory, drawing on it, so each
+ * makes one round trip (the settle, which takes its share out of the holding and charges it)
+ * instead of two. The database still decides every micro: a holding is granted, in the same
+ * atomic check as any reservation, only while the key keeps {@link SpendHoldingOptions.floorGrowths}
+ * times the growth free beside it — so holdings exist far from a limit, and near it every request
+ * reserves on its own, exactly as without holdings.
+ *
+ * A holding is used only while its lease is known to run (renewed with the process's other
+ * reservations; see {@link SpendHoldings.renewed}), is dropped on any change of its key or any
+ * interruption of the key-change feed (a limit lowered elsewhere stops draws as fast as a revoke
+ * stops requests), and is given back once idle.
+ */
+export class SpendHoldings implements SharedSpend {
+  readonly #batcher: SpendBatcher;
+  readonly #leaseMs: number;
+  readonly #requestsPerGrowth: bigint;
+  readonly #floorGrowths: bigint;
+  readonly #idleMs: number;
+  /** By key: the holdings drawn on. */
+  readonly #holdings = new Map<string, Holding>();
+  /** By row id: every holding granted and not yet given back, drawn on or not. */
+  readonly #byId = new Map<string, Holding>();
+  readonly #sweep: NodeJS.Timeout;
+  readonly #unsubscribe: () => void;
+  #closed = false;
+
+  constructor(batcher: SpendBatcher, keyChanges: KeyChangeFeed, options: SpendHoldingOptions) {
+    this.#batcher = batcher;
+    this.#leaseMs = options.leaseMs;
+    this.#requestsPerGrowth = BigInt(options.requestsPerGrowth ?? 16);
+    this.#floorGrowths = BigInt(options.floorGrowths ?? 16);
+    this.#idleMs = options.idleMs ?? 1000;
+    this.#unsubscribe = keyChanges.subscribe({
+      changed: (keyId) => this.#drop(keyId),
+      interrupted: () => {
+        for (const keyId of [...this.#holdings.keys()]) this.#drop(keyId);
+      },
+      resumed: () => undefined,
+    });
+    this.#sweep = setInterval(() => this.#releaseIdle(), Math.max(10, Math.floor(this.#idleMs / 2)));
+    this.#sweep.unref();
+  }
+
+  async reserve(keyId: string, micros: bigint): Promise<string | undefined> {
+    const now = Date.now();
+    let holding = this.#holdings.get(keyId);
+    if (!holding) {
+      holding = { id: undefined, free: 0n, drawn: 0, confirmedAt: 0, lastUsedAt: now, growing: false, refusedAt: -Infinity };
+      this.#holdings.set(keyId, holding);
+    }
+    holding.lastUsedAt = now;
+    // Half a lease of margin: the row outlives its last confirmation by a whole one.
+    const live = holding.id !== undefined && now - holding.confirmedAt < this.#leaseMs / 2;
+    if (live && holding.free >= micros) {
+      holding.free -= micros;
+      holding.drawn++;
+      if (holding.free < micros * 2n) this.#grow(keyId, holding, micros);
+      return `${holding.id}/${micros}`;
+    }
+    this.#grow(keyId, holding, micros);
+    return this.#batcher.reserve({ keyId, micros, holding: null, floor: 0n });
+  }
+
+  settle(reservationId: string, entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
+    const drawn = DRAWN.exec(reservationId);
+    if (!drawn) return this.#batcher.settle({ reservationId, take: null, entry, outcome });
+    const [, holdingId, micros] = drawn;
+    const holding = this.#byId.get(holdingId!);
+    return this.#batcher.settle({ reservationId: holdingId!, take: BigInt(micros!), entry, outcome }).finally(() => {
+      if (holding) holding.drawn--;
+    });
+  }
+
+  /**
+   * The lease renewal sent at `sentAt` renewed `ids` (this process's live rows): holdings among
+   * them are confirmed; a holding confirmed before it and not among them ran out, and is dropped.
+   */
+  renewed(sentAt: number, ids: ReadonlySet<string>): void {
+    for (const [keyId, holding] of this.#holdings) {
+      if (holding.id === undefined) continue;
+      if (ids.has(holding.id)) holding.confirmedAt = Math.max(holding.confirmedAt, sentAt);
+      else if (holding.confirmedAt < sentAt) {
+        // Its row is gone (or going): nothing to give back.
+        this.#holdings.delete(keyId);
+        this.#byId.delete(holding.id);
+      }
+    }
+  }
+
+  /** Gives every holding back. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#sweep);
+    this.#unsubscribe();
+    await Promise.all([...this.#holdings.keys()].map((keyId) => this.#drop(keyId)));
+  }
+
+  /** Asks, in the next batch, for the holding to grow (or be granted). */
+  #grow(keyId: string, holding: Holding, micros: bigint): void {
+    const sentAt = Date.now();
+    if (holding.growing || sentAt - holding.refusedAt < this.#idleMs) return;
+    holding.growing = true;
+    const growth = micros * this.#requestsPerGrowth;
+    this.#batcher
+      .reserve({ keyId, micros: growth, holding: holding.id ?? "0", floor: growth * this.#floorGrowths })
+      .then(
+        (id) => {
+          holding.growing = false;
+          // Dropped meanwhile (its key changed): what was granted goes back at once.
+          if (this.#holdings.get(keyId) !== holding) {
+            if (id !== undefined && id !== holding.id) void this.#batcher.release({ holdingId: id, keyId }).catch(() => undefined);
+            return;
+          }
+          if (id === undefined) {
+            holding.refusedAt = Date.now();
+            return;
+          }
+          // A holding that has a row only ever grows that row (the database refuses to grow a
+          // row that ran out rather than make another), so a new id is the first grant.
+          if (holding.id === undefined) {
+            holding.id = id;
+            this.#byId.set(id, holding);
+          }
+          holding.free += growth;
+          holding.confirmedAt = sentAt;
+        },
+        () => {
+          holding.growing = false;
+        },
+      );
+  }
+
+  /** Stops drawing on the key's holding and gives back what it holds (its draws in flight still settle against the row first). */
+  #drop(keyId: string): Promise<void> {
+    const holding = this.#holdings.get(keyId);
+    this.#holdings.delete(keyId);
+    if (holding?.id === undefined) return Promise.resolve();
+    return this.#releaseWhenSettled(keyId, holding.id, holding);
+  }
+
+  async #releaseWhenSettled(keyId: string, holdingId: string, holding: Holding): Promise<void> {
+    // Released after its draws settle, or their takes would find no row (and give back nothing twice).
+    while (holding.drawn > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Until given back the row is still renewed with this process's others: keep trying (the lease
+    // ends it anyway should this process die meanwhile).
+    for (let attempt = 0; !this.#closed || attempt === 0; attempt++) {
+      try {
+        await this.#batcher.release({ holdingId, keyId });
+        break;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 5000)).unref());
+      }
+    }
+    this.#byId.delete(holdingId);
+  }
+
+  #releaseIdle(): void {
+    const now = Date.now();
+    for (const [keyId, holding] of this.#holdings) {
+      if (holding.drawn === 0 && !holding.growing && now - holding.lastUsedAt > this.#idleMs) void this.#drop(keyId);
+    }
+  }
+}
