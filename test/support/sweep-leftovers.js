@@ -8,7 +8,7 @@ const { join } = require("node:path");
 
 const ROOT = join(__dirname, "../..");
 const PROJECT_DIRS = [".", "quickstart", "test/e2e/fixtures/smoke-project", ...listDirs("examples")];
-const STACK_FILE = /^Pulumi\.(e2e|demo)-.+\.yaml$/;
+const STACK_FILE = /^Pulumi\.(e2e|demo)-(.+)\.yaml$/;
 /** Where the testkit's engine sandbox runs inline programs. */
 const WORKSPACES = "testkit/.workspaces";
 /** The pid of the process that made a workspace (testkit/src/engine/sandbox.ts writes it). */
@@ -43,12 +43,19 @@ function listDirs(dir) {
 
 module.exports = async function sweepLeftovers() {
   const leftovers = [];
-  for (const dir of PROJECT_DIRS) {
-    for (const name of readdirSync(join(ROOT, dir)).filter((n) => STACK_FILE.test(n))) leftovers.push(join(dir, name));
-  }
+  /** Sandboxes of processes still running, by the lower-cased name of their workspace. */
+  const live = new Set();
   if (existsSync(join(ROOT, WORKSPACES))) {
     for (const name of readdirSync(join(ROOT, WORKSPACES))) {
-      if (!inUseElsewhere(join(ROOT, WORKSPACES, name))) leftovers.push(join(WORKSPACES, name));
+      if (inUseElsewhere(join(ROOT, WORKSPACES, name))) live.add(name.toLowerCase());
+      else leftovers.push(join(WORKSPACES, name));
+    }
+  }
+  for (const dir of PROJECT_DIRS) {
+    for (const name of readdirSync(join(ROOT, dir))) {
+      const match = STACK_FILE.exec(name);
+      // A project stack is named after its sandbox's workspace (`e2e-<workspace>`): kept while that runs.
+      if (match && !live.has(match[2].toLowerCase())) leftovers.push(join(dir, name));
     }
   }
   for (const path of leftovers) rmSync(join(ROOT, path), { recursive: true, force: true });

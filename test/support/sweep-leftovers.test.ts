@@ -19,24 +19,33 @@ describe("jest's teardown sweep of testkit/.workspaces", () => {
     return folder(name);
   };
 
-  it("keeps the folders of live processes, removes those of gone ones, this run's own and unmarked ones", async () => {
+  it("keeps the folders and project stack files of live processes, removes those of gone ones, this run's own and unmarked ones", async () => {
     const live = spawn("sleep", ["60"]);
     const gone = spawn("true");
     await once(gone, "exit");
     try {
-      const kept = owned("live", live.pid);
+      const kept = [owned("live", live.pid)];
       const removed = [owned("gone", gone.pid), owned("own", process.pid), owned("unmarked", undefined)];
+      // Project stacks are named after their sandbox's workspace, lower-cased: `e2e-<workspace>`.
+      const stackFile = (name: string) => {
+        const path = join(REPO_ROOT, `Pulumi.e2e-sweep-test-${process.pid}-${name.toLowerCase()}.yaml`);
+        writeFileSync(path, "config: {}\n");
+        return path;
+      };
+      kept.push(stackFile("LIVE"));
+      removed.push(stackFile("gone"));
       const warn = jest.spyOn(console, "warn").mockImplementation(() => undefined);
       try {
         await sweepLeftovers();
       } finally {
         warn.mockRestore();
       }
-      expect(existsSync(kept)).toBe(true);
+      expect(kept.filter(existsSync)).toEqual(kept);
       expect(removed.filter(existsSync)).toEqual([]);
     } finally {
       live.kill();
       rmSync(folder("live"), { recursive: true, force: true });
+      rmSync(join(REPO_ROOT, `Pulumi.e2e-sweep-test-${process.pid}-live.yaml`), { force: true });
     }
   });
 });

@@ -45,7 +45,8 @@ export class EngineSandbox {
     const inlineWorkDir = join(REPO_ROOT, WORKSPACES_DIR, scratch.split("-").pop()!);
     await Promise.all([mkdir(backendDir), mkdir(home), mkdir(inlineWorkDir, { recursive: true })]);
     // Whose folder this is: jest's teardown sweep (test/support/sweep-leftovers.js) leaves the
-    // folders of processes still running alone, so one test run never pulls another's from under it.
+    // folders (and project stack files, see projectStack) of processes still running alone, so one
+    // test run never pulls another's from under it.
     await writeFile(join(inlineWorkDir, WORKSPACE_OWNER_FILE), String(process.pid));
     const env = {
       // `metadata=skip`: the file backend's blob library otherwise keeps a sidecar `.attrs` file
