@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { ApiKeyArgs, GatewayConnectionArgs } from "../inputs";
-import type { RotationRecord, StoredKey } from "../runtime/shapes";
+import { ApiKeyOutputs } from "../api-key-outputs";
+import type { ApiKeyArgs } from "../inputs";
 import { NATIVE_API_KEY_TYPE, PACKAGE_NAME } from "./schema";
 import { PLUGIN_VERSION } from "./version";
 
@@ -24,45 +24,7 @@ const OUTPUTS = [
  * const ci = new native.ApiKey("ci", { spendPolicy: { limitUnits: "100" } }, { replaceOnChanges: ["modelPolicy"] });
  * export const ciSecret = ci.secret;
  */
-export class ApiKey extends pulumi.CustomResource {
-  /** The key's id on the gateway (`key_...`); also the resource id. */
-  declare readonly keyId: pulumi.Output<string>;
-  /** The key's version; goes up on every change, rotation and revoke. */
-  declare readonly version: pulumi.Output<number>;
-  /** The secret this stack issued (a Pulumi secret); undefined for an imported key until the stack rotates it. */
-  declare readonly secret: pulumi.Output<string | undefined>;
-  /** Whether `secret` is the key's current secret: false for an imported key, or one rotated outside this stack. */
-  declare readonly secretKnown: pulumi.Output<boolean>;
-  /** Prefix and last four characters of the key's current secret, safe to show. */
-  declare readonly hint: pulumi.Output<string>;
-  /** `active` or `disabled`. */
-  declare readonly state: pulumi.Output<StoredKey["state"]>;
-  /** The owner the key belongs to. */
-  declare readonly ownerId: pulumi.Output<string>;
-  /** The gateway the key lives on. */
-  declare readonly baseUrl: pulumi.Output<string>;
-  /** Hint of the provisioning key the key was last managed with. */
-  declare readonly provisioningKeyHint: pulumi.Output<string>;
-  /** The key's own `connection` input, if it has one (a Pulumi secret). */
-  declare readonly connection: pulumi.Output<GatewayConnectionArgs | undefined>;
-  /** The key's label. */
-  declare readonly name: pulumi.Output<string>;
-  /** The spending cap; undefined when the key has none. */
-  declare readonly spendPolicy: pulumi.Output<StoredKey["spendPolicy"]>;
-  /** The logging policy, defaults filled in. */
-  declare readonly loggingPolicy: pulumi.Output<StoredKey["loggingPolicy"]>;
-  /** The model policy, defaults filled in. */
-  declare readonly modelPolicy: pulumi.Output<StoredKey["modelPolicy"]>;
-  /** When the key was created (ISO 8601). */
-  declare readonly createdAt: pulumi.Output<string>;
-  /** When the key last changed (ISO 8601). */
-  declare readonly updatedAt: pulumi.Output<string>;
-  /** When the secret was last rotated (ISO 8601), or null. */
-  declare readonly rotatedAt: pulumi.Output<string | null>;
-  /** Until when the secret the last rotation replaced keeps working (ISO 8601), or null. */
-  declare readonly previousSecretExpiresAt: pulumi.Output<string | null>;
-  /** With `rotateAfter`: when the stack issued the current secret and why. */
-  declare readonly rotation: pulumi.Output<RotationRecord | undefined>;
+export class ApiKey extends ApiKeyOutputs {
   /** The resource's URN, which the key carries on the gateway. */
   declare readonly clientReference: pulumi.Output<string | undefined>;
 

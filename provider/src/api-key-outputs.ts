@@ -1,0 +1,53 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { GatewayConnectionArgs } from "./inputs";
+import type { RotationRecord, StoredKey } from "./runtime/shapes";
+
+/**
+ * What every ApiKey resource exposes, whichever front door manages it — the dynamic provider
+ * ({@link import("./api-key").ApiKey}) or the native plugin ({@link import("./native/resource").ApiKey}).
+ * Declared once here, so the two classes cannot drift apart.
+ */
+export abstract class ApiKeyOutputs extends pulumi.CustomResource {
+  /** The key's id on the gateway (`key_...`); also the resource id. */
+  declare readonly keyId: pulumi.Output<string>;
+  /** The key's version; goes up on every change, rotation and revoke. */
+  declare readonly version: pulumi.Output<number>;
+  /**
+   * The secret this stack issued (a Pulumi secret). Undefined for an adopted or imported key the
+   * stack has not rotated. After a rotation outside the stack it stays, but `secretKnown` is false:
+   * the gateway no longer accepts it.
+   */
+  declare readonly secret: pulumi.Output<string | undefined>;
+  /** Whether `secret` is the key's current secret: false for an adopted or imported key, or one rotated outside this stack. */
+  declare readonly secretKnown: pulumi.Output<boolean>;
+  /** Prefix and last four characters of the key's current secret, safe to show. */
+  declare readonly hint: pulumi.Output<string>;
+  /** `active` or `disabled`. */
+  declare readonly state: pulumi.Output<StoredKey["state"]>;
+  /** The owner the key belongs to (fixed by the provisioning key). */
+  declare readonly ownerId: pulumi.Output<string>;
+  /** The gateway the key lives on. */
+  declare readonly baseUrl: pulumi.Output<string>;
+  /** Hint of the provisioning key the key was last managed with; a new one makes the next preview ask its owner. */
+  declare readonly provisioningKeyHint: pulumi.Output<string>;
+  /** The key's own `connection` input, if it has one: a Pulumi secret, kept so refresh and destroy reach the key. */
+  declare readonly connection: pulumi.Output<GatewayConnectionArgs | undefined>;
+  /** The key's label. */
+  declare readonly name: pulumi.Output<string>;
+  /** The spending cap, its amount in canonical spelling ("100.5"); undefined when the key has none. */
+  declare readonly spendPolicy: pulumi.Output<StoredKey["spendPolicy"]>;
+  /** The logging policy, defaults filled in. */
+  declare readonly loggingPolicy: pulumi.Output<StoredKey["loggingPolicy"]>;
+  /** The model policy, defaults filled in; a mode newer than this package reads as `Unrecognized`. */
+  declare readonly modelPolicy: pulumi.Output<StoredKey["modelPolicy"]>;
+  /** When the key was created (ISO 8601). */
+  declare readonly createdAt: pulumi.Output<string>;
+  /** When the key last changed (ISO 8601). */
+  declare readonly updatedAt: pulumi.Output<string>;
+  /** When the secret was last rotated (ISO 8601), or null. */
+  declare readonly rotatedAt: pulumi.Output<string | null>;
+  /** Until when the secret the last rotation replaced keeps working (ISO 8601), or null without a grace period. */
+  declare readonly previousSecretExpiresAt: pulumi.Output<string | null>;
+  /** With `rotateAfter`: when the stack issued the current secret and why; the schedule counts from `issuedAt`. */
+  declare readonly rotation: pulumi.Output<RotationRecord | undefined>;
+}
