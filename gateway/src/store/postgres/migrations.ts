@@ -424,11 +424,12 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export const KEY_CHANGES_CHANNEL = "gateway_key_changes";
 
 /**
- * Brings the database to {@link SCHEMA_VERSION}, each migration in its own transaction, under a
- * session advisory lock: of N processes starting together one migrates, the others wait and then
- * find nothing to do. Refuses a database written by a newer build.
+ * Brings the database to {@link SCHEMA_VERSION} (or `target`: tests build older schemas with it),
+ * each migration in its own transaction, under a session advisory lock: of N processes starting
+ * together one migrates, the others wait and then find nothing to do. Refuses a database written
+ * by a newer build.
  */
-export async function migrate(client: pg.ClientBase): Promise<void> {
+export async function migrate(client: pg.ClientBase, target = SCHEMA_VERSION): Promise<void> {
   await client.query("SELECT pg_advisory_lock($1, $2)", [ADVISORY_LOCK_CLASS.migrations, 0]);
   try {
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -439,7 +440,7 @@ export async function migrate(client: pg.ClientBase): Promise<void> {
     if (current > SCHEMA_VERSION) {
       throw new Error(`the database has schema version ${current}, newer than this gateway's ${SCHEMA_VERSION}; upgrade the gateway`);
     }
-    for (let version = current; version < SCHEMA_VERSION; version++) {
+    for (let version = current; version < Math.min(target, SCHEMA_VERSION); version++) {
       await client.query("BEGIN");
       try {
         // No parameters, so the simple protocol runs the migration's many statements in one go.
