@@ -268,7 +268,7 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
     }
   });
 
-  test("holdings are given back once idle, and at once when their key changes: a limit lowered through one process binds every process", async () => {
+  test("holdings are given back once idle, at once when their process stops hearing key changes, and at once when their key changes: a limit lowered through one process binds every process", async () => {
     // Cut at one output token, the answer costs exactly its reservation.
     const body = { model: "echo-1", input: "one two three four five six", max_output_tokens: 1 };
     const reservation = await reservationOf(body);
@@ -299,6 +299,30 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
       expect(performance.now() - idleSince).toBeGreaterThan(900);
       expect(await held()).toEqual({ n: "0", micros: "0" });
       expect(await reservedOnAccount()).toBe("0");
+
+      // A process that stops hearing key changes gives its holdings back at once (well before they
+      // would go idle): a change it missed could have lowered the limit.
+      await takeHoldings();
+      const holdingIds = async () =>
+        (await client.query<{ id: string }>("SELECT id::TEXT AS id FROM spend_reservations WHERE key_id = $1 ORDER BY id", [key.keyId])).rows.map((row) => row.id);
+      const before = await holdingIds();
+      const cutAt = performance.now();
+      const cut = await client.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'gateway key changes'",
+      );
+      expect(cut.rowCount).toBe(3);
+      while ((await holdingIds()).some((id) => before.includes(id)) && performance.now() - cutAt < 3000) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await holdingIds()).filter((id) => before.includes(id))).toEqual([]);
+      expect(performance.now() - cutAt).toBeLessThan(700);
+      expect(await reservedOnAccount()).toBe("0");
+      // Listening again (retried from 100 ms on), each process takes a holding again.
+      const listening = async () =>
+        Number(
+          (await client.query("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'gateway key changes'"))
+            .rows[0].n,
+        );
+      while ((await listening()) < 3 && performance.now() - cutAt < 5000) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 100));
       await takeHoldings();
 
       // The limit lowered (through process A) to what was spent plus two requests: the holdings are

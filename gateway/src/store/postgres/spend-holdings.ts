@@ -63,6 +63,8 @@ export class SpendHoldings implements SharedSpend {
   readonly #sweep: NodeJS.Timeout;
   readonly #unsubscribe: () => void;
   #closed = false;
+  /** Whether the key-change feed is heard (subscribe says at once when it is not). */
+  #hearing = true;
 
   constructor(batcher: SpendBatcher, keyChanges: KeyChangeFeed, options: SpendHoldingOptions) {
     this.#batcher = batcher;
@@ -71,11 +73,15 @@ export class SpendHoldings implements SharedSpend {
     this.#floorGrowths = BigInt(options.floorGrowths ?? 16);
     this.#idleMs = options.idleMs ?? 1000;
     this.#unsubscribe = keyChanges.subscribe({
-      changed: (keyId) => this.#drop(keyId),
+      changed: (keyId) => void this.#drop(keyId),
       interrupted: () => {
-        for (const keyId of [...this.#holdings.keys()]) this.#drop(keyId);
+        // A change could go unheard: no holding is drawn on, nor granted, until the feed is back.
+        this.#hearing = false;
+        for (const keyId of [...this.#holdings.keys()]) void this.#drop(keyId);
       },
-      resumed: () => undefined,
+      resumed: () => {
+        this.#hearing = true;
+      },
     });
     this.#sweep = setInterval(() => this.#releaseIdle(), Math.max(10, Math.floor(this.#idleMs / 2)));
     this.#sweep.unref();
@@ -90,7 +96,7 @@ export class SpendHoldings implements SharedSpend {
     }
     holding.lastUsedAt = now;
     // Half a lease of margin: the row outlives its last confirmation by a whole one.
-    const live = holding.id !== undefined && now - holding.confirmedAt < this.#leaseMs / 2;
+    const live = this.#hearing && holding.id !== undefined && now - holding.confirmedAt < this.#leaseMs / 2;
     if (live && holding.free >= micros) {
       holding.free -= micros;
       holding.drawn++;
@@ -138,7 +144,7 @@ export class SpendHoldings implements SharedSpend {
   /** Asks, in the next batch, for the holding to grow (or be granted). */
   #grow(keyId: string, holding: Holding, micros: bigint): void {
     const sentAt = Date.now();
-    if (holding.growing || sentAt - holding.refusedAt < this.#idleMs) return;
+    if (!this.#hearing || holding.growing || sentAt - holding.refusedAt < this.#idleMs) return;
     holding.growing = true;
     const growth = micros * this.#requestsPerGrowth;
     this.#batcher
@@ -146,7 +152,7 @@ export class SpendHoldings implements SharedSpend {
       .then(
         (id) => {
           holding.growing = false;
-          // Dropped meanwhile (its key changed): what was granted goes back at once.
+          // Dropped meanwhile (its key changed, or the feed was interrupted): what was granted goes back at once.
           if (this.#holdings.get(keyId) !== holding) {
             if (id !== undefined && id !== holding.id) void this.#batcher.release({ holdingId: id, keyId }).catch(() => undefined);
             return;
