@@ -94,6 +94,7 @@ export async function runTextCall<Answer>(
     throw error;
   }
   let text = "";
+  let failure: GatewayError | undefined;
   try {
     wire.open(sse, model, inputTokens);
     for (; !next.done; next = await pieces.next()) {
@@ -108,12 +109,16 @@ export async function runTextCall<Answer>(
     }
   } catch (error) {
     reply.log.error({ err: error }, "a stream failed after it started");
-    const failure = error instanceof GatewayError ? error : new GatewayError("internal_error", "The model failed while streaming.");
-    wire.fail(sse, failure);
+    failure = error instanceof GatewayError ? error : new GatewayError("internal_error", "The model failed while streaming.");
   } finally {
-    // Cut by the client, or failed before its end: the reservation is the charge.
-    await call.chargeReservation(200, text);
-    sse.end();
+    // Cut by the client, or failed before its end: the reservation is the charge, committed before
+    // the error event goes out, as every answer waits for its charge.
+    try {
+      await call.chargeReservation(200, text);
+    } finally {
+      if (failure) wire.fail(sse, failure);
+      sse.end();
+    }
   }
   return undefined;
 }
