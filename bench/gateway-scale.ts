@@ -5,7 +5,8 @@
  *   sqlite    one `gateway serve` process on a SQLite file (the baseline)
  *   pg × 1    one process on a throw-away PostgreSQL (testkit/postgres.ts)
  *   pg × 2    two processes on that database, 8 connections each, at the same time
- * printing throughput, p50/p99, CPU time per request (gateway processes, and the database's
+ * in two workloads: every connection on one key (the hottest case: all requests charge one
+ * account row) and each connection on its own key; printing throughput, p50/p99, CPU time per request (gateway processes, and the database's
  * processes) and the statements each request sent to PostgreSQL (pg_stat_statements; node-pg sends
  * one statement per round trip; a request alone sends two, reserve and settle, and concurrent
  * requests share batched ones, so under load it falls below one), then how long a revoke on one
@@ -71,12 +72,17 @@ async function createKey(gateway: GatewayProcess): Promise<string> {
   return ((await answer.json()) as ApiKeyWithSecret).secret;
 }
 
-const target = (gateway: GatewayProcess, secret: string): Target => ({
+/** Requests to `gateway`, each connection with the next of `secrets` (one key for all, or one each). */
+const target = (gateway: GatewayProcess, secrets: readonly string[]): Target => ({
   origin: gateway.url,
   path: "/v1/chat/completions",
-  headers: { authorization: `Bearer ${secret}` },
+  headers: {},
+  headersPerConnection: secrets.map((secret) => ({ authorization: `Bearer ${secret}` })),
   body: BODY,
 });
+
+/** The workloads: every connection on one key (the hottest case: one account row), or each on its own key. */
+type Workload = "1 key" | `${number} keys`;
 
 /** Statements PostgreSQL has run in the bench database so far. */
 async function statementsRun(admin: pg.Client): Promise<number> {
@@ -88,6 +94,7 @@ async function statementsRun(admin: pg.Client): Promise<number> {
 
 interface ScaleRow {
   setup: string;
+  workload: Workload;
   cell: WholeCell;
   requests: number;
   gatewayCpuMsPerRequest: number;
@@ -95,20 +102,25 @@ interface ScaleRow {
   statementsPerRequest: number | undefined;
 }
 
-/** Drives the gateways together (the connections split evenly) and measures what it cost. */
-async function measure(setup: string, gateways: GatewayProcess[], secret: string, seconds: number, admin?: pg.Client): Promise<ScaleRow> {
+/**
+ * Drives the gateways together (the connections split evenly, and the keys with them) and
+ * measures what it cost.
+ */
+async function measure(setup: string, gateways: GatewayProcess[], secrets: readonly string[], seconds: number, admin?: pg.Client): Promise<ScaleRow> {
+  const share = (index: number) => (secrets.length === 1 ? secrets : secrets.filter((_, at) => at % gateways.length === index));
   // Warm every process (JIT, the key cache, connection pools) before measuring.
-  await Promise.all(gateways.map((gateway) => loadWhole(target(gateway, secret), 4, 1)));
+  await Promise.all(gateways.map((gateway, index) => loadWhole(target(gateway, share(index)), 4, 1)));
   const gatewayCpuBefore = gateways.reduce((sum, gateway) => sum + cpuSeconds(gateway.child.pid!), 0);
   const databaseCpuBefore = admin ? databaseCpuSeconds() : 0;
   const statementsBefore = admin ? await statementsRun(admin) : 0;
-  const cells = await Promise.all(gateways.map((gateway) => loadWhole(target(gateway, secret), CONNECTIONS / gateways.length, seconds)));
+  const cells = await Promise.all(gateways.map((gateway, index) => loadWhole(target(gateway, share(index)), CONNECTIONS / gateways.length, seconds)));
   const statementsAfter = admin ? await statementsRun(admin) : 0;
   const cell = mergeWhole(cells);
   const requests = cell.latencies.length;
   const gatewayCpu = gateways.reduce((sum, gateway) => sum + cpuSeconds(gateway.child.pid!), 0) - gatewayCpuBefore;
   return {
     setup,
+    workload: secrets.length === 1 ? "1 key" : `${secrets.length} keys`,
     cell,
     requests,
     gatewayCpuMsPerRequest: (gatewayCpu * 1000) / requests,
@@ -165,19 +177,28 @@ export async function main(): Promise<ScaleRow[]> {
     await admin.connect();
     await admin.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
 
+    const keysFor = async (gateway: GatewayProcess) => {
+      const all: string[] = [];
+      for (let i = 0; i < CONNECTIONS; i++) all.push(await createKey(gateway));
+      return { one: all.slice(0, 1), each: all };
+    };
     const sqlite = await startGatewayProcess({ bootstrap: { ownerId: "bench" }, args: NO_RATE_LIMIT });
     processes.push(sqlite);
-    rows.push(await measure("sqlite, 1 process", [sqlite], await createKey(sqlite), seconds));
+    const sqliteKeys = await keysFor(sqlite);
+    rows.push(await measure("sqlite, 1 process", [sqlite], sqliteKeys.one, seconds));
+    rows.push(await measure("sqlite, 1 process", [sqlite], sqliteKeys.each, seconds));
     await sqlite.stop();
 
     const env = { GATEWAY_ENCRYPTION_KEY: encryptionKey };
     const first = await startGatewayProcess({ databaseUrl, bootstrap: { ownerId: "bench" }, args: NO_RATE_LIMIT, env });
     processes.push(first);
-    const secret = await createKey(first);
-    rows.push(await measure("postgres, 1 process", [first], secret, seconds, admin));
+    const keys = await keysFor(first);
+    rows.push(await measure("postgres, 1 process", [first], keys.one, seconds, admin));
+    rows.push(await measure("postgres, 1 process", [first], keys.each, seconds, admin));
     const second = await startGatewayProcess({ databaseUrl, args: NO_RATE_LIMIT, env });
     processes.push(second);
-    rows.push(await measure("postgres, 2 processes", [first, second], secret, seconds, admin));
+    rows.push(await measure("postgres, 2 processes", [first, second], keys.one, seconds, admin));
+    rows.push(await measure("postgres, 2 processes", [first, second], keys.each, seconds, admin));
     for (let trial = 0; trial < 5; trial++) delays.push(await revocationDelayMs(first, second));
   } finally {
     for (const gateway of processes) await gateway.stop();
@@ -185,14 +206,15 @@ export async function main(): Promise<ScaleRow[]> {
     await server.stop();
   }
 
-  const baseline = rows[0]!.cell.requestsPerSecond;
+  const find = (setup: string, workload: Workload) => rows.find((row) => row.setup === setup && row.workload === workload);
   const ms = (value: number | undefined) => (value === undefined ? "—" : value.toFixed(3));
   printTable(
     `gateway-scale: POST /v1/chat/completions (echo-1, every policy on) at ${CONNECTIONS} connections, ${seconds} s per cell`,
     rows.map((row) => ({
       setup: row.setup,
+      workload: row.workload,
       "req/s": Math.round(row.cell.requestsPerSecond),
-      "vs sqlite": (row.cell.requestsPerSecond / baseline).toFixed(2),
+      "vs sqlite": (row.cell.requestsPerSecond / find("sqlite, 1 process", row.workload)!.cell.requestsPerSecond).toFixed(2),
       "p50 / p99 (ms)": `${ms(row.cell.p50)} / ${ms(row.cell.p99)}`,
       "gateway CPU ms/req": ms(row.gatewayCpuMsPerRequest),
       "database CPU ms/req": ms(row.databaseCpuMsPerRequest),
@@ -203,15 +225,19 @@ export async function main(): Promise<ScaleRow[]> {
   console.log(
     `revocation on one process → refused on the other: median ${median(delays).toFixed(1)} ms, max ${Math.max(...delays).toFixed(1)} ms over ${delays.length} trials (bound: 1000 ms)`,
   );
-  const [sqliteRow, onePg, twoPg] = rows;
-  if (sqliteRow && onePg && twoPg) {
+  for (const workload of ["1 key", `${CONNECTIONS} keys`] as const) {
+    const sqliteRow = find("sqlite, 1 process", workload);
+    const onePg = find("postgres, 1 process", workload);
+    const twoPg = find("postgres, 2 processes", workload);
+    if (!sqliteRow || !onePg || !twoPg) continue;
     const ratio = onePg.cell.requestsPerSecond / sqliteRow.cell.requestsPerSecond;
     const scale = twoPg.cell.requestsPerSecond / onePg.cell.requestsPerSecond;
     console.log(
-      `targets: postgres × 1 at ${ratio.toFixed(2)} of sqlite ≥ 0.5 ${ratio >= 0.5 ? "met" : "NOT met"}; ` +
-        `postgres × 2 at ${scale.toFixed(2)} of × 1 ≥ 1 ${scale >= 1 ? "met" : "NOT met"}; revocation bound ${Math.max(...delays) <= 1000 ? "met" : "NOT met"}`,
+      `targets (${workload}): postgres × 1 at ${ratio.toFixed(2)} of sqlite ≥ 0.5 ${ratio >= 0.5 ? "met" : "NOT met"}; ` +
+        `postgres × 2 at ${scale.toFixed(2)} of × 1 ≥ 1 ${scale >= 1 ? "met" : "NOT met"}`,
     );
   }
+  console.log(`target: revocation bound ${Math.max(...delays) <= 1000 ? "met" : "NOT met"}`);
   return rows;
 }
 

@@ -13,6 +13,8 @@ export interface Target {
   path: string;
   headers: Record<string, string>;
   body: string;
+  /** Headers given to each connection in turn, over {@link headers} (e.g. one credential per connection). */
+  headersPerConnection?: readonly Record<string, string>[];
 }
 
 export interface WholeCell {
@@ -55,9 +57,20 @@ export function percentile(sorted: readonly number[], fraction: number): number 
 /** Drives `target` with `connections` concurrent connections for `seconds`, whole answers. */
 export async function loadWhole(target: Target, connections: number, seconds: number): Promise<WholeCell> {
   const latencies: number[] = [];
+  const headers = { "content-type": "application/json", ...target.headers };
+  let connection = 0;
+  const perConnection = target.headersPerConnection;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
-      { url: target.origin + target.path, method: "POST", connections, duration: seconds, headers: { "content-type": "application/json", ...target.headers }, body: target.body },
+      {
+        url: target.origin + target.path,
+        method: "POST",
+        connections,
+        duration: seconds,
+        headers,
+        body: target.body,
+        ...(perConnection ? { setupClient: (client) => client.setHeaders({ ...headers, ...perConnection[connection++ % perConnection.length] }) } : {}),
+      },
       (error, finished) => (error ? reject(error) : resolve(finished)),
     );
     instance.on("response", (_client: unknown, _status: number, _bytes: number, responseTime: number) => latencies.push(responseTime));
