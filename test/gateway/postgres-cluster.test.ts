@@ -235,12 +235,21 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
       // Each key once, so all are cached (the look-up of a cached key costs nothing) and the far
       // key's first request has asked for a holding.
       for (const key of [unlimited, far, near]) expect((await request(key.secret)).status).toBe(200);
+      // Set to hold the next batch in flight a while, so that requests arriving meanwhile must queue
+      // behind it however slowly a loaded machine lets them in.
+      let holdNextBatchMs = 0;
       pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
         const named = config as { name?: string; text?: string } | string;
         const text = typeof named === "string" ? named : (named.name ?? named.text ?? "");
         // The key-change feed's heartbeat and the lease renewal run on timers, not per request.
         if (text !== "SELECT 1" && !text.includes("renew")) counted.push(text);
-        return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
+        const send = () => (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
+        if (text === "gateway_spend_batch" && holdNextBatchMs > 0) {
+          const hold = holdNextBatchMs;
+          holdNextBatchMs = 0;
+          return new Promise((resolve) => setTimeout(resolve, hold)).then(send);
+        }
+        return send();
       } as typeof query;
       const tripsOf = async (secret: string) => {
         expect((await request(secret)).status).toBe(200);
@@ -255,7 +264,9 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
       expect(farTrips).toEqual(["gateway_spend_batch"]);
       // The reservation, then the settle.
       expect(nearTrips).toEqual(["gateway_spend_batch", "gateway_spend_batch"]);
-      // Requests in flight together share their round trips: fewer than one each.
+      // Requests in flight together share their round trips: fewer than one each. The first batch
+      // is held half a second, as a slow database would, so the others are surely in flight with it.
+      holdNextBatchMs = 500;
       const together = await Promise.all(Array.from({ length: 16 }, () => request(far.secret)));
       expect(together.map((answer) => answer.status)).toEqual(Array.from({ length: 16 }, () => 200));
       const togetherTrips = counted.splice(0);
