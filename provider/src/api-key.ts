@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ApiKeyOutputs } from "./api-key-outputs";
+import { ApiKeyResource, sharedInputs } from "./api-key-base";
+import { SECRET_PROPERTIES } from "./runtime/shapes";
 import type { ApiKeyArgs } from "./inputs";
 import { API_KEY_TYPE, PROVIDER_MODULE } from "./provider-module";
 
@@ -38,37 +39,23 @@ function urnOf(name: string, parent: pulumi.Resource | undefined): pulumi.Output
  * });
  * export const ciSecret = ci.secret;
  */
-export class ApiKey extends ApiKeyOutputs {
+export class ApiKey extends ApiKeyResource {
   constructor(name: string, args: ApiKeyArgs = {}, opts: pulumi.CustomResourceOptions = {}) {
     // The engine's own import cannot reach a dynamic provider (its read gets no `__provider`;
     // pulumi/pulumi#16175), so the `import` option becomes an adoption the provider performs in
     // `create`: it checks the live key matches the program and takes it over, creating nothing.
     const { import: importId, ...options } = opts;
     const inputs: Record<string, unknown> = {
+      ...sharedInputs(args),
       name: args.name ?? name,
-      state: args.state,
-      spendPolicy: args.spendPolicy,
-      loggingPolicy: args.loggingPolicy,
-      modelPolicy: args.modelPolicy,
-      rotationTrigger: args.rotationTrigger,
-      rotateAfter: args.rotateAfter,
-      rotationGracePeriod: args.rotationGracePeriod,
-      connection: args.connection === undefined ? undefined : pulumi.secret(args.connection),
       adoptKeyId: args.adoptKeyId ?? importId,
       // The provider never sees the URN; it names the key on the gateway, so a create that a crash
       // interrupted is found again by the next run, and it addresses the provider's warnings.
       clientReference: urnOf(name, options.parent),
-      // Lets `check` show a planned rotation's secret as unknown in a preview, and only there.
-      planning: pulumi.runtime.isDryRun(),
     };
-    const outputs = [
-      "keyId", "version", "secret", "secretKnown", "hint", "ownerId", "baseUrl",
-      "provisioningKeyHint", "createdAt", "updatedAt", "rotatedAt", "previousSecretExpiresAt", "rotation",
-    ];
-    for (const output of outputs) inputs[output] = undefined;
     // What pulumi.dynamic.Resource does, with a hand-written `__provider` (see ./provider-module.ts).
     inputs.__provider = PROVIDER_MODULE;
-    const additionalSecretOutputs = [...(options.additionalSecretOutputs ?? []), "secret", "connection"];
+    const additionalSecretOutputs = [...(options.additionalSecretOutputs ?? []), ...SECRET_PROPERTIES];
     // A replacement revokes the old key before creating the new one. Created first, the new key
     // would meet the old one, still live under the same client reference, and a create cannot tell
     // that key from one a crashed run left behind (the engine tells the provider nothing of a forced

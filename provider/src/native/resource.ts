@@ -1,14 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ApiKeyOutputs } from "../api-key-outputs";
+import { ApiKeyResource, sharedInputs } from "../api-key-base";
+import { SECRET_PROPERTIES } from "../runtime/shapes";
 import type { ApiKeyArgs } from "../inputs";
 import { NATIVE_API_KEY_TYPE, PACKAGE_NAME } from "./schema";
 import { PLUGIN_VERSION } from "./version";
-
-/** Output properties the engine fills in; declared as inputs left undefined, as every Pulumi SDK does. */
-const OUTPUTS = [
-  "keyId", "version", "secret", "secretKnown", "hint", "ownerId", "baseUrl", "provisioningKeyHint",
-  "createdAt", "updatedAt", "rotatedAt", "previousSecretExpiresAt", "rotation", "clientReference",
-];
 
 /**
  * A regular API key of the gateway, managed by the native `gatewaykeys` plugin
@@ -24,27 +19,14 @@ const OUTPUTS = [
  * const ci = new native.ApiKey("ci", { spendPolicy: { limitUnits: "100" } }, { replaceOnChanges: ["modelPolicy"] });
  * export const ciSecret = ci.secret;
  */
-export class ApiKey extends ApiKeyOutputs {
+export class ApiKey extends ApiKeyResource {
   /** The resource's URN, which the key carries on the gateway. */
   declare readonly clientReference: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: ApiKeyArgs = {}, opts: pulumi.CustomResourceOptions = {}) {
-    const inputs: Record<string, unknown> = {
-      name: args.name,
-      state: args.state,
-      spendPolicy: args.spendPolicy,
-      loggingPolicy: args.loggingPolicy,
-      modelPolicy: args.modelPolicy,
-      rotationTrigger: args.rotationTrigger,
-      rotateAfter: args.rotateAfter,
-      rotationGracePeriod: args.rotationGracePeriod,
-      connection: args.connection === undefined ? undefined : pulumi.secret(args.connection),
-      adoptKeyId: args.adoptKeyId,
-      // Lets `check` show a planned rotation's secret as unknown in a preview, and only there.
-      planning: pulumi.runtime.isDryRun(),
-    };
-    for (const output of OUTPUTS) inputs[output] = undefined;
-    const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), "secret", "connection"];
+    // The engine gives a native provider the URN itself: `clientReference` is an output here.
+    const inputs: Record<string, unknown> = { ...sharedInputs(args), name: args.name, adoptKeyId: args.adoptKeyId, clientReference: undefined };
+    const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), ...SECRET_PROPERTIES];
     super(NATIVE_API_KEY_TYPE, name, inputs, { version: PLUGIN_VERSION, ...opts, additionalSecretOutputs });
   }
 }

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { ApiKeyInputs } from "../runtime/shapes";
+import { ApiKeyInputs, SECRET_PROPERTIES } from "../runtime/shapes";
 import { ApiKeyOutputs } from "./outputs";
-import { SECRET_PROPERTIES } from "./secrets";
 
 /** The Pulumi package name: config keys are `gatewaykeys:*`, the plugin `pulumi-resource-gatewaykeys`. */
 export const PACKAGE_NAME = "gatewaykeys";

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { UNKNOWN } from "../runtime/shapes";
+import { SECRET_PROPERTIES, UNKNOWN } from "../runtime/shapes";
 
 /**
  * Pulumi's wire marker of a secret value: `{ [specialSigKey]: specialSecretSig, value }`. The plugin
@@ -29,9 +29,6 @@ export function revealed(value: unknown): unknown {
 export function wrapSecret(value: unknown): WrappedSecret {
   return { [pulumi.runtime.specialSigKey]: pulumi.runtime.specialSecretSig, value };
 }
-
-/** The properties the plugin always hands back as secrets: the key's secret and its `connection` (a provisioning key). */
-export const SECRET_PROPERTIES = ["secret", "connection"] as const;
 
 /** A copy of `properties` with each of {@link SECRET_PROPERTIES} that is present marked secret. */
 export function withSecretsMarked<T extends object>(properties: T): Record<string, unknown> {

@@ -6,6 +6,12 @@ import { RotateAfter, RotationGracePeriod } from "./time";
 /** The engine's placeholder for a value not known until apply (an output of another resource). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
+/**
+ * The properties of a key kept encrypted in a stack's state, by either front door: its one-time
+ * secret, and its `connection` (which may hold a provisioning key).
+ */
+export const SECRET_PROPERTIES = ["secret", "connection"] as const;
+
 /** Whether a value holds, anywhere inside, a value not known until apply. */
 export function containsUnknown(value: unknown): boolean {
   if (value === UNKNOWN) return true;

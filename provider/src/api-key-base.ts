@@ -1,13 +1,41 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { GatewayConnectionArgs } from "./inputs";
+import type { ApiKeyArgs, GatewayConnectionArgs } from "./inputs";
 import type { RotationRecord, StoredKey } from "./runtime/shapes";
+
+/** The outputs both classes declare (besides those that are also inputs, such as `name`). */
+const OUTPUT_NAMES = [
+  "keyId", "version", "secret", "secretKnown", "hint", "ownerId", "baseUrl", "provisioningKeyHint",
+  "createdAt", "updatedAt", "rotatedAt", "previousSecretExpiresAt", "rotation",
+] as const;
+
+/**
+ * The inputs both classes send for `args`: the program's arguments, the connection as a secret,
+ * whether this is a preview, and each output declared as an input left undefined (as every Pulumi
+ * SDK does). Each class adds what differs: the name's default, adoption, the client reference.
+ */
+export function sharedInputs(args: ApiKeyArgs): Record<string, unknown> {
+  const inputs: Record<string, unknown> = {
+    state: args.state,
+    spendPolicy: args.spendPolicy,
+    loggingPolicy: args.loggingPolicy,
+    modelPolicy: args.modelPolicy,
+    rotationTrigger: args.rotationTrigger,
+    rotateAfter: args.rotateAfter,
+    rotationGracePeriod: args.rotationGracePeriod,
+    connection: args.connection === undefined ? undefined : pulumi.secret(args.connection),
+    // Lets `check` show a planned rotation's secret as unknown in a preview, and only there.
+    planning: pulumi.runtime.isDryRun(),
+  };
+  for (const output of OUTPUT_NAMES) inputs[output] = undefined;
+  return inputs;
+}
 
 /**
  * What every ApiKey resource exposes, whichever front door manages it — the dynamic provider
  * ({@link import("./api-key").ApiKey}) or the native plugin ({@link import("./native/resource").ApiKey}).
  * Declared once here, so the two classes cannot drift apart.
  */
-export abstract class ApiKeyOutputs extends pulumi.CustomResource {
+export abstract class ApiKeyResource extends pulumi.CustomResource {
   /** The key's id on the gateway (`key_...`); also the resource id. */
   declare readonly keyId: pulumi.Output<string>;
   /** The key's version; goes up on every change, rotation and revoke. */
