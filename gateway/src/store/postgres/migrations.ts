@@ -415,6 +415,15 @@ const MIGRATIONS: readonly string[] = [
   END
   $$;
   `,
+  // 5: the tables every model request writes check no foreign key. Each row's check locked its
+  // key's api_keys row (FOR KEY SHARE) — on a hot key, in every batch of every process, creating
+  // a multixact when two processes' batches overlapped — and cost a tenth of each batch's
+  // database CPU (bench/gateway-scale.ts). It guarded nothing: keys are never deleted (a revoked
+  // key keeps its row), and a request is logged only for a key it authenticated with.
+  `
+  ALTER TABLE request_logs DROP CONSTRAINT request_logs_key_id_fkey;
+  ALTER TABLE usage_counters DROP CONSTRAINT usage_counters_key_id_fkey;
+  `,
 ];
 
 /** The schema version this build expects. */

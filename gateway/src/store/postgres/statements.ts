@@ -36,8 +36,8 @@ export const SQL = {
   ),
   apiKeyById: query("api_key_by_id", `SELECT ${API_KEY_COLUMNS} FROM api_keys k WHERE k.id = $1 AND k.owner_id = $2`),
   // Held until the unit of work ends. NO KEY UPDATE, not UPDATE: it excludes every other change of
-  // the key just the same, but lets model requests' log and usage inserts (whose foreign keys take
-  // KEY SHARE on the key's row) commit meanwhile.
+  // the key just the same, but not a foreign key's check (KEY SHARE on the key's row), such as
+  // opening the key's spend account.
   apiKeyByIdHeld: query(
     "api_key_by_id_held",
     `SELECT ${API_KEY_COLUMNS} FROM api_keys k WHERE k.id = $1 AND k.owner_id = $2 FOR NO KEY UPDATE OF k`,
