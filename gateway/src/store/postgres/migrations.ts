@@ -420,9 +420,11 @@ const MIGRATIONS: readonly string[] = [
   // a multixact when two processes' batches overlapped — and cost a tenth of each batch's
   // database CPU (bench/gateway-scale.ts). It guarded nothing: keys are never deleted (a revoked
   // key keeps its row), and a request is logged only for a key it authenticated with.
+  // Also gone: gateway_reserve_spend, which nothing calls since gateway_spend_batch (migration 3).
   `
   ALTER TABLE request_logs DROP CONSTRAINT request_logs_key_id_fkey;
   ALTER TABLE usage_counters DROP CONSTRAINT usage_counters_key_id_fkey;
+  DROP FUNCTION gateway_reserve_spend(TEXT, BIGINT, TEXT, BIGINT);
   `,
 ];
 
