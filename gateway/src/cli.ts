@@ -28,6 +28,7 @@ interface ServeOptions {
   db?: string;
   database?: string;
   spendLeaseMs: number;
+  databasePoolSize: number;
   bootstrap?: boolean;
   owner?: string;
   scopes: Scope[];
@@ -62,6 +63,11 @@ async function main(argv: string[]): Promise<void> {
     const ms = Number(text);
     if (!/^\d+$/.test(text) || ms < 100) throw new InvalidArgumentError("expected a whole number of milliseconds, at least 100");
     return ms;
+  };
+  const parsePoolSize = (text: string): number => {
+    const size = Number(text);
+    if (!/^\d+$/.test(text) || size < 2 || size > 1000) throw new InvalidArgumentError("expected a whole number of connections from 2 to 1000");
+    return size;
   };
   const parseSeconds = (text: string): number => {
     const seconds = Number(text);
@@ -98,6 +104,11 @@ async function main(argv: string[]): Promise<void> {
       new Option("--spend-lease-ms <ms>", "with --database: lease of a spend reservation, renewed while its process lives (docs/api.md)")
         .default(30_000)
         .argParser(parseLease),
+    )
+    .addOption(
+      new Option("--database-pool-size <connections>", "with --database: connections this process opens at most (the key-change listener's comes on top)")
+        .default(10)
+        .argParser(parsePoolSize),
     )
     .option("--bootstrap", "create a provisioning key for --owner and print its secret once")
     .option("--owner <id>", "owner of the bootstrap provisioning key")
@@ -142,7 +153,7 @@ async function serve(options: ServeOptions): Promise<void> {
     port: options.port,
     host: options.host,
     ...(database.kind === "postgres"
-      ? { databaseUrl: database.url, postgresOptions: { reservationLeaseMs: options.spendLeaseMs } }
+      ? { databaseUrl: database.url, postgresOptions: { reservationLeaseMs: options.spendLeaseMs, poolSize: options.databasePoolSize } }
       : { dbPath: database.path, storeOptions: { meteringDurability: options.meteringDurability } }),
     logger: { level: options.logLevel as "info", stream: pino.destination(2) },
     ...(options.bootstrap ? { bootstrap: { ownerId: options.owner!, scopes: options.scopes } } : {}),

@@ -4,6 +4,7 @@
  * second, and a process killed with SIGKILL losing no acknowledged write and no spend for longer
  * than a reservation's lease. The server is a throw-away one from the machine's binaries.
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,7 +14,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { parseUnits } from "@gateway-keys/contract";
 import { startGateway } from "@gateway-keys/gateway";
-import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
+import { GATEWAY_CLI, startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
 import { call } from "./helpers";
 
@@ -276,6 +277,45 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
     } finally {
       pg.Client.prototype.query = query;
       await own.close();
+    }
+  });
+
+  test("--database-pool-size bounds the connections a process opens, and an unusable size is refused naming the option and what it allows", async () => {
+    const refused = spawnSync(process.execPath, [GATEWAY_CLI, "serve", "--database-pool-size", "1"], {
+      encoding: "utf8",
+      env: { ...process.env, GATEWAY_DATABASE_URL: databaseUrl, GATEWAY_ENCRYPTION_KEY: randomBytesKey },
+      timeout: 15_000,
+    });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain("--database-pool-size");
+    expect(refused.stderr).toContain("from 2 to 1000");
+
+    const ownDatabase = await server.createDatabase();
+    const small = await startGatewayProcess({
+      databaseUrl: ownDatabase,
+      bootstrap: { ownerId: "pool-owner" },
+      args: ["--database-pool-size", "2"],
+      env: { GATEWAY_ENCRYPTION_KEY: randomBytesKey },
+    });
+    const admin = new pg.Client({ connectionString: ownDatabase });
+    await admin.connect();
+    try {
+      const manage = (i: number) =>
+        call(small.url, i % 2 === 0 ? "GET" : "POST", "/v1/account/api-keys", {
+          bearer: small.provisioningKey!,
+          ...(i % 2 === 0 ? {} : { body: { name: `pooled ${i}` }, idempotencyKey: randomUUID() }),
+        });
+      // Far more at once than the pool holds: they queue for its two connections, and all succeed.
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => manage(i)));
+      expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(20).fill(200), ...Array(20).fill(201)]);
+      const opened = await admin.query(
+        "SELECT count(*)::INTEGER AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'gateway'",
+      );
+      expect(opened.rows[0].n).toBeLessThanOrEqual(2);
+      expect(opened.rows[0].n).toBeGreaterThanOrEqual(1);
+    } finally {
+      await admin.end();
+      await small.stop();
     }
   });
 
