@@ -6,14 +6,17 @@
  *   pg × 1    one process on a throw-away PostgreSQL (testkit/postgres.ts)
  *   pg × 2    two processes on that database, 8 connections each, at the same time
  * in two workloads: every connection on one key (the hottest case: all requests charge one
- * account row) and each connection on its own key; printing throughput, p50/p99, CPU time per request (gateway processes, and the database's
- * processes) and the statements each request sent to PostgreSQL (pg_stat_statements; node-pg sends
- * one statement per round trip; a request alone sends two, reserve and settle, and concurrent
- * requests share batched ones, so under load it falls below one), then how long a revoke on one
- * process takes to be refused by the other. The load generator, the database and the gateways
- * share this machine's cores.
+ * account row) and each connection on its own key. It prints throughput, p50/p99, CPU time per
+ * request (gateway processes, and the database's processes) and the statements each request sent
+ * to PostgreSQL (pg_stat_statements; node-pg sends one statement per round trip; a request alone
+ * sends one, its settle, and concurrent requests share batched ones, so under load it falls below
+ * one), then how long a revoke on one process takes to be refused by the other. The load
+ * generator, the database and the gateways share this machine's cores.
  *
- * Run: npm run bench -- gateway-scale        (BENCH_SECONDS=N per cell, default 5)
+ * Every process is warmed up first; then the setups take turns for several rounds and the table
+ * shows medians (this machine's speed drifts by a third from minute to minute).
+ *
+ * Run: npm run bench -- gateway-scale        (BENCH_SECONDS=N per cell, default 5; BENCH_ROUNDS, default 3)
  * Targets: PostgreSQL in one process ≥ 0.5 × SQLite's throughput; two processes not slower than one.
  */
 import { randomBytes } from "node:crypto";
@@ -26,6 +29,10 @@ import { loadWhole, mergeWhole, type Target, type WholeCell } from "./lib/load.t
 import { median, printTable } from "./lib/report.ts";
 
 const CONNECTIONS = 16;
+/** Load on every process before any measuring, so each runs optimised code. */
+const WARM_SECONDS = 5;
+/** Load on a setup just before each of its cells (caches, pools and holdings refilled). */
+const REWARM_SECONDS = 1;
 /** Clock ticks per second of /proc/<pid>/stat's CPU times (`getconf CLK_TCK`: 100 on Linux). */
 const CLOCK_TICKS = 100;
 const NO_RATE_LIMIT = ["--rate-limit", "1000000000", "--rate-burst", "1000000000"];
@@ -42,18 +49,30 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-/** CPU seconds of every PostgreSQL server process on the machine (the bench's server is the only one). */
-function databaseCpuSeconds(): number {
-  let total = 0;
+/** CPU seconds so far of each PostgreSQL server process on the machine (the bench's server is the only one), by pid. */
+function databaseCpuSeconds(): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") total += cpuSeconds(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") byPid.set(Number(entry), cpuSeconds(Number(entry)));
     } catch {
       // ended meanwhile
     }
   }
-  return total;
+  return byPid;
+}
+
+/**
+ * CPU seconds the database's processes used between two readings: per process, so a backend that
+ * ended meanwhile (a pool closing an idle connection) takes its earlier CPU time out of neither
+ * reading (summing all then subtracting did, and read implausibly low), and one that started
+ * counts whole.
+ */
+function databaseCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let used = 0;
+  for (const [pid, seconds] of after) used += seconds - (before.get(pid) ?? 0);
+  return used;
 }
 
 /** A regular key on the gateway with every policy on. */
@@ -93,7 +112,7 @@ async function statementsRun(admin: pg.Client): Promise<number> {
 }
 
 interface ScaleRow {
-  setup: string;
+  setup: Setup;
   workload: Workload;
   cell: WholeCell;
   requests: number;
@@ -102,20 +121,30 @@ interface ScaleRow {
   statementsPerRequest: number | undefined;
 }
 
-/**
- * Drives the gateways together (the connections split evenly, and the keys with them) and
- * measures what it cost.
- */
-async function measure(setup: string, gateways: GatewayProcess[], secrets: readonly string[], seconds: number, admin?: pg.Client): Promise<ScaleRow> {
+type Setup = "sqlite, 1 process" | "postgres, 1 process" | "postgres, 2 processes";
+
+/** Load on `gateways` together: the connections split evenly, and the keys with them. */
+function loadTogether(gateways: GatewayProcess[], secrets: readonly string[], connections: number, seconds: number): Promise<WholeCell[]> {
   const share = (index: number) => (secrets.length === 1 ? secrets : secrets.filter((_, at) => at % gateways.length === index));
-  // Warm every process (JIT, the key cache, connection pools) before measuring.
-  await Promise.all(gateways.map((gateway, index) => loadWhole(target(gateway, share(index)), 4, 1)));
+  return Promise.all(gateways.map((gateway, index) => loadWhole(target(gateway, share(index)), connections / gateways.length, seconds)));
+}
+
+/** Drives the gateways together for `seconds` and measures what it cost. */
+async function measure(
+  setup: Setup,
+  gateways: GatewayProcess[],
+  secrets: readonly string[],
+  seconds: number,
+  admin?: pg.Client,
+  connections = CONNECTIONS,
+): Promise<ScaleRow> {
+  // Caches, pools and holdings refilled after the other setups' turns.
+  await loadTogether(gateways, secrets, connections, REWARM_SECONDS);
   const gatewayCpuBefore = gateways.reduce((sum, gateway) => sum + cpuSeconds(gateway.child.pid!), 0);
-  const databaseCpuBefore = admin ? databaseCpuSeconds() : 0;
+  const databaseCpuBefore = admin ? databaseCpuSeconds() : undefined;
   const statementsBefore = admin ? await statementsRun(admin) : 0;
-  const cells = await Promise.all(gateways.map((gateway, index) => loadWhole(target(gateway, share(index)), CONNECTIONS / gateways.length, seconds)));
+  const cell = mergeWhole(await loadTogether(gateways, secrets, connections, seconds));
   const statementsAfter = admin ? await statementsRun(admin) : 0;
-  const cell = mergeWhole(cells);
   const requests = cell.latencies.length;
   const gatewayCpu = gateways.reduce((sum, gateway) => sum + cpuSeconds(gateway.child.pid!), 0) - gatewayCpuBefore;
   return {
@@ -124,7 +153,7 @@ async function measure(setup: string, gateways: GatewayProcess[], secrets: reado
     cell,
     requests,
     gatewayCpuMsPerRequest: (gatewayCpu * 1000) / requests,
-    databaseCpuMsPerRequest: admin ? ((databaseCpuSeconds() - databaseCpuBefore) * 1000) / requests : undefined,
+    databaseCpuMsPerRequest: databaseCpuBefore ? (databaseCpuBetween(databaseCpuBefore, databaseCpuSeconds()) * 1000) / requests : undefined,
     // The one statement counting them is the only other one in the window.
     statementsPerRequest: admin ? (statementsAfter - statementsBefore - 1) / requests : undefined,
   };
@@ -166,6 +195,7 @@ export async function main(): Promise<ScaleRow[]> {
     return [];
   }
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const encryptionKey = randomBytes(32).toString("base64");
   const rows: ScaleRow[] = [];
   const processes: GatewayProcess[] = [];
@@ -173,6 +203,8 @@ export async function main(): Promise<ScaleRow[]> {
   const databaseUrl = await server.createDatabase();
   const admin = new pg.Client({ connectionString: databaseUrl });
   const delays: number[] = [];
+  /** SQLite's process at half the connections, as each process of pg × 2 serves: what a process's lighter load costs per request, without any database. */
+  const halfLoaded: ScaleRow[] = [];
   try {
     await admin.connect();
     await admin.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
@@ -185,20 +217,29 @@ export async function main(): Promise<ScaleRow[]> {
     const sqlite = await startGatewayProcess({ bootstrap: { ownerId: "bench" }, args: NO_RATE_LIMIT });
     processes.push(sqlite);
     const sqliteKeys = await keysFor(sqlite);
-    rows.push(await measure("sqlite, 1 process", [sqlite], sqliteKeys.one, seconds));
-    rows.push(await measure("sqlite, 1 process", [sqlite], sqliteKeys.each, seconds));
-    await sqlite.stop();
-
     const env = { GATEWAY_ENCRYPTION_KEY: encryptionKey };
     const first = await startGatewayProcess({ databaseUrl, bootstrap: { ownerId: "bench" }, args: NO_RATE_LIMIT, env });
     processes.push(first);
-    const keys = await keysFor(first);
-    rows.push(await measure("postgres, 1 process", [first], keys.one, seconds, admin));
-    rows.push(await measure("postgres, 1 process", [first], keys.each, seconds, admin));
     const second = await startGatewayProcess({ databaseUrl, args: NO_RATE_LIMIT, env });
     processes.push(second);
-    rows.push(await measure("postgres, 2 processes", [first, second], keys.one, seconds, admin));
-    rows.push(await measure("postgres, 2 processes", [first, second], keys.each, seconds, admin));
+    const postgresKeys = await keysFor(first);
+
+    const cells: Array<{ setup: Setup; gateways: GatewayProcess[]; keys: { one: string[]; each: string[] }; admin?: pg.Client }> = [
+      { setup: "sqlite, 1 process", gateways: [sqlite], keys: sqliteKeys },
+      { setup: "postgres, 1 process", gateways: [first], keys: postgresKeys, admin },
+      { setup: "postgres, 2 processes", gateways: [first, second], keys: postgresKeys, admin },
+    ];
+    // Every process's code optimised (V8 compiles hot functions after thousands of calls) before
+    // any cell counts: a process measured cold serves far fewer requests, whichever store it runs.
+    for (const gateway of processes) await loadTogether([gateway], gateway === sqlite ? sqliteKeys.each : postgresKeys.each, CONNECTIONS, WARM_SECONDS);
+    // The setups take turns, round after round, so a slower spell of this shared machine falls on
+    // all of them rather than on one; each figure below is a median over the rounds.
+    for (let round = 0; round < rounds; round++) {
+      for (const workload of ["one", "each"] as const) {
+        for (const cell of cells) rows.push(await measure(cell.setup, cell.gateways, cell.keys[workload], seconds, cell.admin));
+      }
+      halfLoaded.push(await measure("sqlite, 1 process", [sqlite], sqliteKeys.one, seconds, undefined, CONNECTIONS / 2));
+    }
     for (let trial = 0; trial < 5; trial++) delays.push(await revocationDelayMs(first, second));
   } finally {
     for (const gateway of processes) await gateway.stop();
@@ -206,35 +247,56 @@ export async function main(): Promise<ScaleRow[]> {
     await server.stop();
   }
 
-  const find = (setup: string, workload: Workload) => rows.find((row) => row.setup === setup && row.workload === workload);
+  const workloads = [...new Set(rows.map((row) => row.workload))];
+  const setups = [...new Set(rows.map((row) => row.setup))];
+  const of = (setup: Setup, workload: Workload) => rows.filter((row) => row.setup === setup && row.workload === workload);
+  /** Per round, a setup's throughput over SQLite's in the same round and workload. */
+  const ratios = (setup: Setup, over: Setup, workload: Workload) => {
+    const baseline = of(over, workload);
+    return of(setup, workload).map((row, round) => row.cell.requestsPerSecond / baseline[round]!.cell.requestsPerSecond);
+  };
   const ms = (value: number | undefined) => (value === undefined ? "—" : value.toFixed(3));
+  const medianOf = (list: ScaleRow[], pick: (row: ScaleRow) => number | undefined) => {
+    const values = list.map(pick).filter((value): value is number => value !== undefined);
+    return values.length === 0 ? undefined : median(values);
+  };
   printTable(
-    `gateway-scale: POST /v1/chat/completions (echo-1, every policy on) at ${CONNECTIONS} connections, ${seconds} s per cell`,
-    rows.map((row) => ({
-      setup: row.setup,
-      workload: row.workload,
-      "req/s": Math.round(row.cell.requestsPerSecond),
-      "vs sqlite": (row.cell.requestsPerSecond / find("sqlite, 1 process", row.workload)!.cell.requestsPerSecond).toFixed(2),
-      "p50 / p99 (ms)": `${ms(row.cell.p50)} / ${ms(row.cell.p99)}`,
-      "gateway CPU ms/req": ms(row.gatewayCpuMsPerRequest),
-      "database CPU ms/req": ms(row.databaseCpuMsPerRequest),
-      "statements/req": row.statementsPerRequest === undefined ? "—" : row.statementsPerRequest.toFixed(2),
-      errors: row.cell.errors,
-    })),
+    `gateway-scale: POST /v1/chat/completions (echo-1, every policy on) at ${CONNECTIONS} connections; medians of ${rounds} rounds of ${seconds} s per cell`,
+    workloads.flatMap((workload) =>
+      setups.map((setup) => {
+        const list = of(setup, workload);
+        const latencies = mergeWhole(list.map((row) => row.cell));
+        const statements = medianOf(list, (row) => row.statementsPerRequest);
+        return {
+          setup,
+          workload,
+          "req/s": Math.round(medianOf(list, (row) => row.cell.requestsPerSecond)!),
+          "vs sqlite": median(ratios(setup, "sqlite, 1 process", workload)).toFixed(2),
+          "p50 / p99 (ms)": `${ms(latencies.p50)} / ${ms(latencies.p99)}`,
+          "gateway CPU ms/req": ms(medianOf(list, (row) => row.gatewayCpuMsPerRequest)),
+          "database CPU ms/req": ms(medianOf(list, (row) => row.databaseCpuMsPerRequest)),
+          "statements/req": statements === undefined ? "—" : statements.toFixed(2),
+          errors: list.reduce((sum, row) => sum + row.cell.errors, 0),
+        };
+      }),
+    ),
   );
   console.log(
     `revocation on one process → refused on the other: median ${median(delays).toFixed(1)} ms, max ${Math.max(...delays).toFixed(1)} ms over ${delays.length} trials (bound: 1000 ms)`,
   );
-  for (const workload of ["1 key", `${CONNECTIONS} keys`] as const) {
-    const sqliteRow = find("sqlite, 1 process", workload);
-    const onePg = find("postgres, 1 process", workload);
-    const twoPg = find("postgres, 2 processes", workload);
-    if (!sqliteRow || !onePg || !twoPg) continue;
-    const ratio = onePg.cell.requestsPerSecond / sqliteRow.cell.requestsPerSecond;
-    const scale = twoPg.cell.requestsPerSecond / onePg.cell.requestsPerSecond;
+  const fullyLoadedCpu = medianOf(of("sqlite, 1 process", "1 key"), (row) => row.gatewayCpuMsPerRequest)!;
+  const halfLoadedCpu = medianOf(halfLoaded, (row) => row.gatewayCpuMsPerRequest)!;
+  console.log(
+    `one process's share of the load (no database): sqlite at ${CONNECTIONS / 2} connections uses ${halfLoadedCpu.toFixed(3)} gateway CPU ms/req, ` +
+      `${(halfLoadedCpu / fullyLoadedCpu).toFixed(2)} × its ${fullyLoadedCpu.toFixed(3)} at ${CONNECTIONS} (1 key): what each process of pg × 2 pays for serving half`,
+  );
+  const range = (values: number[]) => `rounds ${values.map((value) => value.toFixed(2)).join(", ")}`;
+  for (const workload of workloads) {
+    const ofSqlite = ratios("postgres, 1 process", "sqlite, 1 process", workload);
+    const scale = ratios("postgres, 2 processes", "postgres, 1 process", workload);
     console.log(
-      `targets (${workload}): postgres × 1 at ${ratio.toFixed(2)} of sqlite ≥ 0.5 ${ratio >= 0.5 ? "met" : "NOT met"}; ` +
-        `postgres × 2 at ${scale.toFixed(2)} of × 1 ≥ 1 ${scale >= 1 ? "met" : "NOT met"}`,
+      `targets (${workload}): postgres × 1 at ${median(ofSqlite).toFixed(2)} of sqlite ≥ 0.5 ${median(ofSqlite) >= 0.5 ? "met" : "NOT met"} (${range(ofSqlite)}); ` +
+        `postgres × 2 at ${median(scale).toFixed(2)} of × 1 ≥ 1 ${median(scale) >= 1 ? "met" : "NOT met"} (${range(scale)})`,
     );
   }
   console.log(`target: revocation bound ${Math.max(...delays) <= 1000 ? "met" : "NOT met"}`);
