@@ -12,6 +12,7 @@ import { REPO_ROOT } from "@gateway-keys/testkit/engine";
 const CHECKED_IN = join(REPO_ROOT, "docs", "openapi.json");
 
 type Operation = {
+  parameters?: { name: string; in: string; required?: boolean }[];
   requestBody?: { content: Record<string, { schema: { properties?: Record<string, { format?: string }> } }> };
   responses: Record<string, { content?: Record<string, { schema: { format?: string } }> }>;
 };
@@ -72,5 +73,40 @@ test("the multipart upload, the binary audio and the event streams are described
 
   for (const path of ["/v1/chat/completions", "/v1/responses", "/v1/messages"]) {
     expect(Object.keys(paths[path]!.post!.responses["200"]!.content!)).toEqual(["application/json", "text/event-stream"]);
+  }
+});
+
+test("every account mutation documents the required Idempotency-Key header, and the gateway does refuse each one without it", async () => {
+  const { paths } = JSON.parse(readFileSync(CHECKED_IN, "utf8")) as Document;
+  const requiring: string[] = [];
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const header = operation.parameters?.find((parameter) => parameter.in === "header" && parameter.name === "Idempotency-Key");
+      if (header) {
+        expect(header.required).toBe(true);
+        requiring.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+  }
+  const mutations = Object.entries(paths).flatMap(([path, operations]) =>
+    path.startsWith("/v1/account/") ? Object.keys(operations).filter((method) => method !== "get").map((method) => `${method.toUpperCase()} ${path}`) : [],
+  );
+  expect(mutations.length).toBeGreaterThanOrEqual(4);
+  expect(requiring.sort()).toEqual(mutations.sort());
+
+  // What the document says is what the gateway does: each of them, sent without the header, is refused first.
+  const gateway = await startGateway({ encryptionKey: Buffer.alloc(32, 1), bootstrap: { ownerId: "openapi" } });
+  try {
+    for (const operation of requiring) {
+      const [method, path] = operation.split(" ") as [string, string];
+      const response = await fetch(gateway.url + path.replace(/\{\w+\}/g, "key_unknown"), {
+        method,
+        headers: { authorization: `Bearer ${gateway.provisioningKey!}`, "content-type": "application/json" },
+        body: "{}",
+      });
+      expect([operation, response.status, ((await response.json()) as { error: { code: string } }).error.code]).toEqual([operation, 400, "missing_idempotency_key"]);
+    }
+  } finally {
+    await gateway.close();
   }
 });

@@ -2,7 +2,8 @@ import swagger, { type SwaggerTransform } from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import { z, type ZodType } from "zod";
-import { ErrorEnvelope, NoQuery } from "@gateway-keys/contract";
+import { ErrorEnvelope, IDEMPOTENCY_KEY_PATTERN, NoQuery } from "@gateway-keys/contract";
+import { IDEMPOTENCY_HEADER_NAME } from "../idempotency/header";
 
 /**
  * What a route's zod schemas cannot say, for its OpenAPI operation: a body Fastify must not
@@ -100,7 +101,32 @@ function addEventStreams(document: { paths?: Record<string, Record<string, OpenA
   }
 }
 
+/**
+ * Every account mutation requires the Idempotency-Key header (the service contract; enforced by
+ * idempotency/header.ts's hook, which no route schema shows): added to each such operation here.
+ */
+function addIdempotencyKeys(document: { paths?: Record<string, Record<string, OpenApiOperation>> }): void {
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    if (!path.startsWith("/v1/account/")) continue;
+    for (const [method, operation] of Object.entries(operations)) {
+      if (method === "get") continue;
+      operation.parameters = [
+        ...(operation.parameters ?? []),
+        {
+          name: IDEMPOTENCY_HEADER_NAME,
+          in: "header",
+          required: true,
+          description:
+            "A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, \"Idempotency\").",
+          schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source },
+        },
+      ];
+    }
+  }
+}
+
 interface OpenApiOperation {
+  parameters?: Record<string, unknown>[];
   requestBody?: { content?: Record<string, { schema?: unknown }> };
   responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
 }
@@ -135,6 +161,7 @@ export function registerOpenApi(app: FastifyInstance, version: string): void {
     transformObject: (documentObject) => {
       if (!("openapiObject" in documentObject)) return documentObject.swaggerObject;
       addEventStreams(documentObject.openapiObject as Parameters<typeof addEventStreams>[0]);
+      addIdempotencyKeys(documentObject.openapiObject as Parameters<typeof addIdempotencyKeys>[0]);
       return documentObject.openapiObject;
     },
   });
