@@ -42,7 +42,7 @@ interface Holding {
 /**
  * A hot key grows its holding by up to this many times the smallest growth, so the holding still
  * covers the requests that arrive while a growth is in flight. Measured on one key at 16
- * connections (bench/gateway-scale.ts): with fixed growths of 16 requests' worth, asked for when
+ * connections (pg_stat_statements under bench/gateway-scale.ts's load): with fixed growths of 16 requests' worth, asked for when
  * two were left, 35% of requests found the holding drained and reserved on their own (a second
  * round trip, and 0.46 of SQLite's throughput); sized to the demand, under 1% (0.60).
  */
@@ -69,10 +69,9 @@ const DRAWN = /^(\d+)\/(\d+)$/;
 export class SpendHoldings implements SharedSpend {
   readonly #batcher: SpendBatcher;
   readonly #leaseMs: number;
-  readonly #requestsPerGrowth: bigint;
+  /** Requests' worth of the smallest growth. */
+  readonly #requestsPerGrowth: number;
   readonly #floorGrowths: bigint;
-  /** Requests' worth of the largest growth; also the most a holding keeps free before it grows. */
-  readonly #largestGrowthRequests: number;
   readonly #idleMs: number;
   /** By key: the holdings drawn on. */
   readonly #holdings = new Map<string, Holding>();
@@ -87,9 +86,8 @@ export class SpendHoldings implements SharedSpend {
   constructor(batcher: SpendBatcher, keyChanges: KeyChangeFeed, options: SpendHoldingOptions) {
     this.#batcher = batcher;
     this.#leaseMs = options.leaseMs;
-    this.#requestsPerGrowth = BigInt(options.requestsPerGrowth ?? 16);
+    this.#requestsPerGrowth = options.requestsPerGrowth ?? 16;
     this.#floorGrowths = BigInt(options.floorGrowths ?? 16);
-    this.#largestGrowthRequests = Number(this.#requestsPerGrowth) * MAX_GROWTH_FACTOR;
     this.#idleMs = options.idleMs ?? 1000;
     this.#unsubscribe = keyChanges.subscribe({
       changed: (keyId) => void this.#drop(keyId),
@@ -120,9 +118,7 @@ export class SpendHoldings implements SharedSpend {
     if (live && holding.free >= micros) {
       holding.free -= micros;
       holding.drawn++;
-      // Grown while what is left still covers twice the requests that arrived during the last
-      // growth's round trip, so the next growth lands before the holding runs dry.
-      if (holding.free < micros * BigInt(Math.max(2, Math.min(2 * holding.demand, this.#largestGrowthRequests)))) this.#grow(keyId, holding, micros);
+      if (holding.free < micros * BigInt(this.#growBelowRequests(holding))) this.#grow(keyId, holding, micros);
       return `${holding.id}/${micros}`;
     }
     this.#grow(keyId, holding, micros);
@@ -169,11 +165,10 @@ export class SpendHoldings implements SharedSpend {
     if (!this.#hearing || holding.growing || sentAt - holding.refusedAt < this.#idleMs) return;
     holding.growing = true;
     holding.askedSinceGrowth = 0;
-    const smallest = micros * this.#requestsPerGrowth;
-    // Twice that margin, so a hot key asks about once per two round trips.
-    const growth = micros * BigInt(Math.min(this.#largestGrowthRequests, Math.max(Number(this.#requestsPerGrowth), 4 * holding.demand)));
+    const growth = micros * BigInt(this.#growthRequests(holding));
+    const floor = micros * BigInt(this.#requestsPerGrowth) * this.#floorGrowths;
     this.#batcher
-      .reserve({ keyId, micros: growth, holding: holding.id ?? "0", floor: smallest * this.#floorGrowths })
+      .reserve({ keyId, micros: growth, holding: holding.id ?? "0", floor })
       .then(
         (id) => {
           holding.growing = false;
@@ -201,6 +196,20 @@ export class SpendHoldings implements SharedSpend {
           holding.growing = false;
         },
       );
+  }
+
+  /**
+   * Requests' worth left below which a holding grows: twice the requests that arrived during its
+   * last growth's round trip (at least 2, at most the largest growth), so the next growth lands
+   * before it runs dry.
+   */
+  #growBelowRequests(holding: Holding): number {
+    return Math.max(2, Math.min(2 * holding.demand, this.#requestsPerGrowth * MAX_GROWTH_FACTOR));
+  }
+
+  /** Requests' worth a holding grows by: twice the margin above, so a hot key asks about once per two round trips. */
+  #growthRequests(holding: Holding): number {
+    return Math.min(this.#requestsPerGrowth * MAX_GROWTH_FACTOR, Math.max(this.#requestsPerGrowth, 4 * holding.demand));
   }
 
   /** Stops drawing on the key's holding and gives back what it holds (its draws in flight still settle against the row first). */
