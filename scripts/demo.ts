@@ -18,7 +18,7 @@ import { join } from "node:path";
 import type * as auto from "@pulumi/pulumi/automation/index.js";
 import { hintOf } from "@gateway-keys/contract";
 import { startGateway, type RunningGateway } from "@gateway-keys/gateway";
-import { APIError, GatewayClient } from "@gateway-keys/sdk";
+import { APIError, GatewayClient, outputText } from "@gateway-keys/sdk";
 import { EngineSandbox, REPO_ROOT, destroy, preview, setStackConfig, up } from "@gateway-keys/testkit/engine";
 import { describeChange, planOf, type PlannedChange } from "./demo/plan.ts";
 
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
 
     begin("3", `the key calls a model: POST /v1/responses (${MODEL})`);
     const answer = await client.responses.create({ model: MODEL, input: "hello from the demo" }, { apiKey: first.secret });
-    const text = answer.output[0]?.content[0]?.text;
+    const text = outputText(answer);
     check(typeof text === "string" && text.includes("hello from the demo"), "the model echoed the input");
     detail(`200 "${text}"`);
 

@@ -43,6 +43,10 @@ export const ERROR_CODES = {
   payload_too_large: "payload_too_large_error",
   rate_limited: "rate_limit_error",
   internal_error: "api_error",
+  /** A provider refused the request itself (400, 404, 413, 422): its status and message, passed on. */
+  upstream_rejected: "invalid_request_error",
+  /** Every route's provider answered 429: `Retry-After` is the provider's. */
+  upstream_rate_limited: "rate_limit_error",
   upstream_failed: "upstream_error",
   upstream_timeout: "upstream_timeout_error",
   /** `GET /readyz`: the database does not answer (or its schema is not current), or the gateway is shutting down. */
@@ -50,14 +54,17 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, ErrorType>;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** The one error body every endpoint returns: `{ "error": { type, code, message, param?, currentVersion?, keyId? } }`. */
+/**
+ * The one error body every endpoint returns: `{ "error": { type, code, message, param, currentVersion?, keyId? } }`
+ * (OpenAI's error shape: `param` is always present, `null` when no one field is to blame).
+ */
 export const ErrorEnvelope = z.object({
   error: z.object({
     type: z.string(),
     code: z.string(),
     message: z.string(),
-    /** Dotted path of the offending field, when one field is to blame. */
-    param: z.string().optional(),
+    /** Dotted path of the offending field, when one field is to blame; else `null` (older gateways left it out). */
+    param: z.string().nullable().optional(),
     /** On a stale `expectedVersion` (code `conflict`): the key's version now. */
     currentVersion: z.number().int().optional(),
     /** On `client_reference_in_use`: the key that holds the reference. */

@@ -1,5 +1,14 @@
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "@gateway-keys/contract";
 
+/** A provider's own refusal of a request, passed on to the client in the client's wire. */
+export interface UpstreamRefusal {
+  /** The provider's HTTP status (400, 404, 413, 422, or 429 once every route refused). */
+  status: number;
+  /** The provider's error type and code, when its body named them (OpenAI-wire providers do). */
+  type?: string;
+  code?: string;
+}
+
 /** Extra details an error may carry onto the wire. */
 export interface GatewayErrorDetails {
   /** Dotted path of the field to blame (`spendPolicy.limitUnits`, or a header name). */
@@ -10,11 +19,13 @@ export interface GatewayErrorDetails {
   keyId?: string;
   /** Response headers that go with the error, e.g. `Retry-After`. */
   headers?: Record<string, string>;
+  /** When the error is a provider's refusal: its status, type and code replace the code's own. */
+  upstream?: UpstreamRefusal;
 }
 
 /**
  * The gateway's one error class. Handlers throw it; the error handler turns it into the envelope
- * `{ error: { type, code, message, param?, currentVersion?, keyId? } }` with the status the contract
+ * `{ error: { type, code, message, param, currentVersion?, keyId? } }` with the status the contract
  * assigns to the code. Messages must never contain a secret: they are sent and logged.
  */
 export class GatewayError extends Error {
@@ -23,8 +34,12 @@ export class GatewayError extends Error {
   readonly currentVersion: number | undefined;
   readonly keyId: string | undefined;
   readonly headers: Record<string, string> | undefined;
-  /** The HTTP status the contract gives this error's code. A plain field: Fastify writes to it. */
+  /** The HTTP status: the contract's for this error's code, or a provider's refusal's. A plain field: Fastify writes to it. */
   readonly statusCode: number;
+  /** The error type on the wire: the provider's when it named one, else the contract's for the code. */
+  readonly wireType: string | undefined;
+  /** The code on the wire: the provider's when it named one, else ours. */
+  readonly wireCode: string;
 
   constructor(code: ErrorCode, message: string, details: GatewayErrorDetails = {}) {
     super(message);
@@ -34,13 +49,14 @@ export class GatewayError extends Error {
     this.currentVersion = details.currentVersion;
     this.keyId = details.keyId;
     this.headers = details.headers;
-    this.statusCode = ERROR_STATUS[ERROR_CODES[code]];
+    this.statusCode = details.upstream?.status ?? ERROR_STATUS[ERROR_CODES[code]];
+    this.wireType = details.upstream && (details.upstream.type ?? ERROR_CODES[code]);
+    this.wireCode = details.upstream?.code ?? code;
   }
 
   /** The wire body. */
   toEnvelope(): ErrorEnvelope {
-    const error: ErrorEnvelope["error"] = { type: ERROR_CODES[this.code], code: this.code, message: this.message };
-    if (this.param !== undefined) error.param = this.param;
+    const error: ErrorEnvelope["error"] = { type: this.wireType ?? ERROR_CODES[this.code], code: this.wireCode, message: this.message, param: this.param ?? null };
     if (this.currentVersion !== undefined) error.currentVersion = this.currentVersion;
     if (this.keyId !== undefined) error.keyId = this.keyId;
     return { error };

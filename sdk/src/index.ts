@@ -47,7 +47,7 @@ export { ApiKeys } from "./resources/api-keys";
 export { Logs, type LogsListQuery } from "./resources/logs";
 export { AccountMetrics } from "./resources/metrics";
 export { Models } from "./resources/models";
-export { Responses, type CreateResponseRequest } from "./resources/responses";
+export { Responses, outputText, type CreateResponseRequest } from "./resources/responses";
 export { Usage } from "./resources/usage";
 export { VERSION } from "./version";
 

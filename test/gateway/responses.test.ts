@@ -23,7 +23,7 @@ describe("POST /v1/responses", () => {
     const answer = await respond(gateway, key.secret, { model: "echo-1", input: "hello" });
     expect(answer.status).toBe(200);
     const response = ResponseObject.strict().parse(answer.body);
-    expect(response.output[0]!.content[0]!.text).toBe("hello");
+    expect(response.output[0]).toMatchObject({ type: "message", content: [{ type: "output_text", text: "hello" }] });
     // One input token and one output token: 0.001 + 0.002.
     expect(response.usage).toEqual({ input_tokens: 1, output_tokens: 1, total_tokens: 2 });
     expect(answer.headers.get(COST_HEADER)).toBe("0.003");

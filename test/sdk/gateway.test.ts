@@ -14,6 +14,7 @@ import {
   RateLimitError,
   SpendLimitError,
   ValidationError,
+  outputText,
 } from "@gateway-keys/sdk";
 import { createTestClock, startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 
@@ -55,7 +56,7 @@ describe("happy paths against the real gateway", () => {
 
     expect(key).toMatchObject({ object: "api_key", name: "sdk create", state: "active", version: 1, spendPolicy: { limitUnits: "5", currency: "unit" } });
     const answer = await ping(key);
-    expect(answer.output[0]?.content[0]?.text).toBe("ping");
+    expect(outputText(answer)).toBe("ping");
   });
 
   test("list shows a created key", async () => {
@@ -154,7 +155,7 @@ describe("happy paths against the real gateway", () => {
 
     const answer = await keyed.responses.create({ model: "reverse-1", input: "abc" });
 
-    expect(answer.output[0]?.content[0]?.text).toBe("cba");
+    expect(outputText(answer)).toBe("cba");
     await keyed.close();
   });
 });

@@ -2,7 +2,7 @@
  * What each resource method puts on the wire: method, path (encoded), query, headers, body, and
  * which credential goes where.
  */
-import { GatewayClient, GatewayError, InvalidArgumentError } from "@gateway-keys/sdk";
+import { GatewayClient, GatewayError, InvalidArgumentError, outputText } from "@gateway-keys/sdk";
 import { API_KEY, JSON_HEADERS, keyRecord, mockGateway, NEW_SECRET, ORIGIN, PROVISIONING_KEY } from "./support/mock-gateway";
 import { MockAgent } from "./support/undici";
 
@@ -99,7 +99,7 @@ describe("requests on the wire", () => {
 
     const response = await client.responses.create({ model: "echo-1", input: "ping" }, { apiKey: API_KEY });
 
-    expect(response.output[0]?.content[0]?.text).toBe("pong");
+    expect(outputText(response)).toBe("pong");
     expect(sent()[0]!.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(JSON.parse(sent()[0]!.body!)).toEqual({ model: "echo-1", input: "ping" });
     await done();

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../errors";
-import { anthropicError } from "../inference/wires/messages";
+import { anthropicError } from "../inference/wires/messages/answer";
 
 /**
  * Fastify's own errors that reach us before a handler runs, and what a client should do about them.

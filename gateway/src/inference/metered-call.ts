@@ -101,11 +101,15 @@ export class MeteredCall {
     return { result: done.result, costMicros: await this.succeed(model, done.usage, done.output) };
   }
 
-  /** Charges what `usage` costs (never more than the reservation) and records the answer; resolves once committed. Returns the cost. */
+  /**
+   * Charges what `usage` costs and records the answer; resolves once committed. Returns the cost.
+   * Under a spend limit the charge is never more than the reservation (the limit is never passed);
+   * a key without one is charged what the provider reported, however much that is.
+   */
   async succeed(model: CatalogModel, usage: TextUsage, output: string | null): Promise<bigint> {
     const reservation = this.#requireReservation();
     const cost = costOf(model.pricing, usage);
-    const costMicros = cost < reservation.micros ? cost : reservation.micros;
+    const costMicros = this.#key.spendLimitMicros === null || cost < reservation.micros ? cost : reservation.micros;
     await this.#settle(reservation, 200, costMicros, output, "succeeded");
     return costMicros;
   }

@@ -22,6 +22,15 @@ export class SseStream {
     });
   }
 
+  /** A signal aborted when the client goes away before its (whole) answer is written: a provider request stops with it. */
+  static clientGone(reply: FastifyReply): AbortSignal {
+    const abort = new AbortController();
+    reply.raw.on("close", () => {
+      if (!reply.raw.writableEnded) abort.abort();
+    });
+    return abort.signal;
+  }
+
   /** Aborted when the client goes away before the stream ends: stop generating. */
   get signal(): AbortSignal {
     return this.#abort.signal;
@@ -43,6 +52,32 @@ export class SseStream {
   sendRaw(data: string): void {
     this.#start();
     if (!this.#closedByClient) this.#reply.raw.write(`data: ${data}\n\n`);
+  }
+
+  /**
+   * Writes an event as a provider sent it (a relayed stream). Returns false once the client's
+   * socket buffer is full: wait for {@link drained} before reading more from the provider.
+   */
+  sendEvent(name: string | undefined, data: string): boolean {
+    this.#start();
+    if (this.#closedByClient) return true;
+    const lines = data.includes("\n") ? data.split("\n").map((line) => `data: ${line}`).join("\n") : `data: ${data}`;
+    return this.#reply.raw.write(`${name === undefined ? "" : `event: ${name}\n`}${lines}\n\n`);
+  }
+
+  /** Resolves once the client's socket has taken what was written (or the client left). */
+  drained(): Promise<void> {
+    const socket = this.#reply.raw;
+    if (!socket.writableNeedDrain || this.#closedByClient) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        socket.off("drain", done);
+        socket.off("close", done);
+        resolve();
+      };
+      socket.on("drain", done);
+      socket.on("close", done);
+    });
   }
 
   end(): void {

@@ -1,111 +1,196 @@
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { COST_HEADER, formatUnits } from "@gateway-keys/contract";
 import type { GatewayContext } from "../context";
+import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
-import type { CatalogModel } from "../models/catalog";
-import type { StoredApiKey } from "../store/types";
+import type { ModelOf } from "../models/catalog";
+import { isRouteFailure, upstreamFailure } from "../upstream/provider";
+import { openRelay, type RelayedAnswer, type RelayedStream } from "../upstream/relay";
+import type { ServerSentEvent } from "../upstream/sse-events";
+import { estimateConversationTokens, summariseRelayedRequest } from "./input-estimate";
 import { MeteredCall } from "./metered-call";
 import { SseStream } from "./sse";
-import { promptText, type TextCompletion, type TextDelta, type TextPrompt } from "./text";
-import { countTokens } from "./tokens";
+import { answerText, promptText, type Conversation, type TextCompletion, type TextDelta, type TextUsage } from "./text";
+import type { TextRoute } from "./text-route";
+import type { TextRequestBody, TextWireSpec } from "./text-wires";
 
-/** What a text wire asks of its request, before any model runs. */
-export interface TextAsk {
-  /** Conversation and system text. */
-  system: string | undefined;
-  turns: TextPrompt["turns"];
-  stopSequences: string[];
-  /** The client's bound on generated tokens, and the field that carries it. */
-  maxOutputTokens: { value: number; param: string } | undefined;
+type ChatModel = ModelOf<"chat">;
+
+/** An opened answer of one route: relayed from a provider of the client's wire, or built by an engine. */
+type Opened =
+  | RelayedAnswer
+  | RelayedStream
+  | { kind: "completion"; completion: TextCompletion }
+  | { kind: "deltas"; first: TextDelta; rest: AsyncIterator<TextDelta> };
+
+/** What the request is, for the routes that relay it and those that read it. */
+interface TextCall<Body extends TextRequestBody> {
+  spec: TextWireSpec<Body>;
+  body: Body;
   stream: boolean;
+  /** The conversation, once a route that is not a relay needed it. */
+  conversation: Conversation | undefined;
+}
+
+const relays = <Body extends TextRequestBody>(route: TextRoute, spec: TextWireSpec<Body>): route is Extract<TextRoute, { kind: "provider" }> =>
+  route.kind === "provider" && route.relay.provider.wire === spec.relay.providerWire;
+
+function conversationFor<Body extends TextRequestBody>(call: TextCall<Body>, route: TextRoute, model: ChatModel): Conversation {
+  call.conversation ??= call.spec.read(call.body, route.target, model.maxOutputTokens);
+  route.engine.check?.(call.conversation);
+  return call.conversation;
+}
+
+/** The client's bound, refused (400 naming its field) above the model's. */
+function checkedBound(bound: { value: number; param: string } | undefined, model: ChatModel): number | undefined {
+  if (bound && bound.value > model.maxOutputTokens) {
+    throw new GatewayError("validation_failed", `Invalid fields: ${bound.param}: must be at most ${model.maxOutputTokens} for model ${JSON.stringify(model.id)}.`, { param: bound.param });
+  }
+  return bound?.value;
 }
 
 /**
- * A text wire (Chat Completions, Responses, Messages): how its answer and its stream look. The
- * request side is a {@link TextAsk}; everything between — policies, metering, the model — is the
- * same for every wire ({@link runTextCall}).
+ * Runs a text request on any wire (docs/api.md, "Upstream providers"): checks it against the
+ * model's first route before anything is metered, admits the model under the key's policies,
+ * reserves the most it can cost, then tries the model's routes in order until one answers — each
+ * relayed as sent to a provider of the client's wire, or read into a conversation for a built-in
+ * model or a provider of another wire. It settles the actual cost and only then sends the answer
+ * (or a stream's last event). A stream the client cuts, or that fails midway, is charged its
+ * reservation. Returns the answer the route's schema serialises, or the reply once written.
  */
-export interface TextWire<Answer> {
-  answer(completion: TextCompletion, model: CatalogModel): Answer;
-  /** Events before the first token. */
-  open(sse: SseStream, model: CatalogModel, inputTokens: number): void;
-  delta(sse: SseStream, text: string): void;
-  /** Events after the last token, written once the charge is committed. */
-  close(sse: SseStream, completion: TextCompletion, model: CatalogModel): void;
-  /** An error after the stream started, in the wire's own error event. */
-  fail(sse: SseStream, error: GatewayError): void;
+export async function runTextCall<Body extends TextRequestBody>(
+  ctx: GatewayContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  spec: TextWireSpec<Body>,
+  body: Body,
+): Promise<unknown> {
+  const key = apiKeyOf(request);
+  const call: TextCall<Body> = { spec, body, stream: body.stream === true, conversation: undefined };
+
+  // A request the model's first route cannot carry is refused like any invalid field: before
+  // it is metered or logged.
+  const known = ctx.models.get(body.model);
+  let bound: number | undefined;
+  if (known?.family === "chat") {
+    bound = checkedBound(spec.bound(body), known);
+    const first = known.routes[0]!;
+    if (!relays(first, spec)) conversationFor(call, first, known);
+  }
+  const summary = call.conversation
+    ? { text: promptText(call.conversation), inputTokens: estimateConversationTokens(call.conversation) }
+    : summariseRelayedRequest(body);
+
+  const metered = new MeteredCall(ctx, key, body.model, summary.text);
+  const model = await metered.admit("chat");
+  bound = checkedBound(spec.bound(body), model);
+  const outputBound = bound ?? model.maxOutputTokens;
+  await metered.reserve(model, { inputTokens: summary.inputTokens, outputTokens: outputBound });
+  // Each count a provider leaves out of its usage is taken at the figure the reservation used.
+  const filled = (usage: Partial<TextUsage>): TextUsage => ({ ...usage, inputTokens: usage.inputTokens ?? summary.inputTokens, outputTokens: usage.outputTokens ?? outputBound });
+
+  const sse = call.stream ? new SseStream(reply) : undefined;
+  const signal = sse?.signal ?? SseStream.clientGone(reply);
+  let opened: Opened | undefined;
+  let failure: GatewayError | undefined;
+  for (const [index, route] of model.routes.entries()) {
+    try {
+      opened = await open(call, route, model, {
+        signal,
+        // The spend policy needs a bound upstream only when the key has a limit to keep.
+        bound: bound === undefined && key.spendLimitMicros !== null ? model.maxOutputTokens : undefined,
+        clientHeaders: request.headers,
+        keepText: key.loggingPolicy.storeResponse,
+      });
+      break;
+    } catch (error) {
+      const skippable = index > 0 && error instanceof GatewayError && error.code === "validation_failed";
+      if (!(isRouteFailure(error) || skippable) || signal.aborted) {
+        await metered.fail(error instanceof GatewayError ? error.statusCode : 502);
+        throw error;
+      }
+      if (!skippable) failure = error as GatewayError;
+    }
+  }
+  if (!opened) {
+    await metered.fail(failure!.statusCode);
+    throw failure!;
+  }
+
+  switch (opened.kind) {
+    case "whole": {
+      const costMicros = await metered.succeed(model, filled(opened.usage), opened.text || null);
+      return reply.header(COST_HEADER, formatUnits(costMicros)).type(opened.contentType).send(opened.bytes);
+    }
+    case "completion": {
+      const costMicros = await metered.succeed(model, opened.completion.usage, answerText(opened.completion.parts));
+      reply.header(COST_HEADER, formatUnits(costMicros));
+      return spec.clientWire(body, ctx.now()).answer(opened.completion, model.id);
+    }
+    case "stream":
+      await pipeRelayedStream(opened, sse!, metered, model, filled, spec);
+      return reply;
+    case "deltas":
+      await writeStream(opened, sse!, metered, model, spec.clientWire(body, ctx.now()), summary.inputTokens, reply);
+      return reply;
+  }
 }
 
-function boundedPrompt(ask: TextAsk, model: CatalogModel): TextPrompt {
-  const asked = ask.maxOutputTokens;
-  if (asked && asked.value > model.maxOutputTokens) {
-    throw new GatewayError(
-      "validation_failed",
-      `Invalid fields: ${asked.param}: must be at most ${model.maxOutputTokens} for model ${JSON.stringify(model.id)}.`,
-      { param: asked.param },
+interface OpenOptions {
+  signal: AbortSignal;
+  bound: number | undefined;
+  clientHeaders: Record<string, string | string[] | undefined>;
+  keepText: boolean;
+}
+
+/** Sends the request on one route and waits for its answer: whole, or a stream's first piece. */
+async function open<Body extends TextRequestBody>(call: TextCall<Body>, route: TextRoute, model: ChatModel, options: OpenOptions): Promise<Opened> {
+  if (relays(route, call.spec)) {
+    return openRelay(
+      route.relay,
+      {
+        wire: call.spec.relay,
+        body: call.body,
+        bound: options.bound,
+        stream: call.stream,
+        clientHeaders: options.clientHeaders,
+        clientAskedUsage: call.spec.clientAskedUsage(call.body),
+        keepText: options.keepText,
+      },
+      options.signal,
     );
   }
-  return { system: ask.system, turns: ask.turns, stopSequences: ask.stopSequences, maxOutputTokens: asked?.value ?? model.maxOutputTokens };
+  const conversation = conversationFor(call, route, model);
+  if (!call.stream) return { kind: "completion", completion: await route.engine.complete(conversation, options.signal) };
+  const rest = route.engine.stream(conversation, options.signal)[Symbol.asyncIterator]();
+  const first = await rest.next();
+  if (first.done) throw new GatewayError("internal_error", "The model ended its stream without an answer.");
+  return { kind: "deltas", first: first.value, rest };
 }
 
-/**
- * Runs a text request on any wire: admits the model under the key's policies, reserves the most it
- * can cost, runs it whole or streamed, settles the actual cost and only then sends the answer (or
- * the stream's last events). A stream the client cuts, or that fails midway, is charged its
- * reservation. Returns the answer, or `undefined` once a stream has been written.
- */
-export async function runTextCall<Answer>(
-  ctx: GatewayContext,
-  key: StoredApiKey,
+/** Writes a stream the gateway builds in the client's wire; the last events wait for the charge. */
+async function writeStream(
+  opened: Extract<Opened, { kind: "deltas" }>,
+  sse: SseStream,
+  metered: MeteredCall,
+  model: ChatModel,
+  wire: ReturnType<TextWireSpec<TextRequestBody>["clientWire"]>,
+  inputTokens: number,
   reply: FastifyReply,
-  modelId: string,
-  ask: TextAsk,
-  wire: TextWire<Answer>,
-): Promise<Answer | undefined> {
-  const preview: TextPrompt = { system: ask.system, turns: ask.turns, stopSequences: ask.stopSequences, maxOutputTokens: 0 };
-  const call = new MeteredCall(ctx, key, modelId, promptText(preview));
-  const model = await call.admit("chat");
-  const prompt = boundedPrompt(ask, model);
-  const inputTokens = countTokens(promptText(prompt));
-  await call.reserve(model, { inputTokens, outputTokens: prompt.maxOutputTokens });
-
-  if (!ask.stream) {
-    let completion: TextCompletion;
-    try {
-      completion = await model.engine.complete(prompt, new AbortController().signal);
-    } catch (error) {
-      await call.fail(502);
-      throw error;
-    }
-    const costMicros = await call.succeed(model, completion.usage, completion.text);
-    reply.header(COST_HEADER, formatUnits(costMicros));
-    return wire.answer(completion, model);
-  }
-
-  const sse = new SseStream(reply);
-  // The first piece is awaited before anything is written: until then a failure (an upstream
-  // that refuses, after every route was tried) is still an ordinary error answer.
-  const pieces = model.engine.stream(prompt, sse.signal)[Symbol.asyncIterator]();
-  let next: IteratorResult<TextDelta>;
-  try {
-    next = await pieces.next();
-  } catch (error) {
-    await call.fail(error instanceof GatewayError ? error.statusCode : 502);
-    throw error;
-  }
+): Promise<void> {
+  const writer = wire.stream(sse, model.id, inputTokens);
   let text = "";
   let failure: GatewayError | undefined;
   try {
-    wire.open(sse, model, inputTokens);
-    for (; !next.done; next = await pieces.next()) {
+    for (let next: IteratorResult<TextDelta> = { done: false, value: opened.first }; !next.done; next = await opened.rest.next()) {
       const delta = next.value;
-      if (delta.kind === "text") {
-        text += delta.text;
-        wire.delta(sse, delta.text);
+      if (delta.kind !== "end") {
+        if (delta.kind === "text") text += delta.text;
+        writer.write(delta);
         continue;
       }
-      await call.succeed(model, delta.completion.usage, delta.completion.text);
-      wire.close(sse, delta.completion, model);
+      await metered.succeed(model, delta.completion.usage, answerText(delta.completion.parts));
+      writer.close(delta.completion);
     }
   } catch (error) {
     reply.log.error({ err: error }, "a stream failed after it started");
@@ -114,11 +199,62 @@ export async function runTextCall<Answer>(
     // Cut by the client, or failed before its end: the reservation is the charge, committed before
     // the error event goes out, as every answer waits for its charge.
     try {
-      await call.chargeReservation(200, text);
+      await metered.chargeReservation(200, text);
     } finally {
-      if (failure) wire.fail(sse, failure);
+      if (failure) writer.fail(failure);
       sse.end();
     }
   }
-  return undefined;
+}
+
+/**
+ * Passes a provider's stream to the client event by event, as it came, reading from the provider
+ * only as fast as the client reads (backpressure). The wire's last event waits for the charge.
+ */
+async function pipeRelayedStream<Body extends TextRequestBody>(
+  opened: RelayedStream,
+  sse: SseStream,
+  metered: MeteredCall,
+  model: ChatModel,
+  filled: (usage: Partial<TextUsage>) => TextUsage,
+  spec: TextWireSpec<Body>,
+): Promise<void> {
+  const { watch } = opened;
+  let held: ServerSentEvent | undefined;
+  let failure: GatewayError | undefined;
+  const pass = async (event: ServerSentEvent) => {
+    if (!watch.see(event)) return;
+    if (watch.ended) {
+      held = event;
+      return;
+    }
+    if (!sse.sendEvent(event.event, event.data)) await sse.drained();
+  };
+  try {
+    await pass(opened.first);
+    while (!watch.ended && !watch.failed && !sse.cut) {
+      const next = await opened.rest.next();
+      if (next.done) break;
+      await pass(next.value);
+    }
+    if (watch.ended) {
+      await metered.succeed(model, filled(watch.usage), watch.text || null);
+      sse.sendEvent(held!.event, held!.data);
+    } else if (!watch.failed && !sse.cut) {
+      failure = upstreamFailure(opened.provider, new Error("the stream ended before its last event"));
+    }
+  } catch (error) {
+    failure = upstreamFailure(opened.provider, error);
+  } finally {
+    await opened.rest.return?.();
+    try {
+      await metered.chargeReservation(200, watch.text || null);
+    } finally {
+      if (failure && !sse.cut) {
+        const event = spec.relay.failEvent(failure);
+        sse.sendEvent(event.event, event.data);
+      }
+      sse.end();
+    }
+  }
 }

@@ -1,6 +1,8 @@
 import { formatUnits, parseUnits, type Model, type ModelFamily } from "@gateway-keys/contract";
 import type { EmbeddingEngine, ImageEngine, ModerationEngine, SpeechEngine, TranscriptionEngine } from "../inference/engines";
-import type { TextEngine, TextUsage } from "../inference/text";
+import type { TextUsage } from "../inference/text";
+import type { TextRoute } from "../inference/text-route";
+import { builtInTarget } from "../inference/wires/translation";
 import { toneSpeaker, wavTranscriber } from "./builtin/audio";
 import { hashingEmbedder } from "./builtin/embeddings";
 import { espeakSpeaker, findEspeak } from "./builtin/espeak";
@@ -28,7 +30,7 @@ interface CatalogModelBase {
 /** A model the gateway serves, with the engine that runs it (its kind follows the family). */
 export type CatalogModel = CatalogModelBase &
   (
-    | { family: "chat"; engine: TextEngine }
+    | { family: "chat"; routes: readonly TextRoute[] }
     | { family: "embeddings"; engine: EmbeddingEngine }
     | { family: "moderation"; engine: ModerationEngine }
     | { family: "images"; engine: ImageEngine }
@@ -53,6 +55,7 @@ const textPrices: Record<string, ModelPricing> = {
   "echo-1": price("1000", "2000"),
   "reverse-1": price("2000", "4000"),
   "count-1": price("500", "1000"),
+  "tools-1": price("1000", "2000"),
 };
 
 /**
@@ -60,7 +63,9 @@ const textPrices: Record<string, ModelPricing> = {
  * family, free of network and weights (docs/api.md, "Built-in models", says what each does).
  */
 export const BUILT_IN_MODELS: readonly CatalogModel[] = [
-  ...BUILT_IN_TEXT_MODELS.map(({ id, description, engine }): CatalogModel => ({ ...builtIn, id, description, family: "chat", engine, pricing: textPrices[id]! })),
+  ...BUILT_IN_TEXT_MODELS.map(
+    ({ id, description, engine }): CatalogModel => ({ ...builtIn, id, description, family: "chat", routes: [{ kind: "builtin", engine, target: builtInTarget(id) }], pricing: textPrices[id]! }),
+  ),
   {
     ...builtIn,
     id: "hash-embed-1",

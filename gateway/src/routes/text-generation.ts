@@ -1,15 +1,12 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { ChatCompletion, ChatCompletionRequest, MessageObject, MessagesRequest, NoQuery, ResponseObject, ResponsesRequest } from "@gateway-keys/contract";
 import { requireApiKey } from "../auth/hooks";
-import { apiKeyOf } from "../context";
 import { runTextCall } from "../inference/text-call";
-import { chatAsk, chatWire } from "../inference/wires/chat-completions";
-import { messagesAsk, messagesWire } from "../inference/wires/messages";
-import { responsesAsk, responsesWire } from "../inference/wires/responses";
+import { CHAT_COMPLETIONS, MESSAGES, RESPONSES } from "../inference/text-wires";
 import type { RouteOptions } from "./account-keys";
 
-/** Text-generation bodies carry whole conversations: larger than account bodies. */
-const TEXT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+/** Text-generation bodies carry whole conversations (and images): larger than account bodies. */
+const TEXT_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -21,6 +18,8 @@ declare module "fastify" {
 /**
  * The three text wires — `POST /v1/chat/completions`, `/v1/responses` and `/v1/messages` — over
  * one pipeline (inference/text-call.ts): any chat model answers on any of them, whole or streamed.
+ * The 200 schemas describe the answers the gateway builds; an answer relayed from a provider of
+ * the client's wire is sent as the provider wrote it.
  */
 export const textGenerationRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
   const onRequest = [requireApiKey(ctx)];
@@ -28,13 +27,13 @@ export const textGenerationRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   app.post(
     "/chat/completions",
     { onRequest, bodyLimit: TEXT_BODY_LIMIT_BYTES, schema: { querystring: NoQuery, body: ChatCompletionRequest, response: { 200: ChatCompletion } } },
-    async (request, reply) => runTextCall(ctx, apiKeyOf(request), reply, request.body.model, chatAsk(request.body), chatWire(request.body, ctx.now())),
+    async (request, reply) => runTextCall(ctx, request, reply, CHAT_COMPLETIONS, request.body) as Promise<ChatCompletion>,
   );
 
   app.post(
     "/responses",
     { onRequest, bodyLimit: TEXT_BODY_LIMIT_BYTES, schema: { querystring: NoQuery, body: ResponsesRequest, response: { 200: ResponseObject } } },
-    async (request, reply) => runTextCall(ctx, apiKeyOf(request), reply, request.body.model, responsesAsk(request.body), responsesWire(request.body, ctx.now())),
+    async (request, reply) => runTextCall(ctx, request, reply, RESPONSES, request.body) as Promise<ResponseObject>,
   );
 
   app.post(
@@ -45,6 +44,6 @@ export const textGenerationRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
       config: { errorWire: "anthropic" },
       schema: { querystring: NoQuery, body: MessagesRequest, response: { 200: MessageObject } },
     },
-    async (request, reply) => runTextCall(ctx, apiKeyOf(request), reply, request.body.model, messagesAsk(request.body), messagesWire()),
+    async (request, reply) => runTextCall(ctx, request, reply, MESSAGES, request.body) as Promise<MessageObject>,
   );
 };

@@ -2,11 +2,9 @@ import { parseUnits } from "@gateway-keys/contract";
 import { Pool } from "undici";
 import type { CatalogModel } from "../models/catalog";
 import type { GatewayMetrics } from "../ops/metrics";
-import { anthropicChatEngine } from "./anthropic-engine";
 import type { GatewayConfig } from "./config";
-import { fallbackEngine } from "./fallback-engine";
-import type { UpstreamProvider } from "./http";
-import { openAiChatEngine } from "./openai-engine";
+import type { UpstreamProvider } from "./provider";
+import { translatedEngine } from "./translated-engine";
 
 /** The models of a config, and how to close the providers' connection pools. */
 export interface UpstreamCatalog {
@@ -20,7 +18,7 @@ export interface UpstreamCatalog {
  * error that names it (never its value). Each attempt's latency goes to `metrics`, when given.
  */
 export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env, metrics?: GatewayMetrics): UpstreamCatalog {
-  const providers = new Map<string, UpstreamProvider & { wire: "openai" | "anthropic" }>();
+  const providers = new Map<string, UpstreamProvider>();
   for (const [name, provider] of Object.entries(config.providers)) {
     const apiKey = env[provider.apiKeyEnv];
     if (!apiKey) throw new Error(`provider ${name}: the environment variable ${provider.apiKeyEnv} is not set; it must hold the provider's API key`);
@@ -38,12 +36,11 @@ export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = 
       inputPerMillionMicros: parseUnits(model.pricing.inputUnitsPerMillionTokens),
       outputPerMillionMicros: parseUnits(model.pricing.outputUnitsPerMillionTokens),
     },
-    engine: fallbackEngine(
-      model.routes.map((route) => {
-        const provider = providers.get(route.provider)!;
-        return provider.wire === "openai" ? openAiChatEngine(provider, route.model) : anthropicChatEngine(provider, route.model);
-      }),
-    ),
+    routes: model.routes.map((route) => {
+      const provider = providers.get(route.provider)!;
+      const engine = translatedEngine(provider, route.model, model.id);
+      return { kind: "provider", relay: { provider, model: route.model }, engine, target: engine.target };
+    }),
   }));
   return { models, close: async () => void (await Promise.all([...providers.values()].map((provider) => provider.pool.close()))) };
 }

@@ -140,7 +140,7 @@ export class APIError extends GatewayError {
     super(body?.code ?? `http_${status}`, message, { secrets: context.secrets });
     this.status = status;
     this.type = body?.type;
-    this.param = body?.param;
+    this.param = body?.param ?? undefined;
     this.requestId = context.requestId;
     this.enveloped = body !== undefined;
   }

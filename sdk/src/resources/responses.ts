@@ -17,7 +17,7 @@ export type CreateResponseRequest = Omit<ResponsesRequest, "stream"> & { stream?
  * official `openai` or `@anthropic-ai/sdk` client at the gateway (README.md).
  * @example
  * const answer = await client.responses.create({ model: "echo-1", input: "ping" }, { apiKey: key.secret });
- * console.log(answer.output[0]?.content[0]?.text, answer.usage?.output_tokens);
+ * console.log(outputText(answer), answer.usage?.output_tokens);
  */
 export class Responses {
   readonly #client: GatewayClient;
@@ -54,4 +54,15 @@ export class Responses {
     }
     return this.#client.request({ method: "POST", path: PUBLIC_PATHS.responses, body, auth: "apiKey", schema: ResponseObject, options });
   }
+}
+
+/**
+ * The generated text of a response: every `output_text` part of its message items, joined (what
+ * the official client calls `output_text`). For a plain answer it is `output[0].content[0].text`;
+ * an answer that only called tools has none (`""`).
+ */
+export function outputText(answer: ResponseObject): string {
+  let text = "";
+  for (const item of answer.output) if (item.type === "message") for (const part of item.content) text += part.text;
+  return text;
 }

@@ -1,0 +1,64 @@
+import { ResponsesTranslatable, type ResponseInputItem } from "@gateway-keys/contract";
+import type { Conversation, ImagePart, TextPart, Turn } from "../../text";
+import { imageSourceOf } from "../chat/request";
+import { readTranslatable, type TranslationTarget } from "../translation";
+import { appendTurn } from "../turns";
+
+type ContentPart = Extract<ResponseInputItem, { role: string }>["content"];
+
+function partsOf(content: ContentPart): (TextPart | ImagePart)[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return content.map((part) =>
+    part.type === "input_image"
+      ? { type: "image", source: imageSourceOf(part.image_url), ...(part.detail && { detail: part.detail }) }
+      : { type: "text", text: part.text },
+  );
+}
+
+/**
+ * A Responses request as a conversation: `instructions` and system/developer messages are the
+ * system text; function calls join the assistant turn, their outputs the next user turn. No state
+ * is kept between responses (docs/api.md): the whole conversation is in `input`.
+ */
+export function readResponsesRequest(body: unknown, target: TranslationTarget, boundWhenUnset: number): Conversation {
+  const request = readTranslatable(ResponsesTranslatable, body, target);
+  const system = request.instructions == null ? [] : [request.instructions];
+  const turns: Turn[] = [];
+  if (typeof request.input === "string") {
+    turns.push({ role: "user", parts: [{ type: "text", text: request.input }] });
+  } else {
+    for (const item of request.input) {
+      if (item.type === "function_call") appendTurn(turns, "assistant", [{ type: "tool_call", id: item.call_id, name: item.name, arguments: item.arguments }]);
+      else if (item.type === "function_call_output") appendTurn(turns, "user", [{ type: "tool_result", callId: item.call_id, content: partsOf(item.output), isError: false }]);
+      else if (item.role === "system" || item.role === "developer") system.push(partsOf(item.content).map((part) => (part.type === "text" ? part.text : "")).join(""));
+      else appendTurn(turns, item.role, partsOf(item.content));
+    }
+  }
+  const choice = request.tool_choice;
+  const format = request.text?.format;
+  return {
+    system,
+    turns,
+    tools: (request.tools ?? []).map((tool) => ({
+      name: tool.name,
+      description: tool.description ?? undefined,
+      parameters: tool.parameters ?? { type: "object", properties: {} },
+      strict: tool.strict ?? undefined,
+    })),
+    toolChoice: choice === undefined ? undefined : typeof choice === "string" ? { mode: choice } : { mode: "tool", name: choice.name },
+    parallelToolCalls: request.parallel_tool_calls ?? undefined,
+    maxOutputTokens: request.max_output_tokens ?? boundWhenUnset,
+    stopSequences: [],
+    sampling: {
+      ...(request.temperature != null && { temperature: request.temperature }),
+      ...(request.top_p != null && { topP: request.top_p }),
+    },
+    responseFormat:
+      format === undefined || format.type === "text"
+        ? undefined
+        : format.type === "json_object"
+          ? { type: "json_object" }
+          : { type: "json_schema", name: format.name, schema: format.schema, strict: format.strict ?? undefined },
+    user: request.user,
+  };
+}

@@ -1,0 +1,46 @@
+import type { z } from "zod";
+import { describeIssues, fieldIssues, formatPath, specificIssues } from "@gateway-keys/contract";
+import { GatewayError } from "../../errors";
+
+/**
+ * Who a translated request is for, in words a client can act on: a built-in model, or a provider
+ * of another wire. Every refusal of a translation names it, so the client knows the field is fine
+ * on its own wire and cannot be carried where this model is served.
+ */
+export interface TranslationTarget {
+  /** e.g. `the built-in model "echo-1"`, `the Anthropic Messages wire of model "smart"`. */
+  readonly description: string;
+}
+
+export const builtInTarget = (modelId: string): TranslationTarget => ({ description: `the built-in model ${JSON.stringify(modelId)}` });
+
+export const providerTarget = (wireName: string, modelId: string): TranslationTarget => ({
+  description: `the ${wireName} wire that model ${JSON.stringify(modelId)} is served on`,
+});
+
+/**
+ * Reads a request in its wire's translatable form: every field known, any other refused naming
+ * it (400 `validation_failed`, `param` the field), never dropped.
+ */
+export function readTranslatable<Schema extends z.ZodType>(schema: Schema, body: unknown, target: TranslationTarget): z.infer<Schema> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const first = specificIssues(result.error)[0];
+  const issues = fieldIssues(result.error).map((issue, index) => {
+    const raw = specificIssues(result.error)[index];
+    if (raw?.code !== "unrecognized_keys") return issue;
+    const fields = raw.keys.map((key) => formatPath([...raw.path, key]));
+    return { path: fields.join(", "), message: `cannot be carried to ${target.description}` };
+  });
+  const param = first === undefined ? undefined : formatPath(first.code === "unrecognized_keys" && first.keys[0] !== undefined ? [...first.path, first.keys[0]] : first.path);
+  return raiseInvalid(describeIssues(issues), param);
+}
+
+/** A field the target wire has no way to say: 400 naming it and the target. */
+export function untranslatable(param: string, target: TranslationTarget, why: string): never {
+  return raiseInvalid(`${param}: cannot be carried to ${target.description}: ${why}`, param);
+}
+
+function raiseInvalid(detail: string, param: string | undefined): never {
+  throw new GatewayError("validation_failed", `Invalid fields: ${detail}.`, param === undefined || param === "(body)" ? {} : { param });
+}
