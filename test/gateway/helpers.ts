@@ -106,3 +106,14 @@ export function useGateway(receive: (gateway: TestGateway, account: ReturnType<t
   });
   afterAll(() => started?.stop());
 }
+
+/** The `usage` of a Responses answer the gateway builds: the counts, and the details OpenAI's document requires (nothing cached, no reasoning). */
+export function responseUsage(input: number, output: number) {
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: input + output,
+  };
+}

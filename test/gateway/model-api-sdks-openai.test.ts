@@ -5,7 +5,7 @@
 import OpenAI from "openai";
 import { COST_HEADER, ErrorEnvelope, Model } from "@gateway-keys/contract";
 import { createTestClock, startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
-import { call, useGateway } from "./helpers";
+import { call, responseUsage, useGateway } from "./helpers";
 import { logRows, openaiFor, rejection, spentUnits } from "./model-api-sdks-support";
 
 let gateway: TestGateway;
@@ -124,7 +124,7 @@ describe("responses", () => {
     expect(data.id).toMatch(/^resp_/);
     expect(data.output_text).toBe("dlrow olleh");
     expect(data.output[0]).toMatchObject({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "dlrow olleh" }] });
-    expect(data.usage).toEqual({ input_tokens: 2, output_tokens: 2, total_tokens: 4 });
+    expect(data.usage).toEqual(responseUsage(2, 2));
     // 2 × 0.002 + 2 × 0.004
     expect(response.headers.get(COST_HEADER)).toBe("0.012");
   });
@@ -151,7 +151,7 @@ describe("responses", () => {
       output_text: "two three",
     });
     // "system: Repeat after me.\nuser: one\nassistant: one\nuser: two three four" is 17 tokens.
-    expect(data.usage).toEqual({ input_tokens: 17, output_tokens: 2, total_tokens: 19 });
+    expect(data.usage).toEqual(responseUsage(17, 2));
     // 17 × 0.001 + 2 × 0.002
     expect(response.headers.get(COST_HEADER)).toBe("0.021");
     expect(await spentUnits(gateway, keyId)).toBe("0.021");
@@ -209,6 +209,7 @@ describe("models", () => {
       ["echo-1", "1000", "2000", 4096],
       ["reverse-1", "2000", "4000", 4096],
       ["count-1", "500", "1000", 4096],
+      ["tools-1", "1000", "2000", 4096],
     ]);
   });
 });

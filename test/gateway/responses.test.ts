@@ -7,7 +7,7 @@
  */
 import { COST_HEADER, GatewayInfo, ListPage, Model, ResponseObject } from "@gateway-keys/contract";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
-import { accountClient, call, expectError, respond, useGateway } from "./helpers";
+import { accountClient, call, expectError, respond, responseUsage, useGateway } from "./helpers";
 
 let gateway: TestGateway;
 let account: ReturnType<typeof accountClient>;
@@ -25,7 +25,7 @@ describe("POST /v1/responses", () => {
     const response = ResponseObject.strict().parse(answer.body);
     expect(response.output[0]).toMatchObject({ type: "message", content: [{ type: "output_text", text: "hello" }] });
     // One input token and one output token: 0.001 + 0.002.
-    expect(response.usage).toEqual({ input_tokens: 1, output_tokens: 1, total_tokens: 2 });
+    expect(response.usage).toEqual(responseUsage(1, 1));
     expect(answer.headers.get(COST_HEADER)).toBe("0.003");
     expect(response).toMatchObject({ object: "response", model: "echo-1", status: "completed", incomplete_details: null });
     expect(response.id).toMatch(/^resp_/);
@@ -36,7 +36,7 @@ describe("POST /v1/responses", () => {
     const answer = await respond(gateway, key.secret, { model: "reverse-1", input: "ab🎉" });
     expect(answer.body.output[0].content[0].text).toBe("🎉ba");
     // "ab" and "🎉" in, "🎉" and "ba" out: 2 × 0.002 + 2 × 0.004.
-    expect(answer.body.usage).toEqual({ input_tokens: 2, output_tokens: 2, total_tokens: 4 });
+    expect(answer.body.usage).toEqual(responseUsage(2, 2));
     expect(answer.headers.get(COST_HEADER)).toBe("0.012");
   });
 
@@ -79,6 +79,7 @@ describe("public endpoints", () => {
       { id: "echo-1", owned_by: "gateway", pricing: { input_units_per_million_tokens: "1000", output_units_per_million_tokens: "2000" }, max_output_tokens: 4096 },
       { id: "reverse-1", owned_by: "gateway", pricing: { input_units_per_million_tokens: "2000", output_units_per_million_tokens: "4000" }, max_output_tokens: 4096 },
       { id: "count-1", owned_by: "gateway", pricing: { input_units_per_million_tokens: "500", output_units_per_million_tokens: "1000" }, max_output_tokens: 4096 },
+      { id: "tools-1", owned_by: "gateway", pricing: { input_units_per_million_tokens: "1000", output_units_per_million_tokens: "2000" }, max_output_tokens: 4096 },
     ]);
     expect(new Set(page.data.map((model) => model.id)).size).toBe(page.data.length);
   });
@@ -153,7 +154,7 @@ describe("spend policy", () => {
     const key = await gateway.createRegularKey({ spendPolicy: { limitUnits: "4.0965" } });
     const answer = await respond(gateway, key.secret, { model: "count-1", input: "hi" });
     expect(answer.body.output[0].content[0].text).toBe("2 characters, 1 words");
-    expect(answer.body.usage).toEqual({ input_tokens: 1, output_tokens: 5, total_tokens: 6 });
+    expect(answer.body.usage).toEqual(responseUsage(1, 5));
     expect(answer.headers.get(COST_HEADER)).toBe("0.0055");
     expect((await account.get(key.keyId)).body.spentUnits).toBe("0.0055");
     // What is left (4.091) no longer covers the reservation.

@@ -56,7 +56,7 @@ describe("create", () => {
   test.each(CREATE_CASES)("%s answers 400 validation_failed naming the field and creates nothing", async (_what, body, param) => {
     const before = await account.listAll();
     const error = expectError(await account.create(body), 400, "validation_failed");
-    expect(error.param).toBe(param);
+    expect(error.param).toBe(param ?? null);
     expect(await account.listAll()).toEqual(before);
   });
 
@@ -131,7 +131,7 @@ describe("change, rotate, revoke", () => {
   test.each(KEY_MUTATIONS)("%s answers 400 validation_failed naming the field and changes nothing", async (_what, send, body, param) => {
     const before = await account.listAll();
     const error = expectError(await send(body), 400, "validation_failed");
-    expect(error.param).toBe(param);
+    expect(error.param).toBe(param ?? null);
     expect(await account.listAll()).toEqual(before);
     expect((await account.get(keyId)).body.version).toBe(1);
   });
@@ -144,7 +144,7 @@ const RESPONSE_CASES: [string, unknown, string | undefined][] = [
   ["input not a string", { model: "echo-1", input: ["x"] }, "input[0]"],
   ["input an empty array", { model: "echo-1", input: [] }, "input"],
   ["an input message with an unknown role", { model: "echo-1", input: [{ role: "tool", content: "x" }] }, "input[0].role"],
-  ["an input message with an image part", { model: "echo-1", input: [{ role: "user", content: [{ type: "input_image", image_url: "https://x.test/a.png" }] }] }, "input[0].content[0].type"],
+  ["an input part of a kind no translation carries", { model: "echo-1", input: [{ role: "user", content: [{ type: "input_file", file_id: "file_1" }] }] }, "input[0].content[0].type"],
   ["instructions not a string", { model: "echo-1", input: "x", instructions: 5 }, "instructions"],
   ["max_output_tokens zero", { model: "echo-1", input: "x", max_output_tokens: 0 }, "max_output_tokens"],
   ["max_output_tokens fractional", { model: "echo-1", input: "x", max_output_tokens: 1.5 }, "max_output_tokens"],
@@ -156,15 +156,15 @@ describe("POST /v1/responses", () => {
   test.each(RESPONSE_CASES)("%s answers 400 validation_failed naming the field, charges nothing and logs nothing", async (_what, body, param) => {
     const logsBefore = (await account.logs()).body;
     const answer = await call(gateway.baseUrl, "POST", "/v1/responses", { bearer: secret, body });
-    expect(expectError(answer, 400, "validation_failed").param).toBe(param);
+    expect(expectError(answer, 400, "validation_failed").param).toBe(param ?? null);
     expect((await account.logs()).body).toEqual(logsBefore);
     expect((await account.get(keyId)).body.spentUnits).toBe("0");
   });
 
-  test("a body over 4 MiB answers 413 payload_too_large, charges nothing and logs nothing", async () => {
+  test("a body over 32 MiB answers 413 payload_too_large, charges nothing and logs nothing", async () => {
     const logsBefore = (await account.logs()).body;
     const padding = JSON.stringify({ model: "echo-1", input: "" }).length;
-    const body = { model: "echo-1", input: "x".repeat(4 * 1024 * 1024 - padding + 1) };
+    const body = { model: "echo-1", input: "x".repeat(32 * 1024 * 1024 - padding + 1) };
     expectError(await call(gateway.baseUrl, "POST", "/v1/responses", { bearer: secret, body }), 413, "payload_too_large");
     expect((await account.logs()).body).toEqual(logsBefore);
     expect((await account.get(keyId)).body.spentUnits).toBe("0");
@@ -174,7 +174,9 @@ describe("POST /v1/responses", () => {
 const CHAT_CASES: [string, unknown, string, string][] = [
   ["messages missing", { model: "echo-1" }, "messages", "messages: expected an array of messages"],
   ["messages empty", { model: "echo-1", messages: [] }, "messages", "messages: must hold at least one message"],
-  ["a message with an unknown role", { model: "echo-1", messages: [{ role: "function", content: "x" }] }, "messages[0].role", "messages[0].role: expected"],
+  ["a message with an unknown role", { model: "echo-1", messages: [{ role: "robot", content: "x" }] }, "messages[0].role", "messages[0].role: expected"],
+  ["a legacy function message, which no translation carries", { model: "echo-1", messages: [{ role: "function", name: "f", content: "x" }] }, "messages[0].role", "cannot be translated"],
+  ["a message field no translation carries", { model: "echo-1", messages: [{ role: "user", content: "x", name: "ann" }] }, "messages[0].name", "messages[0].name: cannot be carried to the built-in model \"echo-1\""],
   ["max_tokens zero", { model: "echo-1", messages: [{ role: "user", content: "x" }], max_tokens: 0 }, "max_tokens", "max_tokens: must be at least 1"],
   ["n of 2", { model: "echo-1", messages: [{ role: "user", content: "x" }], n: 2 }, "n", "n: only 1 is supported"],
   ["five stop sequences", { model: "echo-1", messages: [{ role: "user", content: "x" }], stop: ["a", "b", "c", "d", "e"] }, "stop", "stop: must hold at most 4 sequences"],
@@ -185,7 +187,7 @@ describe("POST /v1/chat/completions", () => {
     const logsBefore = (await account.logs()).body;
     const answer = await call(gateway.baseUrl, "POST", "/v1/chat/completions", { bearer: secret, body });
     const error = expectError(answer, 400, "validation_failed");
-    expect(error.param).toBe(param);
+    expect(error.param).toBe(param ?? null);
     expect(error.message).toContain(says);
     expect((await account.logs()).body).toEqual(logsBefore);
     expect((await account.get(keyId)).body.spentUnits).toBe("0");

@@ -13,12 +13,24 @@ const answer = {
   created_at: 1_900_000_000,
   status: "completed",
   model: "echo-1",
-  output: [{ type: "message", id: "msg_1", status: "completed", role: "assistant", content: [{ type: "output_text", text: "pong", annotations: [] }] }],
+  output: [{ type: "message", id: "msg_1", status: "completed", role: "assistant", content: [{ type: "output_text", text: "pong", annotations: [], logprobs: [] }] }],
   incomplete_details: null,
   instructions: null,
   max_output_tokens: null,
   error: null,
-  usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+  tools: [],
+  tool_choice: "auto",
+  parallel_tool_calls: true,
+  metadata: {},
+  temperature: null,
+  top_p: null,
+  usage: {
+    input_tokens: 1,
+    input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+    output_tokens: 1,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 2,
+  },
 };
 
 describe("requests on the wire", () => {

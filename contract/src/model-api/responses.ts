@@ -28,7 +28,7 @@ export const ResponseInputContent = z.discriminatedUnion("type", [ResponseInputT
 });
 
 export const ResponseInputMessage = z.strictObject({
-  type: z.literal("message").optional(),
+  type: z.literal("message"),
   role: z.enum(["user", "assistant", "system", "developer"], { error: 'expected "user", "assistant", "system" or "developer"' }),
   content: z.union([z.string(), z.array(ResponseInputContent)], { error: "expected a string or an array of parts" }),
   /** Sent back by clients that replay a response's output items. */
@@ -51,9 +51,12 @@ export const ResponseFunctionCallOutputItem = z.strictObject({
   status: z.string().optional(),
 });
 /** An input item: a message (whose `type` may be left out), a function call, or a call's output. */
-export const ResponseInputItem = z.union([ResponseInputMessage, ResponseFunctionCallItem, ResponseFunctionCallOutputItem], {
-  error: 'expected a message, "function_call" or "function_call_output" item (other items cannot be translated)',
-});
+export const ResponseInputItem = z.preprocess(
+  (item) => (item !== null && typeof item === "object" && !("type" in item) ? { ...item, type: "message" } : item),
+  z.discriminatedUnion("type", [ResponseInputMessage, ResponseFunctionCallItem, ResponseFunctionCallOutputItem], {
+    error: 'expected a "message", "function_call" or "function_call_output" item (other items cannot be translated)',
+  }),
+);
 export type ResponseInputItem = z.infer<typeof ResponseInputItem>;
 
 export const ResponseFunctionTool = z.strictObject({
@@ -87,6 +90,8 @@ export const ResponsesTranslatable = z.strictObject({
   parallel_tool_calls: z.boolean().nullish(),
   text: z.strictObject({ format: ResponseTextFormat.optional() }).optional(),
   user: z.string().optional(),
+  /** Attached to the response object the gateway answers with; never sent to a model. */
+  metadata: z.record(z.string(), z.string()).nullish(),
   /** The gateway keeps no responses: `store: true` cannot be honoured by a translation, `false` is what happens. */
   store: z.literal(false, { error: "only false: the gateway stores no responses" }).nullish(),
 });

@@ -46,9 +46,10 @@ export function responsesWire(body: ResponsesRequest, nowMs: number): ClientWire
   const itemIds: string[] = [];
   const itemId = (index: number) => (itemIds[index] ??= newId("msg"));
 
-  const item = (part: AnswerPart, index: number, status: ItemStatus): ResponseOutputItem =>
+  // An item just added to a stream has no content yet: its part arrives in content_part.added.
+  const item = (part: AnswerPart, index: number, status: ItemStatus, added = false): ResponseOutputItem =>
     part.type === "text"
-      ? { type: "message", id: itemId(index), status, role: "assistant", content: [{ type: "output_text", text: part.text, annotations: [], logprobs: [] }] }
+      ? { type: "message", id: itemId(index), status, role: "assistant", content: added ? [] : [{ type: "output_text", text: part.text, annotations: [], logprobs: [] }] }
       : { type: "function_call", id: itemId(index), call_id: part.id, name: part.name, arguments: part.arguments, status };
 
   const response = (modelId: string, completion: TextCompletion | undefined): ResponseObject => {
@@ -91,7 +92,7 @@ export function responsesWire(body: ResponsesRequest, nowMs: number): ClientWire
         finishItem();
         parts.push(part);
         const index = parts.length - 1;
-        send("response.output_item.added", { output_index: index, item: item(part, index, "in_progress") });
+        send("response.output_item.added", { output_index: index, item: item(part, index, "in_progress", true) });
         if (part.type === "text") send("response.content_part.added", { item_id: itemId(index), output_index: index, content_index: 0, part: { type: "output_text", text: "", annotations: [], logprobs: [] } });
       };
       send("response.created", { response: response(modelId, undefined) });
