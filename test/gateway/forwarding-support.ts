@@ -1,0 +1,73 @@
+/**
+ * What the forwarding suites share: a scripted provider (testkit/scripted-provider.ts) configured
+ * twice in one gateway — once as an OpenAI-wire provider, once as an Anthropic one — and the
+ * official clients pointed at the gateway with a fresh key each test.
+ *
+ * Models (1 credit per input token, 2 per output token, `maxOutputTokens` 100):
+ *   gpt    → the OpenAI-wire provider, model `gpt-up`
+ *   claude → the Anthropic-wire provider, model `claude-up`
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import type { CreateApiKeyRequest } from "@gateway-keys/contract";
+import { GatewayConfig } from "@gateway-keys/gateway";
+import { startScriptedProvider, type ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
+import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
+import { accountClient } from "./helpers";
+
+export const PROVIDER_KEY_ENV = "GATEWAY_TEST_FORWARDING_PROVIDER_KEY";
+/** The provider's key: it must reach the provider, and never a client or a log. */
+export const PROVIDER_KEY = "sk-provider-0123456789abcdef";
+export const PRICING = { inputUnitsPerMillionTokens: "1000000", outputUnitsPerMillionTokens: "2000000" };
+
+export interface Forwarding {
+  provider: ScriptedProvider;
+  gateway: TestGateway;
+}
+
+/** Starts the provider and a gateway in front of it; `models` adds to the two above. */
+export function useForwarding(models: object[] = []): () => Forwarding {
+  let state: Forwarding | undefined;
+  beforeAll(async () => {
+    process.env[PROVIDER_KEY_ENV] = PROVIDER_KEY;
+    const provider = await startScriptedProvider();
+    const config = GatewayConfig.parse({
+      providers: {
+        oai: { wire: "openai", baseUrl: `${provider.origin}/v1`, apiKeyEnv: PROVIDER_KEY_ENV, timeoutMs: 2000 },
+        ant: { wire: "anthropic", baseUrl: provider.origin, apiKeyEnv: PROVIDER_KEY_ENV, timeoutMs: 2000 },
+      },
+      models: [
+        { id: "gpt", family: "chat", routes: [{ provider: "oai", model: "gpt-up" }], pricing: PRICING, maxOutputTokens: 100 },
+        { id: "claude", family: "chat", routes: [{ provider: "ant", model: "claude-up" }], pricing: PRICING, maxOutputTokens: 100 },
+        ...models,
+      ],
+    });
+    state = { provider, gateway: await startTestGateway({ storage: "memory", config }) };
+  });
+  beforeEach(() => state?.provider.received.splice(0));
+  afterAll(async () => {
+    await state?.gateway.stop();
+    await state?.provider.close();
+    delete process.env[PROVIDER_KEY_ENV];
+  });
+  return () => {
+    if (!state) throw new Error("useForwarding: the gateway is not started yet (call it at the top of the file)");
+    return state;
+  };
+}
+
+/** A fresh key (so each test reads its own charge) and both official clients for it, retries off unless asked. */
+export async function clientsOf(forwarding: Forwarding, key: Partial<CreateApiKeyRequest> = {}, maxRetries = 0) {
+  const created = await forwarding.gateway.createRegularKey({ name: "forwarding", ...key });
+  return {
+    secret: created.secret,
+    openai: new OpenAI({ apiKey: created.secret, baseURL: `${forwarding.gateway.baseUrl}/v1`, maxRetries }),
+    anthropic: new Anthropic({ apiKey: created.secret, baseURL: forwarding.gateway.baseUrl, maxRetries }),
+    spentUnits: async () => (await accountClient(forwarding.gateway).get(created.keyId)).body.spentUnits,
+  };
+}
+
+/** Asserts that no header the provider received carries the client's gateway key. */
+export function expectNoGatewayKey(headers: Record<string, string | string[] | undefined>, gatewayKey: string): void {
+  expect(Object.values(headers).flat().filter((value) => value?.includes(gatewayKey))).toEqual([]);
+}
