@@ -28,9 +28,12 @@ export function readTranslatable<Schema extends z.ZodType>(schema: Schema, body:
   const first = specificIssues(result.error)[0];
   const issues = fieldIssues(result.error).map((issue, index) => {
     const raw = specificIssues(result.error)[index];
-    if (raw?.code !== "unrecognized_keys") return issue;
-    const fields = raw.keys.map((key) => formatPath([...raw.path, key]));
-    return { path: fields.join(", "), message: `cannot be carried to ${target.description}` };
+    if (raw?.code === "unrecognized_keys") {
+      return { path: raw.keys.map((key) => formatPath([...raw.path, key])).join(", "), message: `cannot be carried to ${target.description}` };
+    }
+    // A value or a kind of part the translation does not know: say where it cannot go.
+    if (raw?.code === "invalid_value" || raw?.code === "invalid_union") return { ...issue, message: `${issue.message}: cannot be carried to ${target.description}` };
+    return issue;
   });
   const param = first === undefined ? undefined : formatPath(first.code === "unrecognized_keys" && first.keys[0] !== undefined ? [...first.path, first.keys[0]] : first.path);
   return raiseInvalid(describeIssues(issues), param);

@@ -46,11 +46,13 @@ export function anthropicError(error: GatewayError): { type: "error"; error: { t
   return { type: "error", error: { type, message: error.message } };
 }
 
+/** Usage on the Messages wire, whose `input_tokens` leaves out what was read from the cache. */
 function usageOf(usage: TextUsage): MessageObject["usage"] {
+  const cached = usage.cachedInputTokens;
   return {
-    input_tokens: usage.inputTokens,
+    input_tokens: usage.inputTokens - (cached ?? 0),
     output_tokens: usage.outputTokens,
-    ...(usage.cachedInputTokens !== undefined && { cache_read_input_tokens: usage.cachedInputTokens }),
+    ...(cached !== undefined && { cache_read_input_tokens: cached }),
   };
 }
 
@@ -109,7 +111,8 @@ export function messagesWire(): ClientWire<MessageObject> {
             {
               type: "message_delta",
               delta: { stop_reason: MESSAGES_STOP[completion.finish], stop_sequence: completion.stopSequence },
-              usage: { output_tokens: completion.usage.outputTokens },
+              // The totals, input included: the gateway knows the provider's input count only now.
+              usage: usageOf(completion.usage),
             },
             "message_delta",
           );

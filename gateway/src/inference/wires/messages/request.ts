@@ -55,7 +55,7 @@ export function readMessagesRequest(body: unknown, target: TranslationTarget): C
       ...(request.top_p !== undefined && { topP: request.top_p }),
       ...(request.top_k !== undefined && { topK: request.top_k }),
     },
-    responseFormat: format ? { type: "json_schema", name: "output", schema: format.schema, strict: true } : undefined,
+    responseFormat: format ? { type: "json_schema", name: "output", schema: format.schema, strict: undefined } : undefined,
     user: request.metadata?.user_id ?? undefined,
   };
 }
