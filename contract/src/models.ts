@@ -15,8 +15,18 @@ export const Model = z.object({
   owned_by: z.string(),
   family: ModelFamily,
   description: z.string(),
-  /** Credits per million tokens, as decimal strings; what a token is for each family is in docs/api.md. */
-  pricing: z.object({ input_units_per_million_tokens: z.string(), output_units_per_million_tokens: z.string() }),
+  /**
+   * Credits, as decimal strings, in the model's unit: per million tokens (built-in models, chat,
+   * embeddings and moderation; what a token is for each family is in docs/api.md), per million
+   * characters (forwarded speech), per minute of audio (forwarded transcription) or per image by
+   * size (forwarded images).
+   */
+  pricing: z.union([
+    z.object({ input_units_per_million_tokens: z.string(), output_units_per_million_tokens: z.string() }),
+    z.object({ units_per_million_characters: z.string() }),
+    z.object({ units_per_minute: z.string() }),
+    z.object({ units_per_image: z.record(z.string(), z.string()) }),
+  ]),
   /** The most tokens one request may generate. */
   max_output_tokens: z.number().int(),
 });

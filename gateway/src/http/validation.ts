@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { ZodType, core } from "zod";
+import type { ZodError, ZodType, core, z } from "zod";
 import { describeIssues, fieldIssues, formatPath, specificIssues } from "@gateway-keys/contract";
 import { GatewayError } from "../errors";
 
@@ -31,15 +31,25 @@ export function installZodValidation(app: FastifyInstance): void {
       }
       const result = schema.safeParse(data);
       if (result.success) return { value: result.data };
-      const where = httpPart === "querystring" ? "query parameter" : httpPart === "params" ? "path parameter" : "field";
-      // An issue of the whole object is labelled `(body)`; here the object may be the query or the path.
-      const whole = httpPart === "querystring" ? "(query)" : httpPart === "params" ? "(path)" : "(body)";
-      const issues = fieldIssues(result.error).map((issue) => (issue.path === "(body)" ? { ...issue, path: whole } : issue));
-      const param = paramOf(specificIssues(result.error)[0]);
-      const message = `Invalid ${where}s: ${describeIssues(issues)}.`;
-      return { error: new GatewayError("validation_failed", message, param === undefined ? {} : { param }) };
+      return { error: validationError(result.error, httpPart === "querystring" ? "query" : httpPart === "params" ? "path" : "body") };
     };
   });
+}
+
+/** 400 `validation_failed` naming every issue, `param` the first field's path. */
+export function validationError(error: ZodError, part: "body" | "query" | "path" = "body"): GatewayError {
+  const where = part === "query" ? "query parameter" : part === "path" ? "path parameter" : "field";
+  // An issue of the whole object is labelled `(body)`; here the object may be the query or the path.
+  const issues = fieldIssues(error).map((issue) => (issue.path === "(body)" ? { ...issue, path: `(${part})` } : issue));
+  const param = paramOf(specificIssues(error)[0]);
+  return new GatewayError("validation_failed", `Invalid ${where}s: ${describeIssues(issues)}.`, param === undefined ? {} : { param });
+}
+
+/** A body read in a handler with `schema` (what a built-in model takes, beyond the route's envelope), or 400 as the route's validation says it. */
+export function parseBody<Schema extends ZodType>(schema: Schema, body: unknown): z.infer<Schema> {
+  const result = schema.safeParse(body);
+  if (!result.success) throw validationError(result.error);
+  return result.data;
 }
 
 /** The field to blame for an issue; for an unknown field, the unknown field itself. */

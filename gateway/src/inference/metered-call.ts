@@ -67,7 +67,11 @@ export class MeteredCall {
 
   /** Reserves what `bound` (the most the request can use) costs at the model's price, or records and throws 402. */
   async reserve(model: CatalogModel, bound: TextUsage): Promise<void> {
-    const maxCostMicros = costOf(model.pricing, bound);
+    await this.reserveMicros(costOf(model.pricing, bound));
+  }
+
+  /** Reserves `maxCostMicros`, the most the request can cost, or records and throws 402. */
+  async reserveMicros(maxCostMicros: bigint): Promise<void> {
     const reservation = await this.#ctx.spend.reserve(this.#key, maxCostMicros);
     if (!reservation) {
       await this.#refuse(
@@ -107,8 +111,12 @@ export class MeteredCall {
    * a key without one is charged what the provider reported, however much that is.
    */
   async succeed(model: CatalogModel, usage: TextUsage, output: string | null): Promise<bigint> {
+    return this.succeedMicros(costOf(model.pricing, usage), output);
+  }
+
+  /** {@link succeed} for a cost already known in micro-credits (a forwarded media request, measured by its family's unit). */
+  async succeedMicros(cost: bigint, output: string | null): Promise<bigint> {
     const reservation = this.#requireReservation();
-    const cost = costOf(model.pricing, usage);
     const costMicros = this.#key.spendLimitMicros === null || cost < reservation.micros ? cost : reservation.micros;
     await this.#settle(reservation, 200, costMicros, output, "succeeded");
     return costMicros;

@@ -2,6 +2,7 @@ import { formatUnits, parseUnits, type Model, type ModelFamily } from "@gateway-
 import type { EmbeddingEngine, ImageEngine, ModerationEngine, SpeechEngine, TranscriptionEngine } from "../inference/engines";
 import type { TextUsage } from "../inference/text";
 import type { TextRoute } from "../inference/text-route";
+import type { RelayRoute } from "../upstream/relay";
 import { builtInTarget } from "../inference/wires/translation";
 import { toneSpeaker, wavTranscriber } from "./builtin/audio";
 import { hashingEmbedder } from "./builtin/embeddings";
@@ -10,11 +11,23 @@ import { patternImages } from "./builtin/images";
 import { ruleModerator } from "./builtin/moderation";
 import { BUILT_IN_TEXT_MODELS } from "./builtin/text-models";
 
-/** A model's price: credits (as micro-units) per million input and per million output tokens. */
-export interface ModelPricing {
+/** Token prices: credits (as micro-units) per million input and per million output tokens. */
+export interface TokenPricing {
+  unit: "tokens";
   inputPerMillionMicros: bigint;
   outputPerMillionMicros: bigint;
 }
+
+/**
+ * A model's price in its family's unit: tokens (every built-in model; forwarded chat, embeddings
+ * and moderation), characters of input (forwarded speech), minutes of audio (forwarded
+ * transcription), or images by size (forwarded images).
+ */
+export type ModelPricing =
+  | TokenPricing
+  | { unit: "characters"; perMillionMicros: bigint }
+  | { unit: "seconds"; perMinuteMicros: bigint }
+  | { unit: "images"; perImageMicros: Readonly<Record<string, bigint>> };
 
 interface CatalogModelBase {
   /** The public id clients send as `model`. */
@@ -27,15 +40,21 @@ interface CatalogModelBase {
   maxOutputTokens: number;
 }
 
+/**
+ * A model of a family other than chat: run by a built-in engine, or forwarded as sent to providers
+ * of its wire (its routes, tried in order). Chat models carry their routes of either kind.
+ */
+type Served<Family extends ModelFamily, Engine> = { family: Family } & ({ engine: Engine; forwarded?: undefined } | { engine?: undefined; forwarded: readonly RelayRoute[] });
+
 /** A model the gateway serves, with the engine that runs it (its kind follows the family). */
 export type CatalogModel = CatalogModelBase &
   (
     | { family: "chat"; routes: readonly TextRoute[] }
-    | { family: "embeddings"; engine: EmbeddingEngine }
-    | { family: "moderation"; engine: ModerationEngine }
-    | { family: "images"; engine: ImageEngine }
-    | { family: "speech"; engine: SpeechEngine }
-    | { family: "transcription"; engine: TranscriptionEngine }
+    | Served<"embeddings", EmbeddingEngine>
+    | Served<"moderation", ModerationEngine>
+    | Served<"images", ImageEngine>
+    | Served<"speech", SpeechEngine>
+    | Served<"transcription", TranscriptionEngine>
   );
 
 /** The catalog model of one family. */
@@ -43,15 +62,34 @@ export type ModelOf<Family extends ModelFamily> = Extract<CatalogModel, { family
 
 const MICROS_PER_MILLION = 1_000_000n;
 
-/** What `usage` costs at the model's price, rounded up to a whole micro-unit. */
+const divideUp = (amount: bigint, by: bigint) => (amount + by - 1n) / by;
+
+/**
+ * What `usage` costs at the model's price, rounded up to a whole micro-unit. For a model priced by
+ * characters or seconds, `inputTokens` holds those; images are priced by size ({@link imageCost}).
+ */
 export function costOf(pricing: ModelPricing, usage: TextUsage): bigint {
-  const scaled = BigInt(usage.inputTokens) * pricing.inputPerMillionMicros + BigInt(usage.outputTokens) * pricing.outputPerMillionMicros;
-  return (scaled + MICROS_PER_MILLION - 1n) / MICROS_PER_MILLION;
+  switch (pricing.unit) {
+    case "tokens":
+      return divideUp(BigInt(usage.inputTokens) * pricing.inputPerMillionMicros + BigInt(usage.outputTokens) * pricing.outputPerMillionMicros, MICROS_PER_MILLION);
+    case "characters":
+      return divideUp(BigInt(usage.inputTokens) * pricing.perMillionMicros, MICROS_PER_MILLION);
+    case "seconds":
+      return divideUp(BigInt(usage.inputTokens) * pricing.perMinuteMicros, 60n);
+    case "images":
+      throw new Error("an images model is priced per image by size: use imageCost");
+  }
 }
 
-const price = (input: string, output: string): ModelPricing => ({ inputPerMillionMicros: parseUnits(input), outputPerMillionMicros: parseUnits(output) });
+/** What `count` images of `size` cost, or `undefined` for a size the model has no price for. */
+export function imageCost(pricing: Extract<ModelPricing, { unit: "images" }>, size: string, count: number): bigint | undefined {
+  const each = pricing.perImageMicros[size];
+  return each === undefined ? undefined : each * BigInt(count);
+}
+
+const price = (input: string, output: string): TokenPricing => ({ unit: "tokens", inputPerMillionMicros: parseUnits(input), outputPerMillionMicros: parseUnits(output) });
 const builtIn = { ownedBy: "gateway", maxOutputTokens: 4096 } as const;
-const textPrices: Record<string, ModelPricing> = {
+const textPrices: Record<string, TokenPricing> = {
   "echo-1": price("1000", "2000"),
   "reverse-1": price("2000", "4000"),
   "count-1": price("500", "1000"),
@@ -126,6 +164,19 @@ function espeakModels(): CatalogModel[] {
   ];
 }
 
+function listedPricing(pricing: ModelPricing): Model["pricing"] {
+  switch (pricing.unit) {
+    case "tokens":
+      return { input_units_per_million_tokens: formatUnits(pricing.inputPerMillionMicros), output_units_per_million_tokens: formatUnits(pricing.outputPerMillionMicros) };
+    case "characters":
+      return { units_per_million_characters: formatUnits(pricing.perMillionMicros) };
+    case "seconds":
+      return { units_per_minute: formatUnits(pricing.perMinuteMicros) };
+    case "images":
+      return { units_per_image: Object.fromEntries(Object.entries(pricing.perImageMicros).map(([size, micros]) => [size, formatUnits(micros)])) };
+  }
+}
+
 /** The models a gateway serves, by id. */
 export class ModelCatalog {
   readonly #byId: Map<string, CatalogModel>;
@@ -139,6 +190,12 @@ export class ModelCatalog {
 
   get(id: string): CatalogModel | undefined {
     return this.#byId.get(id);
+  }
+
+  /** Whether `id` is a media model forwarded to providers (whose requests pass as sent), not a built-in one. */
+  forwards(id: string): boolean {
+    const model = this.#byId.get(id);
+    return model !== undefined && model.family !== "chat" && model.forwarded !== undefined;
   }
 
   /** The first model of `family`: what a request that names no model gets (moderations). */
@@ -159,10 +216,7 @@ export class ModelCatalog {
       owned_by: model.ownedBy,
       family: model.family,
       description: model.description,
-      pricing: {
-        input_units_per_million_tokens: formatUnits(model.pricing.inputPerMillionMicros),
-        output_units_per_million_tokens: formatUnits(model.pricing.outputPerMillionMicros),
-      },
+      pricing: listedPricing(model.pricing),
       max_output_tokens: model.maxOutputTokens,
     };
   }

@@ -1,12 +1,41 @@
 import multipart from "@fastify/multipart";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { COST_HEADER, describeIssues, fieldIssues, formatUnits, NoQuery, SpeechRequest, Transcription, TranscriptionFields } from "@gateway-keys/contract";
+import { z } from "zod";
+import { BuiltInSpeechRequest, COST_HEADER, formatUnits, ModelName, NoQuery, SpeechRequest, Transcription, TranscriptionFields } from "@gateway-keys/contract";
 import { requireApiKey } from "../auth/hooks";
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
 import { MeteredCall } from "../inference/metered-call";
 import { countTokens } from "../inference/tokens";
+import { parseBody } from "../http/validation";
+import { wavTranscriber } from "../models/builtin/audio";
+import { costOf } from "../models/catalog";
+import { answerJson, relayMedia, type MediaAnswer } from "../upstream/media-relay";
 import type { RouteOptions } from "./account-keys";
+
+/** The fields of a transcription for a forwarded model: its model; the rest passes to the provider as sent. */
+const ForwardedTranscriptionFields = z.looseObject({ model: ModelName });
+
+/**
+ * The most seconds a forwarded transcription can be charged, known before it runs: a WAV's own
+ * length, else its size at 6 kbit/s (750 bytes a second), below the bitrate of any speech codec
+ * providers take, so the bound holds for any audio (docs/api.md, "Upstream providers").
+ */
+function transcriptionSecondsBound(audio: Buffer): number {
+  try {
+    return Math.max(1, Math.ceil(wavTranscriber.durationSeconds(audio)));
+  } catch {
+    return Math.max(1, Math.ceil(audio.length / 750));
+  }
+}
+
+/** The seconds of audio a provider says it transcribed: `usage.seconds` (`type: "duration"`), or a verbose answer's `duration`. */
+function reportedSeconds(answer: MediaAnswer): number | undefined {
+  const json = answerJson(answer);
+  const usage = json?.usage as { type?: string; seconds?: number } | undefined;
+  const seconds = usage?.type === "duration" ? usage.seconds : (json?.duration as number | undefined);
+  return typeof seconds === "number" && Number.isFinite(seconds) ? Math.ceil(seconds) : undefined;
+}
 
 /** Uploads for transcription: OpenAI's own limit. */
 const AUDIO_UPLOAD_LIMIT_BYTES = 25 * 1024 * 1024;
@@ -20,9 +49,16 @@ export const audioRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ct
     responses: { 200: { description: "The audio: WAV (the default) or raw 16-bit PCM, as `response_format` asks.", content: { "audio/wav": "binary", "audio/pcm": "binary" } } },
   } as const;
   app.post("/audio/speech", { onRequest, schema: { querystring: NoQuery, body: SpeechRequest }, config: { openapi: speechDoc } }, async (request, reply) => {
-    const body = request.body;
-    const call = new MeteredCall(ctx, apiKeyOf(request), body.model, body.input);
+    // A built-in model takes the fields it knows, checked before anything is metered.
+    const builtIn = ctx.models.forwards(request.body.model) ? undefined : parseBody(BuiltInSpeechRequest, request.body);
+    const call = new MeteredCall(ctx, apiKeyOf(request), request.body.model, request.body.input);
     const model = await call.admit("speech");
+    if (model.forwarded) {
+      // Priced by the characters of the input (code points), the unit speech providers bill.
+      const charge = costOf(model.pricing, { inputTokens: Array.from(request.body.input).length, outputTokens: 0 });
+      return relayMedia(call, model.forwarded, { path: "/audio/speech", body: { json: request.body }, reserveMicros: charge, cost: () => charge }, reply);
+    }
+    const body = builtIn ?? parseBody(BuiltInSpeechRequest, request.body);
     const tokens = countTokens(body.input);
     const { result, costMicros } = await call.run(model, { inputTokens: tokens, outputTokens: tokens }, async () => {
       const spoken = await model.engine.synthesize(body.input, body.voice, body.speed ?? 1, body.response_format ?? "wav");
@@ -53,26 +89,44 @@ export const audioRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ct
       }
       const fields: Record<string, string> = {};
       let audio: Buffer | undefined;
+      let fileName = "audio";
+      let fileType = "application/octet-stream";
       for await (const part of request.parts()) {
         if (part.type === "file") {
           if (part.fieldname !== "file") throw new GatewayError("validation_failed", `Invalid fields: ${part.fieldname}: only one file part, named "file", is read.`, { param: part.fieldname });
           audio = await part.toBuffer();
+          fileName = part.filename || fileName;
+          fileType = part.mimetype || fileType;
         } else if (typeof part.value === "string") {
           fields[part.fieldname] = part.value;
         }
       }
       if (!audio) throw new GatewayError("validation_failed", "Invalid fields: file: the audio file is required.", { param: "file" });
-      const parsed = TranscriptionFields.safeParse(fields);
-      if (!parsed.success) {
-        const issues = fieldIssues(parsed.error);
-        throw new GatewayError("validation_failed", `Invalid fields: ${describeIssues(issues)}.`, { param: issues[0]?.path });
-      }
-      const { model: modelId, language, response_format: format } = parsed.data;
-      const call = new MeteredCall(ctx, apiKeyOf(request), modelId, `[audio: ${audio.length} bytes]`);
+      const forwarded = typeof fields.model === "string" && ctx.models.forwards(fields.model);
+      // A built-in model takes the fields it knows, checked before anything is metered; a forwarded one, any.
+      const parsed = forwarded ? parseBody(ForwardedTranscriptionFields, fields) : parseBody(TranscriptionFields, fields);
+      const call = new MeteredCall(ctx, apiKeyOf(request), parsed.model, `[audio: ${audio.length} bytes]`);
       const model = await call.admit("transcription");
-      const bound = { inputTokens: Math.ceil(model.engine.durationSeconds(audio)), outputTokens: model.maxOutputTokens };
+      if (model.forwarded) {
+        const bound = transcriptionSecondsBound(audio);
+        return relayMedia(
+          call,
+          model.forwarded,
+          {
+            path: "/audio/transcriptions",
+            body: { form: { fields, file: { name: fileName, type: fileType, bytes: audio } } },
+            reserveMicros: costOf(model.pricing, { inputTokens: bound, outputTokens: 0 }),
+            cost: (answer) => costOf(model.pricing, { inputTokens: Math.min(bound, reportedSeconds(answer) ?? bound), outputTokens: 0 }),
+            logged: (answer) => (answer.contentType.startsWith("text/") ? answer.bytes.toString("utf8") : ((answerJson(answer)?.text as string | undefined) ?? null)),
+          },
+          reply,
+        );
+      }
+      const { language, response_format: format } = parsed as TranscriptionFields;
+      const engine = model.engine;
+      const bound = { inputTokens: Math.ceil(engine.durationSeconds(audio)), outputTokens: model.maxOutputTokens };
       const { result, costMicros } = await call.run(model, bound, async () => {
-        const heard = await model.engine.transcribe(audio, language);
+        const heard = await engine.transcribe(audio, language);
         return { result: heard, usage: heard.usage, output: heard.text };
       });
       reply.header(COST_HEADER, formatUnits(costMicros));

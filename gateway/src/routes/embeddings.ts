@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { COST_HEADER, EmbeddingsRequest, EmbeddingsResponse, formatUnits, NoQuery } from "@gateway-keys/contract";
+import { BuiltInEmbeddingsRequest, COST_HEADER, EmbeddingsRequest, EmbeddingsResponse, formatUnits, NoQuery } from "@gateway-keys/contract";
 import { requireApiKey } from "../auth/hooks";
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
+import { parseBody } from "../http/validation";
 import { MeteredCall } from "../inference/metered-call";
 import { countTokens } from "../inference/tokens";
+import { costOf } from "../models/catalog";
+import { answerJson, relayMedia } from "../upstream/media-relay";
 import type { RouteOptions } from "./account-keys";
 
 /** Little-endian float32 bytes in base64: what the openai SDK asks for by default, and decodes. */
@@ -14,30 +17,54 @@ function toBase64(vector: Float32Array): string {
   return bytes.toString("base64");
 }
 
+/** The input as the gateway counts it: texts by its token rule, a token array by its length. */
+function inputTokensOf(input: unknown): number {
+  if (typeof input === "string") return countTokens(input);
+  if (typeof input === "number") return 1;
+  return Array.isArray(input) ? input.reduce<number>((sum, item) => sum + inputTokensOf(item), 0) : 0;
+}
+
 /** `POST /v1/embeddings`: one vector per input text, as floats or base64. */
 export const embeddingsRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
   app.post(
     "/embeddings",
     { onRequest: [requireApiKey(ctx)], bodyLimit: 4 * 1024 * 1024, schema: { querystring: NoQuery, body: EmbeddingsRequest, response: { 200: EmbeddingsResponse } } },
-    async (request, reply): Promise<EmbeddingsResponse> => {
-      const body = request.body;
-      const texts = typeof body.input === "string" ? [body.input] : body.input;
-      const call = new MeteredCall(ctx, apiKeyOf(request), body.model, texts.join("\n"));
+    async (request, reply) => {
+      // A built-in model takes the fields it knows, checked before anything is metered.
+      const builtIn = ctx.models.forwards(request.body.model) ? undefined : parseBody(BuiltInEmbeddingsRequest, request.body);
+      const texts = builtIn === undefined ? [] : typeof builtIn.input === "string" ? [builtIn.input] : builtIn.input;
+      const logged = builtIn === undefined ? (typeof request.body.input === "string" ? request.body.input : JSON.stringify(request.body.input)) : texts.join("\n");
+      const call = new MeteredCall(ctx, apiKeyOf(request), request.body.model, logged);
       const model = await call.admit("embeddings");
-      if (body.dimensions !== undefined && body.dimensions > model.engine.dimensions) {
+      if (model.forwarded) {
+        const estimate = inputTokensOf(request.body.input);
+        return relayMedia(call, model.forwarded, {
+          path: "/embeddings",
+          body: { json: request.body },
+          reserveMicros: costOf(model.pricing, { inputTokens: estimate, outputTokens: 0 }),
+          // The provider's count when it gives one, else the gateway's.
+          cost: (answer) => {
+            const reported = (answerJson(answer)?.usage as { prompt_tokens?: number } | undefined)?.prompt_tokens;
+            return costOf(model.pricing, { inputTokens: reported ?? estimate, outputTokens: 0 });
+          },
+        }, reply);
+      }
+      const body = builtIn ?? parseBody(BuiltInEmbeddingsRequest, request.body);
+      const engine = model.engine;
+      if (body.dimensions !== undefined && body.dimensions > engine.dimensions) {
         throw new GatewayError(
           "validation_failed",
-          `Invalid fields: dimensions: must be at most ${model.engine.dimensions} for model ${JSON.stringify(model.id)}.`,
+          `Invalid fields: dimensions: must be at most ${engine.dimensions} for model ${JSON.stringify(model.id)}.`,
           { param: "dimensions" },
         );
       }
       const inputTokens = texts.reduce((sum, text) => sum + countTokens(text), 0);
       const { result, costMicros } = await call.run(model, { inputTokens, outputTokens: 0 }, async () => {
-        const { vectors, usage } = await model.engine.embed(texts, body.dimensions);
+        const { vectors, usage } = await engine.embed(texts, body.dimensions);
         return { result: vectors, usage, output: null };
       });
       reply.header(COST_HEADER, formatUnits(costMicros));
-      return {
+      const answer: EmbeddingsResponse = {
         object: "list",
         data: result.map((vector, index) => ({
           object: "embedding",
@@ -47,6 +74,7 @@ export const embeddingsRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app,
         model: model.id,
         usage: { prompt_tokens: inputTokens, total_tokens: inputTokens },
       };
+      return answer;
     },
   );
 };

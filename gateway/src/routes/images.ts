@@ -1,10 +1,14 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { COST_HEADER, formatUnits, IMAGE_SIZES, ImageGenerationRequest, ImagesResponse, NoQuery } from "@gateway-keys/contract";
+import { BuiltInImageRequest, COST_HEADER, formatUnits, IMAGE_SIZES, ImageGenerationRequest, ImagesResponse, NoQuery } from "@gateway-keys/contract";
 import { requireApiKey } from "../auth/hooks";
 import { apiKeyOf } from "../context";
+import { GatewayError } from "../errors";
+import { parseBody } from "../http/validation";
 import { MeteredCall } from "../inference/metered-call";
 import { countTokens } from "../inference/tokens";
 import { imageTokens } from "../models/builtin/images";
+import { imageCost, type ModelPricing } from "../models/catalog";
+import { relayMedia } from "../upstream/media-relay";
 import type { RouteOptions } from "./account-keys";
 
 const PIXELS: Record<(typeof IMAGE_SIZES)[number], { width: number; height: number }> = {
@@ -13,17 +17,39 @@ const PIXELS: Record<(typeof IMAGE_SIZES)[number], { width: number; height: numb
   "1024x1024": { width: 1024, height: 1024 },
 };
 
-/** `POST /v1/images/generations`: PNG images as `b64_json`. */
+/**
+ * What a forwarded request's images cost: `n` at the price of its `size` (without one, the price
+ * listed for `auto`, else for `1024x1024`); a size the model has no price for is refused naming
+ * those it has.
+ */
+function forwardedImagesCost(pricing: ModelPricing, size: string | null | undefined, count: number): bigint {
+  if (pricing.unit !== "images") throw new Error("a forwarded images model is priced per image");
+  const priced = size ?? ("auto" in pricing.perImageMicros ? "auto" : "1024x1024");
+  const cost = imageCost(pricing, priced, count);
+  if (cost === undefined) {
+    const sizes = Object.keys(pricing.perImageMicros).join(", ");
+    throw new GatewayError("validation_failed", `Invalid fields: size: this model is priced for ${sizes}; send one of them.`, { param: "size" });
+  }
+  return cost;
+}
+
+/** `POST /v1/images/generations`: PNG images as `b64_json` from a built-in model; a forwarded model's answer as its provider sent it. */
 export const imagesRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
   app.post(
     "/images/generations",
     { onRequest: [requireApiKey(ctx)], bodyLimit: 4 * 1024 * 1024, schema: { querystring: NoQuery, body: ImageGenerationRequest, response: { 200: ImagesResponse } } },
-    async (request, reply): Promise<ImagesResponse> => {
-      const body = request.body;
+    async (request, reply) => {
+      // A built-in model takes the fields it knows, checked before anything is metered.
+      const builtIn = ctx.models.forwards(request.body.model) ? undefined : parseBody(BuiltInImageRequest, request.body);
+      const call = new MeteredCall(ctx, apiKeyOf(request), request.body.model, request.body.prompt);
+      const model = await call.admit("images");
+      if (model.forwarded) {
+        const charge = forwardedImagesCost(model.pricing, request.body.size, request.body.n ?? 1);
+        return relayMedia(call, model.forwarded, { path: "/images/generations", body: { json: request.body }, reserveMicros: charge, cost: () => charge }, reply);
+      }
+      const body = builtIn ?? parseBody(BuiltInImageRequest, request.body);
       const count = body.n ?? 1;
       const { width, height } = PIXELS[body.size ?? "1024x1024"];
-      const call = new MeteredCall(ctx, apiKeyOf(request), body.model, body.prompt);
-      const model = await call.admit("images");
       const bound = { inputTokens: countTokens(body.prompt), outputTokens: count * imageTokens(width, height) };
       const { result, costMicros } = await call.run(model, bound, async () => {
         const { images, usage } = await model.engine.generate(body.prompt, count, width, height);
@@ -31,11 +57,17 @@ export const imagesRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { c
       });
       reply.header(COST_HEADER, formatUnits(costMicros));
       const { inputTokens, outputTokens } = result.usage;
-      return {
+      const answer: ImagesResponse = {
         created: Math.floor(ctx.now() / 1000),
         data: result.images.map((png) => ({ b64_json: png.toString("base64") })),
-        usage: { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
+        usage: {
+          input_tokens: inputTokens,
+          input_tokens_details: { text_tokens: inputTokens, image_tokens: 0 },
+          output_tokens: outputTokens,
+          total_tokens: inputTokens + outputTokens,
+        },
       };
+      return answer;
     },
   );
 };

@@ -1,10 +1,12 @@
 import { parseUnits } from "@gateway-keys/contract";
 import { Pool } from "undici";
-import type { CatalogModel } from "../models/catalog";
+import type { CatalogModel, TokenPricing } from "../models/catalog";
 import type { GatewayMetrics } from "../ops/metrics";
 import type { GatewayConfig } from "./config";
 import type { UpstreamProvider } from "./provider";
 import { translatedEngine } from "./translated-engine";
+
+const tokenPricing = (input: string, output: string): TokenPricing => ({ unit: "tokens", inputPerMillionMicros: parseUnits(input), outputPerMillionMicros: parseUnits(output) });
 
 /** The models of a config, and how to close the providers' connection pools. */
 export interface UpstreamCatalog {
@@ -26,21 +28,37 @@ export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = 
     const observe: UpstreamProvider["observe"] = metrics && ((outcome, seconds) => metrics.upstreamRequest(name, outcome, seconds));
     providers.set(name, { name, wire: provider.wire, baseUrl: provider.baseUrl, apiKey, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: 64 }), observe });
   }
-  const models: CatalogModel[] = config.models.map((model) => ({
-    id: model.id,
-    description: model.description,
-    ownedBy: model.routes.map((route) => route.provider).join(","),
-    family: "chat",
-    maxOutputTokens: model.maxOutputTokens,
-    pricing: {
-      inputPerMillionMicros: parseUnits(model.pricing.inputUnitsPerMillionTokens),
-      outputPerMillionMicros: parseUnits(model.pricing.outputUnitsPerMillionTokens),
-    },
-    routes: model.routes.map((route) => {
-      const provider = providers.get(route.provider)!;
-      const engine = translatedEngine(provider, route.model, model.id);
-      return { kind: "provider", relay: { provider, model: route.model }, engine, target: engine.target };
-    }),
-  }));
+  const models: CatalogModel[] = config.models.map((model) => {
+    const common = { id: model.id, description: model.description, ownedBy: model.routes.map((route) => route.provider).join(",") };
+    const relays = model.routes.map((route) => ({ provider: providers.get(route.provider)!, model: route.model }));
+    // Media models generate no tokens the gateway bounds; the field is for chat.
+    const media = { ...common, maxOutputTokens: 0, forwarded: relays };
+    switch (model.family) {
+      case "chat":
+        return {
+          ...common,
+          family: "chat",
+          maxOutputTokens: model.maxOutputTokens,
+          pricing: tokenPricing(model.pricing.inputUnitsPerMillionTokens, model.pricing.outputUnitsPerMillionTokens),
+          routes: relays.map((relay) => {
+            const engine = translatedEngine(relay.provider, relay.model, model.id);
+            return { kind: "provider", relay, engine, target: engine.target };
+          }),
+        };
+      case "embeddings":
+      case "moderation":
+        return { ...media, family: model.family, pricing: tokenPricing(model.pricing.inputUnitsPerMillionTokens, "0") };
+      case "images":
+        return {
+          ...media,
+          family: "images",
+          pricing: { unit: "images", perImageMicros: Object.fromEntries(Object.entries(model.pricing.unitsPerImage).map(([size, units]) => [size, parseUnits(units)])) },
+        };
+      case "speech":
+        return { ...media, family: "speech", pricing: { unit: "characters", perMillionMicros: parseUnits(model.pricing.unitsPerMillionCharacters) } };
+      case "transcription":
+        return { ...media, family: "transcription", pricing: { unit: "seconds", perMinuteMicros: parseUnits(model.pricing.unitsPerMinute) } };
+    }
+  });
   return { models, close: async () => void (await Promise.all([...providers.values()].map((provider) => provider.pool.close()))) };
 }

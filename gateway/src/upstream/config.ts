@@ -27,15 +27,35 @@ export const ModelRouteConfig = z.strictObject({
   model: z.string().min(1).max(256),
 });
 
-export const ModelConfig = z.strictObject({
+const modelFields = {
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, { error: "expected a model id: letters, digits and . _ : / -" }),
-  family: z.literal("chat", { error: 'only "chat" models can be forwarded today' }),
   description: z.string().max(512).default(""),
   /** Tried in order; the next one only when the previous failed before the client got a byte. */
   routes: z.array(ModelRouteConfig).min(1, { error: "must name at least one route" }),
-  pricing: z.strictObject({ inputUnitsPerMillionTokens: Price, outputUnitsPerMillionTokens: Price }),
-  maxOutputTokens: z.number().int().min(1).max(1_000_000),
-});
+};
+
+/** Token prices: chat models charge input and output, embeddings and moderation models input only. */
+const TokenPrices = z.strictObject({ inputUnitsPerMillionTokens: Price, outputUnitsPerMillionTokens: Price });
+const InputTokenPrice = z.strictObject({ inputUnitsPerMillionTokens: Price });
+
+/** One public model, with the price unit its family needs (docs/api.md, "Upstream providers"). */
+export const ModelConfig = z.discriminatedUnion(
+  "family",
+  [
+    z.strictObject({ ...modelFields, family: z.literal("chat"), pricing: TokenPrices, maxOutputTokens: z.number().int().min(1).max(1_000_000) }),
+    z.strictObject({ ...modelFields, family: z.literal("embeddings"), pricing: InputTokenPrice }),
+    z.strictObject({ ...modelFields, family: z.literal("moderation"), pricing: InputTokenPrice }),
+    z.strictObject({
+      ...modelFields,
+      family: z.literal("images"),
+      /** Per image, by size (`1024x1024`, …); a request for a size not listed is refused naming the sizes that are. */
+      pricing: z.strictObject({ unitsPerImage: z.record(z.string().regex(/^\d+x\d+$|^auto$/, { error: "expected a size such as 1024x1024, or auto" }), Price) }),
+    }),
+    z.strictObject({ ...modelFields, family: z.literal("speech"), pricing: z.strictObject({ unitsPerMillionCharacters: Price }) }),
+    z.strictObject({ ...modelFields, family: z.literal("transcription"), pricing: z.strictObject({ unitsPerMinute: Price }) }),
+  ],
+  { error: 'expected family "chat", "embeddings", "moderation", "images", "speech" or "transcription"' },
+);
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
 export const GatewayConfig = z
@@ -46,8 +66,11 @@ export const GatewayConfig = z
   .superRefine((config, ctx) => {
     config.models.forEach((model, index) => {
       model.routes.forEach((route, routeIndex) => {
-        if (!(route.provider in config.providers)) {
-          ctx.addIssue({ code: "custom", path: ["models", index, "routes", routeIndex, "provider"], message: `no provider named ${JSON.stringify(route.provider)}` });
+        const provider = config.providers[route.provider];
+        const path = ["models", index, "routes", routeIndex, "provider"];
+        if (!provider) ctx.addIssue({ code: "custom", path, message: `no provider named ${JSON.stringify(route.provider)}` });
+        else if (model.family !== "chat" && provider.wire !== "openai") {
+          ctx.addIssue({ code: "custom", path, message: `${model.family} models are forwarded to OpenAI-wire providers only; ${JSON.stringify(route.provider)} speaks ${provider.wire}` });
         }
       });
     });

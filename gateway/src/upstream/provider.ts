@@ -1,4 +1,4 @@
-import { errors, type Dispatcher, type Pool } from "undici";
+import { errors, type Dispatcher, type FormData, type Pool } from "undici";
 import { performance } from "node:perf_hooks";
 import { GatewayError } from "../errors";
 import { refusalOf } from "./provider-errors";
@@ -50,7 +50,7 @@ export async function sendToProvider(
   provider: UpstreamProvider,
   path: string,
   headers: Record<string, string>,
-  body: string | Buffer,
+  body: string | Buffer | FormData,
   signal: AbortSignal,
 ): Promise<UpstreamAnswer> {
   const url = new URL(provider.baseUrl.replace(/\/+$/, "") + path);
