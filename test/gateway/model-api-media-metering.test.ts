@@ -60,13 +60,13 @@ describe("charges", () => {
     const { client: openai } = openaiFor(gateway, key.secret);
     const answer = await openai.images.generate({ model: "pattern-image-1", prompt: "a red square", size: "512x512", n: 3 });
     // 3 images × (512 × 512 / 1024) = 768 output tokens.
-    expect(answer.usage).toEqual({ input_tokens: 3, output_tokens: 768, total_tokens: 771 });
+    expect(answer.usage).toEqual({ input_tokens: 3, input_tokens_details: { text_tokens: 3, image_tokens: 0 }, output_tokens: 768, total_tokens: 771 });
   });
 
   test("a 1024x1024 image counts 1024 output tokens", async () => {
     const key = await gateway.createRegularKey();
     const { data, response } = await openaiFor(gateway, key.secret).client.images.generate({ model: "pattern-image-1", prompt: "big" }).withResponse();
-    expect(data.usage).toEqual({ input_tokens: 1, output_tokens: 1024, total_tokens: 1025 });
+    expect(data.usage).toEqual({ input_tokens: 1, input_tokens_details: { text_tokens: 1, image_tokens: 0 }, output_tokens: 1024, total_tokens: 1025 });
     // 1 × 1000 + 1024 × 100 per million.
     expect(costOf(response)).toBe("0.1034");
   });

@@ -205,11 +205,11 @@ describe("models", () => {
     expect(listed.map((model) => model.id)).toEqual(raw.body.data.map((model: Model) => model.id));
     for (const model of listed) Model.strict().parse(model);
     const chat = listed.filter((model) => (model as unknown as Model).family === "chat") as unknown as Model[];
-    expect(chat.map((model) => [model.id, model.pricing.input_units_per_million_tokens, model.pricing.output_units_per_million_tokens, model.max_output_tokens])).toEqual([
-      ["echo-1", "1000", "2000", 4096],
-      ["reverse-1", "2000", "4000", 4096],
-      ["count-1", "500", "1000", 4096],
-      ["tools-1", "1000", "2000", 4096],
+    expect(chat.map((model) => [model.id, model.pricing, model.max_output_tokens])).toEqual([
+      ["echo-1", { input_units_per_million_tokens: "1000", output_units_per_million_tokens: "2000" }, 4096],
+      ["reverse-1", { input_units_per_million_tokens: "2000", output_units_per_million_tokens: "4000" }, 4096],
+      ["count-1", { input_units_per_million_tokens: "500", output_units_per_million_tokens: "1000" }, 4096],
+      ["tools-1", { input_units_per_million_tokens: "1000", output_units_per_million_tokens: "2000" }, 4096],
     ]);
   });
 });

@@ -10,7 +10,7 @@ import type { ModelRequestOptions } from "../core/request-options";
  * listed), with no credentials otherwise.
  * @example
  * for await (const model of client.models.list()) {
- *   console.log(model.id, model.family, model.pricing.input_units_per_million_tokens, model.pricing.output_units_per_million_tokens);
+ *   console.log(model.id, model.family, model.pricing); // per million tokens, characters, per minute or per image, by family
  * }
  */
 export class Models {
