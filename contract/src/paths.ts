@@ -22,6 +22,7 @@ export const PUBLIC_PATHS = {
   speech: "/v1/audio/speech",
   transcriptions: "/v1/audio/transcriptions",
   models: "/v1/models",
+  model: (modelId: string) => `/v1/models/${encodeURIComponent(modelId)}`,
   startups: "/v1/startups",
 } as const;
 

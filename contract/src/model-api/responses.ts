@@ -152,6 +152,7 @@ export const ResponseObject = z.object({
   metadata: z.record(z.string(), z.string()),
   temperature: z.number().nullable(),
   top_p: z.number().nullable(),
-  usage: ResponseUsage.nullable(),
+  /** Left out while the response is in progress (OpenAI's document does not let it be `null`). */
+  usage: ResponseUsage.optional(),
 });
 export type ResponseObject = z.infer<typeof ResponseObject>;

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { GatewayInfo, ListPage, Model, NoQuery } from "@gateway-keys/contract";
+import { GatewayInfo, ListPage, Model, ModelPathParams, NoQuery } from "@gateway-keys/contract";
+import { GatewayError } from "../errors";
 import { anonymous, optionalApiKey } from "../auth/hooks";
 import { modelAllowed } from "../policies/model-policy";
 import type { RouteOptions } from "./account-keys";
@@ -45,6 +46,20 @@ export const publicRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { c
     const data = ctx.models.list().filter((model) => !key || modelAllowed(key, model.id));
     return { object: "list", data, has_more: false, next_cursor: null };
   });
+
+  app.get(
+    "/models/:model",
+    { onRequest: [optionalApiKey(ctx)], schema: { querystring: NoQuery, params: ModelPathParams, response: { 200: Model } } },
+    async (request): Promise<Model> => {
+      const key = request.apiKey;
+      const model = ctx.models.list().find((listed) => listed.id === request.params.model);
+      // A model the key may not call is not shown to it, as in the list.
+      if (!model || (key && !modelAllowed(key, model.id))) {
+        throw new GatewayError("model_not_found", `No model ${JSON.stringify(request.params.model)}; GET /v1/models lists the models.`, { param: "model" });
+      }
+      return model;
+    },
+  );
 
   app.get(
     "/startups",

@@ -65,7 +65,7 @@ export function responsesWire(body: ResponsesRequest, nowMs: number): ClientWire
       incomplete_details: incomplete ? { reason: "max_output_tokens" } : null,
       error: null,
       ...echoed(body),
-      usage: completion === undefined ? null : usageOf(completion.usage),
+      ...(completion !== undefined && { usage: usageOf(completion.usage) }),
     };
   };
 
