@@ -140,16 +140,17 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   registerOpenApi(app, packageVersion());
 
   app.register(healthRoutes, { store: deps.store, serving });
+  // Every route below is declared once, in the contract's table (contract/src/routes.ts).
 
-  app.register(publicRoutes, { prefix: "/v1", ctx });
-  app.register(textGenerationRoutes, { prefix: "/v1", ctx });
-  app.register(embeddingsRoutes, { prefix: "/v1", ctx });
-  app.register(moderationsRoutes, { prefix: "/v1", ctx });
-  app.register(imagesRoutes, { prefix: "/v1", ctx });
-  app.register(audioRoutes, { prefix: "/v1", ctx });
-  app.register(accountKeyRoutes, { prefix: "/v1/account/api-keys", ctx });
-  app.register(usageRoutes, { prefix: "/v1/account", ctx });
-  app.register(whoamiRoutes, { prefix: "/v1/account", ctx });
+  app.register(publicRoutes, { ctx });
+  app.register(textGenerationRoutes, { ctx });
+  app.register(embeddingsRoutes, { ctx });
+  app.register(moderationsRoutes, { ctx });
+  app.register(imagesRoutes, { ctx });
+  app.register(audioRoutes, { ctx });
+  app.register(accountKeyRoutes, { ctx });
+  app.register(usageRoutes, { ctx });
+  app.register(whoamiRoutes, { ctx });
 
   app.addHook("onClose", async () => ctx.keys.close());
 

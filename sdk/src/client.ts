@@ -1,14 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  ACCOUNT_PATHS,
-  GatewayInfo,
-  IDEMPOTENCY_HEADER,
-  IDEMPOTENCY_KEY_PATTERN,
-  ListPage,
-  Principal,
-  PUBLIC_PATHS,
-  REPLAYED_HEADER,
-} from "@gateway-keys/contract";
+import { GatewayInfo, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, ListPage, Principal, REPLAYED_HEADER, ROUTES } from "@gateway-keys/contract";
 import { Agent, type Dispatcher } from "undici";
 import type { z } from "zod";
 import { APIPromise } from "./core/api-promise";
@@ -153,7 +144,7 @@ export class GatewayClient {
    * const info = await client.startups(); // { name, version, apiVersion: "v1", extensions }
    */
   startups(options?: RequestOptions): APIPromise<GatewayInfo> {
-    return this.request({ method: "GET", path: PUBLIC_PATHS.startups, auth: "none", schema: GatewayInfo, options });
+    return this.request({ method: ROUTES.startups.method, path: ROUTES.startups.path, auth: "none", schema: ROUTES.startups.answer.schema, options });
   }
 
   /**
@@ -163,7 +154,7 @@ export class GatewayClient {
    * const { ownerId, scopes } = await client.whoami();
    */
   whoami(options?: RequestOptions): APIPromise<Principal> {
-    return this.request({ method: "GET", path: ACCOUNT_PATHS.whoami, auth: "provisioning", schema: Principal, options });
+    return this.request({ method: ROUTES.whoami.method, path: ROUTES.whoami.path, auth: "provisioning", schema: ROUTES.whoami.answer.schema, options });
   }
 
   /**

@@ -1,32 +1,14 @@
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import {
-  ApiKey,
-  ApiKeyWithSecret,
-  CreateApiKeyRequest,
-  KeyPathParams,
-  ListPage,
-  ListQuery,
-  NoQuery,
-  REPLAYED_HEADER,
-  RotateApiKeyRequest,
-  UpdateApiKeyRequest,
-  VersionedRequest,
-} from "@gateway-keys/contract";
-import { requireProvisioningKey } from "../auth/hooks";
-import { accountOf, type GatewayContext } from "../context";
+import { ApiKey, ApiKeyWithSecret, REPLAYED_HEADER, ROUTES } from "@gateway-keys/contract";
+import { accountOf } from "../context";
 import { newSecret } from "../crypto";
 import { GatewayError } from "../errors";
-import { requireIdempotencyKey } from "../idempotency/header";
 import { runIdempotent, type IdempotentOutcome } from "../idempotency/runner";
 import { applyRevoke, applyRotate, applyUpdate, assertReferenceFree, newApiKey, toWireKey, toWireKeyWithSecret } from "../keys/records";
 import type { ApiKeyUpdate, StoredApiKey, StoreTransaction } from "../store/types";
 import { decodeCursor, pageOf } from "./pagination";
-
-/** Options every route plugin receives. */
-export interface RouteOptions {
-  ctx: GatewayContext;
-}
+import { routeOf, type RoutePluginOptions } from "./route-table";
 
 function keyNotFound(): GatewayError {
   // Also the answer for another owner's key: existence is never revealed across owners.
@@ -44,10 +26,7 @@ function sendOutcome<Body>(reply: FastifyReply, outcome: IdempotentOutcome<Body>
  * work (idempotency/runner.ts): the key rules of keys/records.ts decide the next record, the store
  * writes it, and the answer is recorded for replay in the same transaction.
  */
-export const accountKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
-  const read = [requireProvisioningKey(ctx, "keys:read")];
-  const write = [requireProvisioningKey(ctx, "keys:write"), requireIdempotencyKey()];
-
+export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app, { ctx }) => {
   /**
    * One change of one key, checked and written in the caller's unit of work: the key is read (and
    * held) in the transaction, `change` applies the lifecycle rules, and the key cache forgets the
@@ -66,21 +45,19 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app,
     return tx.updateApiKey(keyId, current.version, next);
   };
 
-  app.get(
-    "/",
-    { onRequest: read, schema: { querystring: ListQuery, response: { 200: ListPage(ApiKey) } } },
-    async (request) => {
+  app.route({
+    ...routeOf(ctx, ROUTES.listKeys),
+    handler: async (request) => {
       const { limit, after } = request.query;
       const afterSeq = after === undefined ? 0 : decodeCursor("keys", after);
       const rows = await ctx.store.listApiKeys(accountOf(request).ownerId, afterSeq, limit + 1);
       return pageOf("keys", rows, limit, toWireKey);
     },
-  );
+  });
 
-  app.post(
-    "/",
-    { onRequest: write, schema: { querystring: NoQuery, body: CreateApiKeyRequest, response: { 201: ApiKeyWithSecret } } },
-    async (request, reply) => {
+  app.route({
+    ...routeOf(ctx, ROUTES.createKey),
+    handler: async (request, reply) => {
       const { ownerId } = accountOf(request);
       const { key, secret } = newApiKey(ownerId, request.body, ctx.now());
       const outcome = await runIdempotent(ctx, request, { status: 201, body: ApiKeyWithSecret }, async (tx) => {
@@ -90,22 +67,20 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app,
       });
       return sendOutcome(reply, outcome);
     },
-  );
+  });
 
-  app.get(
-    "/:keyId",
-    { onRequest: read, schema: { params: KeyPathParams, querystring: NoQuery, response: { 200: ApiKey } } },
-    async (request) => {
+  app.route({
+    ...routeOf(ctx, ROUTES.getKey),
+    handler: async (request) => {
       const key = await ctx.store.getApiKey(accountOf(request).ownerId, request.params.keyId);
       if (!key) throw keyNotFound();
       return toWireKey(key);
     },
-  );
+  });
 
-  app.patch(
-    "/:keyId",
-    { onRequest: write, schema: { params: KeyPathParams, querystring: NoQuery, body: UpdateApiKeyRequest, response: { 200: ApiKey } } },
-    async (request, reply) => {
+  app.route({
+    ...routeOf(ctx, ROUTES.updateKey),
+    handler: async (request, reply) => {
       const { ownerId } = accountOf(request);
       const now = ctx.now();
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
@@ -113,12 +88,11 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app,
       );
       return sendOutcome(reply, outcome);
     },
-  );
+  });
 
-  app.post(
-    "/:keyId/rotate",
-    { onRequest: write, schema: { params: KeyPathParams, querystring: NoQuery, body: RotateApiKeyRequest, response: { 200: ApiKeyWithSecret } } },
-    async (request, reply) => {
+  app.route({
+    ...routeOf(ctx, ROUTES.rotateKey),
+    handler: async (request, reply) => {
       const { ownerId } = accountOf(request);
       const now = ctx.now();
       const secret = newSecret("regular");
@@ -129,12 +103,11 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app,
       );
       return sendOutcome(reply, outcome);
     },
-  );
+  });
 
-  app.post(
-    "/:keyId/revoke",
-    { onRequest: write, schema: { params: KeyPathParams, querystring: NoQuery, body: VersionedRequest, response: { 200: ApiKey } } },
-    async (request, reply) => {
+  app.route({
+    ...routeOf(ctx, ROUTES.revokeKey),
+    handler: async (request, reply) => {
       const { ownerId } = accountOf(request);
       const now = ctx.now();
       const { expectedVersion } = request.body;
@@ -143,5 +116,5 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app,
       );
       return sendOutcome(reply, outcome);
     },
-  );
+  });
 };

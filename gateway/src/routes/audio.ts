@@ -1,8 +1,7 @@
 import multipart from "@fastify/multipart";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { BuiltInSpeechRequest, COST_HEADER, formatUnits, ModelName, NoQuery, SpeechRequest, Transcription, TranscriptionFields } from "@gateway-keys/contract";
-import { requireApiKey } from "../auth/hooks";
+import { BuiltInSpeechRequest, COST_HEADER, formatUnits, ModelName, ROUTES, Transcription, TranscriptionFields } from "@gateway-keys/contract";
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
 import { MeteredCall } from "../inference/metered-call";
@@ -11,7 +10,7 @@ import { parseBody } from "../http/validation";
 import { wavTranscriber } from "../models/builtin/audio";
 import { costOf } from "../models/catalog";
 import { answerJson, relayMedia, type MediaAnswer } from "../upstream/media-relay";
-import type { RouteOptions } from "./account-keys";
+import { routeOf, type RoutePluginOptions } from "./route-table";
 
 /** The fields of a transcription for a forwarded model: its model; the rest passes to the provider as sent. */
 const ForwardedTranscriptionFields = z.looseObject({ model: ModelName });
@@ -41,38 +40,37 @@ function reportedSeconds(answer: MediaAnswer): number | undefined {
 const AUDIO_UPLOAD_LIMIT_BYTES = 25 * 1024 * 1024;
 
 /** `POST /v1/audio/speech` (binary audio out) and `POST /v1/audio/transcriptions` (multipart upload in). */
-export const audioRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
+export const audioRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app, { ctx }) => {
   await app.register(multipart, { limits: { fileSize: AUDIO_UPLOAD_LIMIT_BYTES, files: 1, fields: 16 } });
-  const onRequest = [requireApiKey(ctx)];
 
   const speechDoc = {
     responses: { 200: { description: "The audio: WAV (the default) or raw 16-bit PCM, as `response_format` asks.", content: { "audio/wav": "binary", "audio/pcm": "binary" } } },
   } as const;
-  app.post("/audio/speech", { onRequest, schema: { querystring: NoQuery, body: SpeechRequest }, config: { openapi: speechDoc } }, async (request, reply) => {
-    // A built-in model takes the fields it knows, checked before anything is metered.
-    const builtIn = ctx.models.forwards(request.body.model) ? undefined : parseBody(BuiltInSpeechRequest, request.body);
-    const call = new MeteredCall(ctx, apiKeyOf(request), request.body.model, request.body.input);
-    const model = await call.admit("speech");
-    if (model.forwarded) {
-      // Priced by the characters of the input (code points), the unit speech providers bill.
-      const charge = costOf(model.pricing, { inputTokens: Array.from(request.body.input).length, outputTokens: 0 });
-      return relayMedia(call, model.forwarded, { path: "/audio/speech", body: { json: request.body }, reserveMicros: charge, cost: () => charge }, reply);
-    }
-    const body = builtIn ?? parseBody(BuiltInSpeechRequest, request.body);
-    const tokens = countTokens(body.input);
-    const { result, costMicros } = await call.run(model, { inputTokens: tokens, outputTokens: tokens }, async () => {
-      const spoken = await model.engine.synthesize(body.input, body.voice, body.speed ?? 1, body.response_format ?? "wav");
-      return { result: spoken, usage: spoken.usage, output: null };
-    });
-    return reply.header(COST_HEADER, formatUnits(costMicros)).type(result.contentType).send(result.audio);
+  app.route({
+    ...routeOf(ctx, ROUTES.speech, { config: { openapi: speechDoc } }),
+    handler: async (request, reply) => {
+      // A built-in model takes the fields it knows, checked before anything is metered.
+      const builtIn = ctx.models.forwards(request.body.model) ? undefined : parseBody(BuiltInSpeechRequest, request.body);
+      const call = new MeteredCall(ctx, apiKeyOf(request), request.body.model, request.body.input);
+      const model = await call.admit("speech");
+      if (model.forwarded) {
+        // Priced by the characters of the input (code points), the unit speech providers bill.
+        const charge = costOf(model.pricing, { inputTokens: Array.from(request.body.input).length, outputTokens: 0 });
+        return relayMedia(call, model.forwarded, { path: "/audio/speech", body: { json: request.body }, reserveMicros: charge, cost: () => charge }, reply);
+      }
+      const body = builtIn ?? parseBody(BuiltInSpeechRequest, request.body);
+      const tokens = countTokens(body.input);
+      const { result, costMicros } = await call.run(model, { inputTokens: tokens, outputTokens: tokens }, async () => {
+        const spoken = await model.engine.synthesize(body.input, body.voice, body.speed ?? 1, body.response_format ?? "wav");
+        return { result: spoken, usage: spoken.usage, output: null };
+      });
+      return reply.header(COST_HEADER, formatUnits(costMicros)).type(result.contentType).send(result.audio);
+    },
   });
 
-  app.post(
-    "/audio/transcriptions",
-    {
-      onRequest,
+  app.route({
+    ...routeOf(ctx, ROUTES.transcriptions, {
       bodyLimit: AUDIO_UPLOAD_LIMIT_BYTES,
-      schema: { querystring: NoQuery },
       // Read from the multipart parts in the handler, so documented here rather than validated by Fastify.
       config: {
         openapi: {
@@ -82,8 +80,8 @@ export const audioRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ct
           },
         },
       },
-    },
-    async (request, reply) => {
+    }),
+    handler: async (request, reply) => {
       if (!request.isMultipart()) {
         throw new GatewayError("invalid_json", "Send the audio as multipart/form-data with a `file` part and a `model` field.", { param: "Content-Type" });
       }
@@ -138,5 +136,5 @@ export const audioRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ct
       };
       return reply.type("application/json; charset=utf-8").send(answer);
     },
-  );
+  });
 };

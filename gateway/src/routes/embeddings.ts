@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { BuiltInEmbeddingsRequest, COST_HEADER, EmbeddingsRequest, EmbeddingsResponse, formatUnits, NoQuery } from "@gateway-keys/contract";
-import { requireApiKey } from "../auth/hooks";
+import { BuiltInEmbeddingsRequest, COST_HEADER, EmbeddingsResponse, formatUnits, ROUTES } from "@gateway-keys/contract";
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
 import { parseBody } from "../http/validation";
@@ -8,7 +7,7 @@ import { MeteredCall } from "../inference/metered-call";
 import { countTokens } from "../inference/tokens";
 import { costOf } from "../models/catalog";
 import { answerJson, relayMedia } from "../upstream/media-relay";
-import type { RouteOptions } from "./account-keys";
+import { routeOf, type RoutePluginOptions } from "./route-table";
 
 /** Little-endian float32 bytes in base64: what the openai SDK asks for by default, and decodes. */
 function toBase64(vector: Float32Array): string {
@@ -25,11 +24,10 @@ function inputTokensOf(input: unknown): number {
 }
 
 /** `POST /v1/embeddings`: one vector per input text, as floats or base64. */
-export const embeddingsRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
-  app.post(
-    "/embeddings",
-    { onRequest: [requireApiKey(ctx)], bodyLimit: 4 * 1024 * 1024, schema: { querystring: NoQuery, body: EmbeddingsRequest, response: { 200: EmbeddingsResponse } } },
-    async (request, reply) => {
+export const embeddingsRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app, { ctx }) => {
+  app.route({
+    ...routeOf(ctx, ROUTES.embeddings, { bodyLimit: 4 * 1024 * 1024 }),
+    handler: async (request, reply) => {
       // A built-in model takes the fields it knows, checked before anything is metered.
       const builtIn = ctx.models.forwards(request.body.model) ? undefined : parseBody(BuiltInEmbeddingsRequest, request.body);
       const texts = builtIn === undefined ? [] : typeof builtIn.input === "string" ? [builtIn.input] : builtIn.input;
@@ -76,5 +74,5 @@ export const embeddingsRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app,
       };
       return answer;
     },
-  );
+  });
 };

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { BuiltInImageRequest, COST_HEADER, formatUnits, IMAGE_SIZES, ImageGenerationRequest, ImagesResponse, NoQuery } from "@gateway-keys/contract";
-import { requireApiKey } from "../auth/hooks";
+import { BuiltInImageRequest, COST_HEADER, formatUnits, IMAGE_SIZES, ImagesResponse, ROUTES } from "@gateway-keys/contract";
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
 import { parseBody } from "../http/validation";
@@ -9,7 +8,7 @@ import { countTokens } from "../inference/tokens";
 import { imageTokens } from "../models/builtin/images";
 import { imageCost, type ModelPricing } from "../models/catalog";
 import { relayMedia } from "../upstream/media-relay";
-import type { RouteOptions } from "./account-keys";
+import { routeOf, type RoutePluginOptions } from "./route-table";
 
 const PIXELS: Record<(typeof IMAGE_SIZES)[number], { width: number; height: number }> = {
   "256x256": { width: 256, height: 256 },
@@ -34,11 +33,10 @@ function forwardedImagesCost(pricing: ModelPricing, size: string | null | undefi
 }
 
 /** `POST /v1/images/generations`: PNG images as `b64_json` from a built-in model; a forwarded model's answer as its provider sent it. */
-export const imagesRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
-  app.post(
-    "/images/generations",
-    { onRequest: [requireApiKey(ctx)], bodyLimit: 4 * 1024 * 1024, schema: { querystring: NoQuery, body: ImageGenerationRequest, response: { 200: ImagesResponse } } },
-    async (request, reply) => {
+export const imagesRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app, { ctx }) => {
+  app.route({
+    ...routeOf(ctx, ROUTES.imageGenerations, { bodyLimit: 4 * 1024 * 1024 }),
+    handler: async (request, reply) => {
       // A built-in model takes the fields it knows, checked before anything is metered.
       const builtIn = ctx.models.forwards(request.body.model) ? undefined : parseBody(BuiltInImageRequest, request.body);
       const call = new MeteredCall(ctx, apiKeyOf(request), request.body.model, request.body.prompt);
@@ -69,5 +67,5 @@ export const imagesRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { c
       };
       return answer;
     },
-  );
+  });
 };

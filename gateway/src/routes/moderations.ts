@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { BuiltInModerationRequest, COST_HEADER, formatUnits, ModerationRequest, ModerationResponse, NoQuery } from "@gateway-keys/contract";
-import { requireApiKey } from "../auth/hooks";
+import { BuiltInModerationRequest, COST_HEADER, formatUnits, ModerationResponse, ROUTES } from "@gateway-keys/contract";
 import { apiKeyOf } from "../context";
 import { newId } from "../crypto";
 import { parseBody } from "../http/validation";
@@ -9,7 +8,7 @@ import { MeteredCall } from "../inference/metered-call";
 import { countTokens } from "../inference/tokens";
 import { costOf } from "../models/catalog";
 import { relayMedia } from "../upstream/media-relay";
-import type { RouteOptions } from "./account-keys";
+import { routeOf, type RoutePluginOptions } from "./route-table";
 
 /** A forwarded moderation's input as the gateway counts it (the wire reports no usage): texts by its rule, each image at its allowance. */
 function inputTokensOf(input: unknown): number {
@@ -23,11 +22,10 @@ function inputTokensOf(input: unknown): number {
 }
 
 /** `POST /v1/moderations`: one verdict per input; without `model`, the first moderation model. */
-export const moderationsRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
-  app.post(
-    "/moderations",
-    { onRequest: [requireApiKey(ctx)], bodyLimit: 4 * 1024 * 1024, schema: { querystring: NoQuery, body: ModerationRequest, response: { 200: ModerationResponse } } },
-    async (request, reply) => {
+export const moderationsRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app, { ctx }) => {
+  app.route({
+    ...routeOf(ctx, ROUTES.moderations, { bodyLimit: 4 * 1024 * 1024 }),
+    handler: async (request, reply) => {
       const modelId = request.body.model ?? ctx.models.defaultOf("moderation")?.id ?? "(none)";
       // A built-in model takes the fields it knows, checked before anything is metered.
       const builtIn = ctx.models.forwards(modelId) ? undefined : parseBody(BuiltInModerationRequest, request.body);
@@ -57,5 +55,5 @@ export const moderationsRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app
       };
       return answer;
     },
-  );
+  });
 };

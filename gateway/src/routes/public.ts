@@ -1,11 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { GatewayInfo, ListPage, Model, ModelPathParams, NoQuery } from "@gateway-keys/contract";
+import { GatewayInfo, ListPage, Model, ROUTES } from "@gateway-keys/contract";
 import { GatewayError } from "../errors";
-import { anonymous, optionalApiKey } from "../auth/hooks";
 import { modelAllowed } from "../policies/model-policy";
-import type { RouteOptions } from "./account-keys";
+import { routeOf, type RoutePluginOptions } from "./route-table";
 
 /** What this gateway offers beyond the seed contract; clients may check before using it. */
 export const EXTENSIONS = [
@@ -31,7 +30,7 @@ export function packageVersion(): string {
 }
 
 /** `GET /v1/models` and `GET /v1/startups`. */
-export const publicRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
+export const publicRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app, { ctx }) => {
   const info: GatewayInfo = {
     object: "gateway_info",
     name: "gateway-keys",
@@ -40,17 +39,19 @@ export const publicRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { c
     extensions: [...EXTENSIONS],
   };
 
-  app.get("/models", { onRequest: [optionalApiKey(ctx)], schema: { querystring: NoQuery, response: { 200: ListPage(Model) } } }, async (request): Promise<ListPage<Model>> => {
-    const key = request.apiKey;
-    // With a key, list what that key may call; without one, everything.
-    const data = ctx.models.list().filter((model) => !key || modelAllowed(key, model.id));
-    return { object: "list", data, has_more: false, next_cursor: null };
+  app.route({
+    ...routeOf(ctx, ROUTES.models),
+    handler: async (request): Promise<ListPage<Model>> => {
+      const key = request.apiKey;
+      // With a key, list what that key may call; without one, everything.
+      const data = ctx.models.list().filter((model) => !key || modelAllowed(key, model.id));
+      return { object: "list", data, has_more: false, next_cursor: null };
+    },
   });
 
-  app.get(
-    "/models/:model",
-    { onRequest: [optionalApiKey(ctx)], schema: { querystring: NoQuery, params: ModelPathParams, response: { 200: Model } } },
-    async (request): Promise<Model> => {
+  app.route({
+    ...routeOf(ctx, ROUTES.model),
+    handler: async (request): Promise<Model> => {
       const key = request.apiKey;
       const model = ctx.models.list().find((listed) => listed.id === request.params.model);
       // A model the key may not call is not shown to it, as in the list.
@@ -59,14 +60,10 @@ export const publicRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { c
       }
       return model;
     },
-  );
+  });
 
-  app.get(
-    "/startups",
-    {
-      onRequest: [async (request) => ctx.rateLimiter.take(anonymous(request), ctx.now())],
-      schema: { querystring: NoQuery, response: { 200: GatewayInfo } },
-    },
-    async () => info,
-  );
+  app.route({
+    ...routeOf(ctx, ROUTES.startups),
+    handler: async () => info,
+  });
 };

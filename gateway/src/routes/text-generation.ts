@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { ChatCompletion, ChatCompletionRequest, MessageObject, MessagesRequest, NoQuery, ResponseObject, ResponsesRequest } from "@gateway-keys/contract";
-import { requireApiKey } from "../auth/hooks";
+import { ChatCompletion, MessageObject, ResponseObject, ROUTES } from "@gateway-keys/contract";
 import { runTextCall } from "../inference/text-call";
 import { CHAT_COMPLETIONS, MESSAGES, RESPONSES } from "../inference/text-wires";
-import type { RouteOptions } from "./account-keys";
+import { routeOf, type RoutePluginOptions } from "./route-table";
 
 /** Text-generation bodies carry whole conversations (and images): larger than account bodies. */
 const TEXT_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -21,29 +20,20 @@ declare module "fastify" {
  * The 200 schemas describe the answers the gateway builds; an answer relayed from a provider of
  * the client's wire is sent as the provider wrote it.
  */
-export const textGenerationRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
-  const onRequest = [requireApiKey(ctx)];
+export const textGenerationRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app, { ctx }) => {
 
-  app.post(
-    "/chat/completions",
-    { onRequest, bodyLimit: TEXT_BODY_LIMIT_BYTES, schema: { querystring: NoQuery, body: ChatCompletionRequest, response: { 200: ChatCompletion } } },
-    async (request, reply) => runTextCall(ctx, request, reply, CHAT_COMPLETIONS, request.body) as Promise<ChatCompletion>,
-  );
+  app.route({
+    ...routeOf(ctx, ROUTES.chatCompletions, { bodyLimit: TEXT_BODY_LIMIT_BYTES }),
+    handler: async (request, reply) => runTextCall(ctx, request, reply, CHAT_COMPLETIONS, request.body) as Promise<ChatCompletion>,
+  });
 
-  app.post(
-    "/responses",
-    { onRequest, bodyLimit: TEXT_BODY_LIMIT_BYTES, schema: { querystring: NoQuery, body: ResponsesRequest, response: { 200: ResponseObject } } },
-    async (request, reply) => runTextCall(ctx, request, reply, RESPONSES, request.body) as Promise<ResponseObject>,
-  );
+  app.route({
+    ...routeOf(ctx, ROUTES.responses, { bodyLimit: TEXT_BODY_LIMIT_BYTES }),
+    handler: async (request, reply) => runTextCall(ctx, request, reply, RESPONSES, request.body) as Promise<ResponseObject>,
+  });
 
-  app.post(
-    "/messages",
-    {
-      onRequest,
-      bodyLimit: TEXT_BODY_LIMIT_BYTES,
-      config: { errorWire: "anthropic" },
-      schema: { querystring: NoQuery, body: MessagesRequest, response: { 200: MessageObject } },
-    },
-    async (request, reply) => runTextCall(ctx, request, reply, MESSAGES, request.body) as Promise<MessageObject>,
-  );
+  app.route({
+    ...routeOf(ctx, ROUTES.messages, { bodyLimit: TEXT_BODY_LIMIT_BYTES }),
+    handler: async (request, reply) => runTextCall(ctx, request, reply, MESSAGES, request.body) as Promise<MessageObject>,
+  });
 };

@@ -1,15 +1,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { formatUnits, ListPage, ListQuery, LogEntry, LogsQuery, Metrics, NoQuery, UsageSummary } from "@gateway-keys/contract";
-import { requireProvisioningKey } from "../auth/hooks";
+import { formatUnits, LogEntry, Metrics, ROUTES, UsageSummary } from "@gateway-keys/contract";
 import { accountOf } from "../context";
 import { GatewayError } from "../errors";
 import type { StoredLogEntry, UsageLine } from "../store/types";
-import type { RouteOptions } from "./account-keys";
+import { routeOf, type RoutePluginOptions } from "./route-table";
 import { decodeCursor, pageOf } from "./pagination";
-
-/** `GET /v1/account/logs` takes the list query plus the optional key filter. */
-const LogsListQuery = z.strictObject({ ...ListQuery.shape, ...LogsQuery.shape });
 
 function sumBy<Group extends string>(lines: UsageLine[], group: (line: UsageLine) => Group) {
   const sums = new Map<Group, { requests: number; spent: bigint }>();
@@ -37,48 +32,55 @@ function toWireLog(entry: StoredLogEntry): LogEntry {
 }
 
 /** `/v1/account/usage/summary`, `/v1/account/metrics`, `/v1/account/logs`: all need `usage:read`. */
-export const usageRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ctx }) => {
-  const read = [requireProvisioningKey(ctx, "usage:read")];
-
-  app.get("/usage/summary", { onRequest: read, schema: { querystring: NoQuery, response: { 200: UsageSummary } } }, async (request): Promise<UsageSummary> => {
-    const { ownerId } = accountOf(request);
-    // Usage counts billed requests: those the model answered. Refusals appear in metrics.
-    const lines = (await ctx.store.usageLines(ownerId)).filter((line) => line.succeeded > 0 || line.spentMicros > 0n);
-    const total = lines.reduce((sum, line) => sum + line.spentMicros, 0n);
-    return {
-      object: "usage_summary",
-      ownerId,
-      requests: lines.reduce((sum, line) => sum + line.succeeded, 0),
-      spentUnits: formatUnits(total),
-      byKey: sumBy(lines, (line) => line.keyId).map(({ name, ...rest }) => ({ keyId: name, ...rest })),
-      byModel: sumBy(lines, (line) => line.model).map(({ name, ...rest }) => ({ model: name, ...rest })),
-    };
+export const usageRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app, { ctx }) => {
+  app.route({
+    ...routeOf(ctx, ROUTES.usageSummary),
+    handler: async (request): Promise<UsageSummary> => {
+      const { ownerId } = accountOf(request);
+      // Usage counts billed requests: those the model answered. Refusals appear in metrics.
+      const lines = (await ctx.store.usageLines(ownerId)).filter((line) => line.succeeded > 0 || line.spentMicros > 0n);
+      const total = lines.reduce((sum, line) => sum + line.spentMicros, 0n);
+      return {
+        object: "usage_summary",
+        ownerId,
+        requests: lines.reduce((sum, line) => sum + line.succeeded, 0),
+        spentUnits: formatUnits(total),
+        byKey: sumBy(lines, (line) => line.keyId).map(({ name, ...rest }) => ({ keyId: name, ...rest })),
+        byModel: sumBy(lines, (line) => line.model).map(({ name, ...rest }) => ({ model: name, ...rest })),
+      };
+    },
   });
 
-  app.get("/metrics", { onRequest: read, schema: { querystring: NoQuery, response: { 200: Metrics } } }, async (request): Promise<Metrics> => {
-    const { ownerId } = accountOf(request);
-    const lines = await ctx.store.usageLines(ownerId);
-    return {
-      object: "metrics",
-      ownerId,
-      keys: await ctx.store.countApiKeysByState(ownerId),
-      requests: {
-        total: lines.reduce((sum, line) => sum + line.total, 0),
-        succeeded: lines.reduce((sum, line) => sum + line.succeeded, 0),
-        rejected: lines.reduce((sum, line) => sum + line.rejected, 0),
-      },
-      spentUnits: formatUnits(lines.reduce((sum, line) => sum + line.spentMicros, 0n)),
-    };
+  app.route({
+    ...routeOf(ctx, ROUTES.metrics),
+    handler: async (request): Promise<Metrics> => {
+      const { ownerId } = accountOf(request);
+      const lines = await ctx.store.usageLines(ownerId);
+      return {
+        object: "metrics",
+        ownerId,
+        keys: await ctx.store.countApiKeysByState(ownerId),
+        requests: {
+          total: lines.reduce((sum, line) => sum + line.total, 0),
+          succeeded: lines.reduce((sum, line) => sum + line.succeeded, 0),
+          rejected: lines.reduce((sum, line) => sum + line.rejected, 0),
+        },
+        spentUnits: formatUnits(lines.reduce((sum, line) => sum + line.spentMicros, 0n)),
+      };
+    },
   });
 
-  app.get("/logs", { onRequest: read, schema: { querystring: LogsListQuery, response: { 200: ListPage(LogEntry) } } }, async (request) => {
-    const { ownerId } = accountOf(request);
-    const { limit, after, keyId } = request.query;
-    if (keyId !== undefined && !(await ctx.store.getApiKey(ownerId, keyId))) {
-      throw new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
-    }
-    const beforeSeq = after === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor("logs", after);
-    const rows = await ctx.store.listLogs({ ownerId, keyId, beforeSeq, limit: limit + 1, now: ctx.now() });
-    return pageOf("logs", rows, limit, toWireLog);
+  app.route({
+    ...routeOf(ctx, ROUTES.logs),
+    handler: async (request) => {
+      const { ownerId } = accountOf(request);
+      const { limit, after, keyId } = request.query;
+      if (keyId !== undefined && !(await ctx.store.getApiKey(ownerId, keyId))) {
+        throw new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
+      }
+      const beforeSeq = after === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor("logs", after);
+      const rows = await ctx.store.listLogs({ ownerId, keyId, beforeSeq, limit: limit + 1, now: ctx.now() });
+      return pageOf("logs", rows, limit, toWireLog);
+    },
   });
 };

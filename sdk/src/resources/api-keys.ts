@@ -1,13 +1,4 @@
-import {
-  ACCOUNT_PATHS,
-  ApiKey,
-  ApiKeyWithSecret,
-  PAGE_LIMIT,
-  type CreateApiKeyRequest,
-  type RotateApiKeyRequest,
-  type UpdateApiKeyRequest,
-  type VersionedRequest,
-} from "@gateway-keys/contract";
+import { ApiKey, ApiKeyWithSecret, PAGE_LIMIT, ROUTES, routePath, type CreateApiKeyRequest, type RotateApiKeyRequest, type RouteSpec, type UpdateApiKeyRequest, type VersionedRequest } from "@gateway-keys/contract";
 import type { z } from "zod";
 import type { GatewayClient } from "../client";
 import { APIPromise } from "../core/api-promise";
@@ -43,7 +34,7 @@ export class ApiKeys {
    * const { keyId, secret } = await client.apiKeys.create({ name: "ci", spendPolicy: { limitUnits: "100" } });
    */
   create(body: CreateApiKeyRequest, options?: RequestOptions): APIPromise<ApiKeyWithSecret> {
-    return this.#client.request({ method: "POST", path: ACCOUNT_PATHS.keys, body, auth: "provisioning", schema: ApiKeyWithSecret, options });
+    return this.#client.request({ method: ROUTES.createKey.method, path: ROUTES.createKey.path, body, auth: "provisioning", schema: ROUTES.createKey.answer.schema, options });
   }
 
   /**
@@ -54,7 +45,7 @@ export class ApiKeys {
    * for await (const key of client.apiKeys.list()) console.log(key.keyId);
    */
   list(query: ListParams = {}, options?: RequestOptions): PagePromise<ApiKey> {
-    return this.#client.requestPage({ path: ACCOUNT_PATHS.keys, query: { ...query }, auth: "provisioning", item: ApiKey, options });
+    return this.#client.requestPage({ path: ROUTES.listKeys.path, query: { ...query }, auth: "provisioning", item: ApiKey, options });
   }
 
   /**
@@ -75,7 +66,7 @@ export class ApiKeys {
    * await client.apiKeys.update(key.keyId, { expectedVersion: key.version, state: "disabled" });
    */
   update(keyId: string, body: UpdateApiKeyRequest, options?: RequestOptions): APIPromise<ApiKey> {
-    return this.#versioned("PATCH", ACCOUNT_PATHS.key, ApiKey, keyId, body, options);
+    return this.#versioned(ROUTES.updateKey, keyId, body, options);
   }
 
   /**
@@ -86,7 +77,7 @@ export class ApiKeys {
    * const overlapping = await client.apiKeys.rotate(key.keyId, { expectedVersion: version, gracePeriodSeconds: 3600 });
    */
   rotate(keyId: string, body: RotateApiKeyRequest, options?: RequestOptions): APIPromise<ApiKeyWithSecret> {
-    return this.#versioned("POST", ACCOUNT_PATHS.rotate, ApiKeyWithSecret, keyId, body, options);
+    return this.#versioned(ROUTES.rotateKey, keyId, body, options);
   }
 
   /**
@@ -96,20 +87,19 @@ export class ApiKeys {
    * await client.apiKeys.revoke(key.keyId, { expectedVersion: key.version });
    */
   revoke(keyId: string, body: VersionedRequest, options?: RequestOptions): APIPromise<ApiKey> {
-    return this.#versioned("POST", ACCOUNT_PATHS.revoke, ApiKey, keyId, body, options);
+    return this.#versioned(ROUTES.revokeKey, keyId, body, options);
   }
 
   /** Change, rotate and revoke: a mutation of one key that carries the version the caller last saw. */
   #versioned<T>(
-    method: "PATCH" | "POST",
-    path: (keyId: string) => string,
-    schema: z.ZodType<T>,
+    route: Pick<RouteSpec, "method" | "path"> & { answer: { schema: z.ZodType<T> } },
     keyId: string,
     body: { expectedVersion: number },
     options: RequestOptions | undefined,
   ): APIPromise<T> {
+    const { method, answer } = route;
     return withKeyId(keyId, (id) =>
-      this.#client.request({ method, path: path(id), body, auth: "provisioning", schema, keyId: id, expectedVersion: body.expectedVersion, options }),
+      this.#client.request({ method, path: routePath(route, { keyId: id }), body, auth: "provisioning", schema: answer.schema, keyId: id, expectedVersion: body.expectedVersion, options }),
     );
   }
 
@@ -117,7 +107,7 @@ export class ApiKeys {
     if (this.#singleKeyGet !== "unsupported") {
       try {
         const found = await this.#client
-          .request({ method: "GET", path: ACCOUNT_PATHS.key(keyId), auth: "provisioning", schema: ApiKey, keyId, options })
+          .request({ method: ROUTES.getKey.method, path: routePath(ROUTES.getKey, { keyId }), auth: "provisioning", schema: ROUTES.getKey.answer.schema, keyId, options })
           .withResponse();
         this.#singleKeyGet = "supported";
         return found;
@@ -140,7 +130,7 @@ export class ApiKeys {
       const found = page.data.find((key) => key.keyId === keyId);
       if (found) return { data: found, response: first.response };
     }
-    const request = `GET ${ACCOUNT_PATHS.keys}`;
+    const request = `GET ${ROUTES.listKeys.path}`;
     const message = `no key ${keyId} in this owner's list`;
     throw APIError.generate(404, { error: { type: "not_found_error", code: "key_not_found", message } }, { request, keyId });
   }

@@ -1,4 +1,4 @@
-import { ACCOUNT_PATHS, LogEntry } from "@gateway-keys/contract";
+import { LogEntry, ROUTES } from "@gateway-keys/contract";
 import type { GatewayClient } from "../client";
 import type { ListParams, PagePromise } from "../core/pagination";
 import type { RequestOptions } from "../core/request-options";
@@ -32,6 +32,6 @@ export class Logs {
    * const page = await client.logs.list({ limit: 10 });
    */
   list(query: LogsListQuery = {}, options?: RequestOptions): PagePromise<LogEntry> {
-    return this.#client.requestPage({ path: ACCOUNT_PATHS.logs, query: { ...query }, auth: "provisioning", item: LogEntry, options });
+    return this.#client.requestPage({ path: ROUTES.logs.path, query: { ...query }, auth: "provisioning", item: LogEntry, options });
   }
 }

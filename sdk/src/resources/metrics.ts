@@ -1,4 +1,4 @@
-import { ACCOUNT_PATHS, Metrics } from "@gateway-keys/contract";
+import { Metrics, ROUTES } from "@gateway-keys/contract";
 import type { GatewayClient } from "../client";
 import type { APIPromise } from "../core/api-promise";
 import type { RequestOptions } from "../core/request-options";
@@ -22,6 +22,6 @@ export class AccountMetrics {
    * const metrics = await client.metrics.get();
    */
   get(options?: RequestOptions): APIPromise<Metrics> {
-    return this.#client.request({ method: "GET", path: ACCOUNT_PATHS.metrics, auth: "provisioning", schema: Metrics, options });
+    return this.#client.request({ method: ROUTES.metrics.method, path: ROUTES.metrics.path, auth: "provisioning", schema: ROUTES.metrics.answer.schema, options });
   }
 }

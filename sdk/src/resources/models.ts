@@ -1,4 +1,4 @@
-import { Model, PUBLIC_PATHS } from "@gateway-keys/contract";
+import { Model, ROUTES } from "@gateway-keys/contract";
 import type { GatewayClient } from "../client";
 import type { PagePromise } from "../core/pagination";
 import type { ModelRequestOptions } from "../core/request-options";
@@ -28,6 +28,6 @@ export class Models {
    * const chat = data.filter((model) => model.family === "chat").map((model) => model.id);
    */
   list(options?: ModelRequestOptions): PagePromise<Model> {
-    return this.#client.requestPage({ path: PUBLIC_PATHS.models, auth: "optionalApiKey", item: Model, options });
+    return this.#client.requestPage({ path: ROUTES.models.path, auth: "optionalApiKey", item: Model, options });
   }
 }

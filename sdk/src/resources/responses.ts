@@ -1,4 +1,4 @@
-import { PUBLIC_PATHS, ResponseObject, type ResponsesRequest } from "@gateway-keys/contract";
+import { ResponseObject, type ResponsesRequest, ROUTES } from "@gateway-keys/contract";
 import type { GatewayClient } from "../client";
 import { APIPromise } from "../core/api-promise";
 import { InvalidArgumentError } from "../core/errors";
@@ -52,7 +52,7 @@ export class Responses {
       );
       return new APIPromise(Promise.reject(error));
     }
-    return this.#client.request({ method: "POST", path: PUBLIC_PATHS.responses, body, auth: "apiKey", schema: ResponseObject, options });
+    return this.#client.request({ method: ROUTES.responses.method, path: ROUTES.responses.path, body, auth: "apiKey", schema: ROUTES.responses.answer.schema, options });
   }
 }
 

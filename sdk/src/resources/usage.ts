@@ -1,4 +1,4 @@
-import { ACCOUNT_PATHS, UsageSummary } from "@gateway-keys/contract";
+import { UsageSummary, ROUTES } from "@gateway-keys/contract";
 import type { GatewayClient } from "../client";
 import type { APIPromise } from "../core/api-promise";
 import type { RequestOptions } from "../core/request-options";
@@ -22,6 +22,6 @@ export class Usage {
    * const summary = await client.usage.summary();
    */
   summary(options?: RequestOptions): APIPromise<UsageSummary> {
-    return this.#client.request({ method: "GET", path: ACCOUNT_PATHS.usageSummary, auth: "provisioning", schema: UsageSummary, options });
+    return this.#client.request({ method: ROUTES.usageSummary.method, path: ROUTES.usageSummary.path, auth: "provisioning", schema: ROUTES.usageSummary.answer.schema, options });
   }
 }

@@ -1,0 +1,11 @@
+/** Headers with a meaning of their own on this API. */
+
+/** Response header with what a model request was charged, in credits (every family, streams included, as a trailer-free header: the reservation's bound for a stream). */
+export const COST_HEADER = "x-gateway-cost-units";
+
+/** Header that makes an account mutation safe to retry. */
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+/** Header set on a response replayed from the idempotency store. */
+export const REPLAYED_HEADER = "idempotent-replayed";
+/** Idempotency keys: 1 to 255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;

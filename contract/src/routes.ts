@@ -1,0 +1,127 @@
+import { z } from "zod";
+import { ApiKey, ApiKeyWithSecret, CreateApiKeyRequest, RotateApiKeyRequest, UpdateApiKeyRequest, VersionedRequest } from "./api-key";
+import { ListPage, ListQuery } from "./list";
+import { GatewayInfo, Model } from "./models";
+import { SpeechRequest } from "./model-api/audio";
+import { ChatCompletion, ChatCompletionRequest } from "./model-api/chat-completions";
+import { EmbeddingsRequest, EmbeddingsResponse } from "./model-api/embeddings";
+import { ImageGenerationRequest, ImagesResponse } from "./model-api/images";
+import { MessageObject, MessagesRequest } from "./model-api/messages";
+import { ModerationRequest, ModerationResponse } from "./model-api/moderations";
+import { ResponseObject, ResponsesRequest } from "./model-api/responses";
+import { Principal } from "./principal";
+import { KeyPathParams, ModelPathParams, NoQuery } from "./route-inputs";
+import type { Scope } from "./scopes";
+import { LogEntry, LogsQuery, Metrics, UsageSummary } from "./usage";
+
+/** Who may call a route: a provisioning key (with a scope, or any), a regular key, either a regular key or none, or anyone. */
+export type RouteAuth = { kind: "provisioning"; scope: Scope | "any" } | { kind: "apiKey" } | { kind: "optionalApiKey" } | { kind: "none" };
+
+/**
+ * One route of the API: its method and path, who may call it, whether it needs an
+ * `Idempotency-Key`, and the schemas of what it takes and answers. The gateway registers its
+ * routes from these, the SDK builds its requests from them, and the OpenAPI document is generated
+ * from what the gateway registered — so each route is declared once, here.
+ */
+export interface RouteSpec {
+  method: "GET" | "POST" | "PATCH";
+  /** The path, with `:name` for each path parameter. */
+  path: string;
+  auth: RouteAuth;
+  /** An account mutation: the `Idempotency-Key` header is required. */
+  idempotent?: true;
+  params?: z.ZodType;
+  query: z.ZodType;
+  /** The JSON body (a multipart route reads its parts in its handler, and documents them there). */
+  body?: z.ZodType;
+  /** The success status and the JSON answer, where the answer is JSON. */
+  answer?: { status: 200 | 201; schema: z.ZodType };
+  /** The error body's wire: ours (OpenAI's shape), or Anthropic's. */
+  errorWire?: "anthropic";
+}
+
+const provisioning = (scope: Scope | "any") => ({ kind: "provisioning", scope }) as const;
+const apiKey = { kind: "apiKey" } as const;
+const ok = <Schema extends z.ZodType>(schema: Schema) => ({ status: 200, schema }) as const;
+
+/** `GET /v1/account/logs` takes the list query plus the optional key filter. */
+export const LogsListQuery = z.strictObject({ ...ListQuery.shape, ...LogsQuery.shape });
+
+/** Every route of the API but the operational ones (`/healthz`, `/readyz`, `/openapi.json`). */
+export const ROUTES = {
+  listKeys: { method: "GET", path: "/v1/account/api-keys", auth: provisioning("keys:read"), query: ListQuery, answer: ok(ListPage(ApiKey)) },
+  createKey: {
+    method: "POST",
+    path: "/v1/account/api-keys",
+    auth: provisioning("keys:write"),
+    idempotent: true,
+    query: NoQuery,
+    body: CreateApiKeyRequest,
+    answer: { status: 201, schema: ApiKeyWithSecret },
+  },
+  /** Extension `single_key_get`. */
+  getKey: { method: "GET", path: "/v1/account/api-keys/:keyId", auth: provisioning("keys:read"), params: KeyPathParams, query: NoQuery, answer: ok(ApiKey) },
+  updateKey: {
+    method: "PATCH",
+    path: "/v1/account/api-keys/:keyId",
+    auth: provisioning("keys:write"),
+    idempotent: true,
+    params: KeyPathParams,
+    query: NoQuery,
+    body: UpdateApiKeyRequest,
+    answer: ok(ApiKey),
+  },
+  rotateKey: {
+    method: "POST",
+    path: "/v1/account/api-keys/:keyId/rotate",
+    auth: provisioning("keys:write"),
+    idempotent: true,
+    params: KeyPathParams,
+    query: NoQuery,
+    body: RotateApiKeyRequest,
+    answer: ok(ApiKeyWithSecret),
+  },
+  revokeKey: {
+    method: "POST",
+    path: "/v1/account/api-keys/:keyId/revoke",
+    auth: provisioning("keys:write"),
+    idempotent: true,
+    params: KeyPathParams,
+    query: NoQuery,
+    body: VersionedRequest,
+    answer: ok(ApiKey),
+  },
+  usageSummary: { method: "GET", path: "/v1/account/usage/summary", auth: provisioning("usage:read"), query: NoQuery, answer: ok(UsageSummary) },
+  /** Extension `usage_metrics`. */
+  metrics: { method: "GET", path: "/v1/account/metrics", auth: provisioning("usage:read"), query: NoQuery, answer: ok(Metrics) },
+  /** Extension `request_logs`. */
+  logs: { method: "GET", path: "/v1/account/logs", auth: provisioning("usage:read"), query: LogsListQuery, answer: ok(ListPage(LogEntry)) },
+  /** Extension `whoami`. */
+  whoami: { method: "GET", path: "/v1/account/whoami", auth: provisioning("any"), query: NoQuery, answer: ok(Principal) },
+
+  chatCompletions: { method: "POST", path: "/v1/chat/completions", auth: apiKey, query: NoQuery, body: ChatCompletionRequest, answer: ok(ChatCompletion) },
+  responses: { method: "POST", path: "/v1/responses", auth: apiKey, query: NoQuery, body: ResponsesRequest, answer: ok(ResponseObject) },
+  messages: { method: "POST", path: "/v1/messages", auth: apiKey, query: NoQuery, body: MessagesRequest, answer: ok(MessageObject), errorWire: "anthropic" },
+  embeddings: { method: "POST", path: "/v1/embeddings", auth: apiKey, query: NoQuery, body: EmbeddingsRequest, answer: ok(EmbeddingsResponse) },
+  moderations: { method: "POST", path: "/v1/moderations", auth: apiKey, query: NoQuery, body: ModerationRequest, answer: ok(ModerationResponse) },
+  imageGenerations: { method: "POST", path: "/v1/images/generations", auth: apiKey, query: NoQuery, body: ImageGenerationRequest, answer: ok(ImagesResponse) },
+  /** Answers audio bytes, not JSON. */
+  speech: { method: "POST", path: "/v1/audio/speech", auth: apiKey, query: NoQuery, body: SpeechRequest },
+  /** A multipart form: a `file` and text fields (`TranscriptionFields` for a built-in model). */
+  transcriptions: { method: "POST", path: "/v1/audio/transcriptions", auth: apiKey, query: NoQuery },
+
+  models: { method: "GET", path: "/v1/models", auth: { kind: "optionalApiKey" }, query: NoQuery, answer: ok(ListPage(Model)) },
+  model: { method: "GET", path: "/v1/models/:model", auth: { kind: "optionalApiKey" }, params: ModelPathParams, query: NoQuery, answer: ok(Model) },
+  startups: { method: "GET", path: "/v1/startups", auth: { kind: "none" }, query: NoQuery, answer: ok(GatewayInfo) },
+} as const satisfies Record<string, RouteSpec>;
+
+export type RouteName = keyof typeof ROUTES;
+
+/** A route's path with its parameters filled in, each percent-encoded. */
+export function routePath(route: Pick<RouteSpec, "path">, params: Record<string, string> = {}): string {
+  return route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`routePath: ${route.path} needs the parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+}

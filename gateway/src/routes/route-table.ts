@@ -1,0 +1,52 @@
+import type { onRequestAsyncHookHandler } from "fastify";
+import type { RouteSpec } from "@gateway-keys/contract";
+import { anonymous, optionalApiKey, requireApiKey, requireProvisioningKey } from "../auth/hooks";
+import type { GatewayContext } from "../context";
+import { requireIdempotencyKey } from "../idempotency/header";
+
+/** Options every route plugin receives. */
+export interface RoutePluginOptions {
+  ctx: GatewayContext;
+}
+
+/** The hooks a route's `auth` (and `idempotent`) call for, in the order the checks are documented. */
+function hooksFor(ctx: GatewayContext, spec: RouteSpec): onRequestAsyncHookHandler[] {
+  switch (spec.auth.kind) {
+    case "provisioning":
+      return [requireProvisioningKey(ctx, spec.auth.scope), ...(spec.idempotent ? [requireIdempotencyKey()] : [])];
+    case "apiKey":
+      return [requireApiKey(ctx)];
+    case "optionalApiKey":
+      return [optionalApiKey(ctx)];
+    case "none":
+      return [async (request) => ctx.rateLimiter.take(anonymous(request), ctx.now())];
+  }
+}
+
+/** The schemas of a route as Fastify (and the zod type provider, which types the handler from them) takes them. */
+type SchemaOf<Spec extends RouteSpec> = { querystring: Spec["query"] } & (Spec extends { params: infer Params } ? { params: Params } : unknown) &
+  (Spec extends { body: infer Body } ? { body: Body } : unknown) &
+  (Spec extends { answer: { status: infer Status extends number; schema: infer Answer } } ? { response: { [S in Status]: Answer } } : unknown);
+
+/**
+ * The Fastify options of one route of the contract's table (contract/src/routes.ts): its method
+ * and path, the hooks its credentials call for, its schemas and its error wire. Register it with
+ * `app.route({ ...routeOf(ctx, ROUTES.x), handler })`; `extra` adds what only the gateway decides
+ * (a body limit, OpenAPI hints).
+ */
+export function routeOf<Spec extends RouteSpec>(ctx: GatewayContext, spec: Spec, extra: { bodyLimit?: number; config?: object } = {}) {
+  const schema = {
+    querystring: spec.query,
+    ...(spec.params && { params: spec.params }),
+    ...(spec.body && { body: spec.body }),
+    ...(spec.answer && { response: { [spec.answer.status]: spec.answer.schema } }),
+  } as SchemaOf<Spec>;
+  return {
+    method: spec.method,
+    url: spec.path,
+    onRequest: hooksFor(ctx, spec),
+    ...(extra.bodyLimit !== undefined && { bodyLimit: extra.bodyLimit }),
+    config: { ...extra.config, ...(spec.errorWire && { errorWire: spec.errorWire }) },
+    schema,
+  };
+}
