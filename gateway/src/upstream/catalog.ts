@@ -26,7 +26,7 @@ export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = 
     if (!apiKey) throw new Error(`provider ${name}: the environment variable ${provider.apiKeyEnv} is not set; it must hold the provider's API key`);
     const origin = new URL(provider.baseUrl).origin;
     const observe: UpstreamProvider["observe"] = metrics && ((outcome, seconds) => metrics.upstreamRequest(name, outcome, seconds));
-    providers.set(name, { name, wire: provider.wire, baseUrl: provider.baseUrl, apiKey, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: 64 }), observe });
+    providers.set(name, { name, wire: provider.wire, baseUrl: provider.baseUrl, apiKey, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: provider.maxConnections }), observe });
   }
   const models: CatalogModel[] = config.models.map((model) => {
     const common = { id: model.id, description: model.description, ownedBy: model.routes.map((route) => route.provider).join(",") };

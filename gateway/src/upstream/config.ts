@@ -18,6 +18,11 @@ export const ProviderConfig = z.strictObject({
   apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: "expected an environment variable name such as OPENAI_API_KEY" }),
   /** Per-attempt time limit in ms (connect to last byte of a whole answer; between events of a stream). Default 60 000. */
   timeoutMs: z.number().int().min(100).max(600_000).default(60_000),
+  /**
+   * The most connections open to the provider at once. Each request (a stream for its whole
+   * length) holds one, so this bounds the requests in flight to it; more wait. Default 1024.
+   */
+  maxConnections: z.number().int().min(1).max(65_536).default(1024),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 

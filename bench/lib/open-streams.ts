@@ -1,0 +1,87 @@
+/**
+ * Resident memory the gateway holds per open stream: a gateway process (its own, so its memory is
+ * its own) forwards streams to an upstream that sends each stream's first event and then holds it
+ * open; the process's resident set is read from /proc before and after `count` streams are open.
+ */
+import { writeFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, request, type IncomingMessage, Agent } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AddressInfo } from "node:net";
+import { startGatewayProcess } from "@gateway-keys/testkit/gateway-process";
+
+const FIRST = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] })}\n\n`;
+
+function residentKiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((row) => row.startsWith("VmRSS:"));
+  return Number(line?.replace(/\D+/g, "") ?? NaN);
+}
+
+export interface OpenStreamsCell {
+  streams: number;
+  baselineKiB: number;
+  openKiB: number;
+  perStreamKiB: number;
+}
+
+export async function measureOpenStreams(count: number): Promise<OpenStreamsCell> {
+  const held: import("node:http").ServerResponse[] = [];
+  const upstream = createServer((incoming, response) => {
+    incoming.resume();
+    incoming.on("end", () => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(FIRST);
+      held.push(response);
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const dir = mkdtempSync(join(tmpdir(), "open-streams-"));
+  const configPath = join(dir, "config.json");
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      providers: { up: { wire: "openai", baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, apiKeyEnv: "BENCH_OPEN_STREAMS_KEY" } },
+      models: [{ id: "held", family: "chat", routes: [{ provider: "up", model: "held" }], pricing: { inputUnitsPerMillionTokens: "1", outputUnitsPerMillionTokens: "1" }, maxOutputTokens: 64 }],
+    }),
+  );
+  const gateway = await startGatewayProcess({
+    bootstrap: { ownerId: "bench" },
+    args: ["--config", configPath, "--rate-limit", "1000000", "--rate-burst", "1000000"],
+    env: { BENCH_OPEN_STREAMS_KEY: "unused" },
+  });
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const opened: IncomingMessage[] = [];
+  try {
+    const created = await fetch(`${gateway.url}/v1/account/api-keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${gateway.provisioningKey}`, "content-type": "application/json", "idempotency-key": "open-streams" },
+      body: JSON.stringify({ name: "open streams" }),
+    });
+    const { secret } = (await created.json()) as { secret: string };
+    const open = () =>
+      new Promise<IncomingMessage>((resolve, reject) => {
+        const outgoing = request(`${gateway.url}/v1/chat/completions`, { method: "POST", agent, headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" } });
+        outgoing.on("error", reject);
+        outgoing.on("response", (answer) => answer.once("data", () => resolve(answer)));
+        outgoing.end(JSON.stringify({ model: "held", messages: [{ role: "user", content: "hold" }], stream: true }));
+      });
+    const openMany = async (n: number) => {
+      for (let at = 0; at < n; at += 100) opened.push(...(await Promise.all(Array.from({ length: Math.min(100, n - at) }, open))));
+    };
+    // Warm the process (JIT, pools) and settle, then measure what streams add.
+    await openMany(50);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const baselineKiB = residentKiB(gateway.child.pid!);
+    await openMany(count);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const openKiB = residentKiB(gateway.child.pid!);
+    return { streams: count, baselineKiB, openKiB, perStreamKiB: (openKiB - baselineKiB) / count };
+  } finally {
+    for (const answer of opened) answer.destroy();
+    for (const response of held) response.destroy();
+    agent.destroy();
+    await gateway.stop();
+    await new Promise((resolve) => upstream.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
