@@ -5,7 +5,7 @@
  * it. Seen through the official clients, asserted at the scripted provider.
  */
 import { COST_HEADER } from "@gateway-keys/contract";
-import { clientsOf, expectNoGatewayKey, PROVIDER_KEY, useForwarding } from "./forwarding-support";
+import { anthropicToolStream, clientsOf, expectNoGatewayKey, namedEvents, PROVIDER_KEY, useForwarding } from "./forwarding-support";
 
 const forwarding = useForwarding();
 
@@ -201,7 +201,7 @@ describe("Responses to an OpenAI-wire provider", () => {
         response: { ...RESPONSE, output: [{ ...item, status: "completed", content: [{ type: "output_text", text: "sunny", annotations: [], logprobs: [] }] }] },
       },
     ];
-    provider.answer(() => ({ events: events.map((data) => ({ event: data.type, data })) }));
+    provider.answer(() => namedEvents(events));
     const seen: string[] = [];
     const stream = client.openai.responses.stream({ model: "gpt", input: "weather?" });
     stream.on("event", (event) => seen.push(event.type));
@@ -274,17 +274,8 @@ describe("Messages to an Anthropic-wire provider", () => {
   test("a streamed tool call (input_json_delta) is relayed and the SDK's helper parses its input", async () => {
     const { provider } = forwarding();
     const client = await clientsOf(forwarding());
-    const events = [
-      { type: "message_start", message: { ...MESSAGE, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } },
-      { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} } },
-      { type: "ping" },
-      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"city": ' } },
-      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '"Paris"}' } },
-      { type: "content_block_stop", index: 0 },
-      { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 6 } },
-      { type: "message_stop" },
-    ];
-    provider.answer(() => ({ events: events.map((data) => ({ event: data.type, data })) }));
+    const events = anthropicToolStream(MESSAGE);
+    provider.answer(() => namedEvents(events));
     const seen: string[] = [];
     const stream = client.anthropic.messages.stream({ model: "claude", max_tokens: 64, messages: [{ role: "user", content: "Paris?" }] });
     stream.on("streamEvent", (event) => seen.push(event.type));

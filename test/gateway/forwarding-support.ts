@@ -11,7 +11,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import type { CreateApiKeyRequest } from "@gateway-keys/contract";
 import { GatewayConfig } from "@gateway-keys/gateway";
-import { startScriptedProvider, type ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
+import { startScriptedProvider, type Script, type ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient } from "./helpers";
 
@@ -70,4 +70,26 @@ export async function clientsOf(forwarding: Forwarding, key: Partial<CreateApiKe
 /** Asserts that no header the provider received carries the client's gateway key. */
 export function expectNoGatewayKey(headers: Record<string, string | string[] | undefined>, gatewayKey: string): void {
   expect(Object.values(headers).flat().filter((value) => value?.includes(gatewayKey))).toEqual([]);
+}
+
+/** A scripted stream of events each named by its type, as the Messages and Responses wires send them. */
+export function namedEvents(events: readonly { type: string }[]): Script {
+  return { events: events.map((data) => ({ event: data.type, data })) };
+}
+
+/**
+ * A Messages stream that calls `get_weather` with `{"city":"Paris"}` in two `input_json_delta`
+ * pieces, starting from `message` (its usage: 10 input tokens; 6 output tokens at the end).
+ */
+export function anthropicToolStream(message: object): ({ type: string } & Record<string, unknown>)[] {
+  return [
+    { type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } },
+    { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} } },
+    { type: "ping" },
+    { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"city":' } },
+    { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '"Paris"}' } },
+    { type: "content_block_stop", index: 0 },
+    { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 6 } },
+    { type: "message_stop" },
+  ];
 }

@@ -4,7 +4,7 @@
  * arguments), sampling, structured output, stop reasons and usage — and a field the target wire
  * cannot say is refused naming it, before anything reaches the provider or is charged.
  */
-import { clientsOf, useForwarding } from "./forwarding-support";
+import { anthropicToolStream, clientsOf, namedEvents, useForwarding } from "./forwarding-support";
 
 const forwarding = useForwarding();
 
@@ -109,7 +109,7 @@ describe("Chat Completions to an Anthropic-wire provider", () => {
       { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 9 } },
       { type: "message_stop" },
     ];
-    provider.answer(() => ({ events: events.map((data) => ({ event: data.type, data })) }));
+    provider.answer(() => namedEvents(events));
     const runner = client.openai.chat.completions.stream({
       model: "claude",
       messages: [{ role: "user", content: "Paris and Oslo?" }],
@@ -291,16 +291,7 @@ describe("Responses to an Anthropic-wire provider", () => {
   test("a streamed tool call arrives as function_call_arguments events the SDK's helper assembles", async () => {
     const { provider } = forwarding();
     const client = await clientsOf(forwarding());
-    const events = [
-      { type: "message_start", message: { ...anthropicToolAnswer([]), stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } },
-      { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} } },
-      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"city":' } },
-      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '"Paris"}' } },
-      { type: "content_block_stop", index: 0 },
-      { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 6 } },
-      { type: "message_stop" },
-    ];
-    provider.answer(() => ({ events: events.map((data) => ({ event: data.type, data })) }));
+    provider.answer(() => namedEvents(anthropicToolStream(anthropicToolAnswer([]))));
     const deltas: string[] = [];
     const stream = client.openai.responses.stream({ model: "claude", input: "Paris?", tools: [{ type: "function", name: "get_weather", parameters: CITY_SCHEMA, strict: true }] });
     stream.on("response.function_call_arguments.delta", (event) => deltas.push(event.delta));
