@@ -5,9 +5,15 @@
  * it. Seen through the official clients, asserted at the scripted provider.
  */
 import { COST_HEADER } from "@gateway-keys/contract";
-import { anthropicToolStream, clientsOf, expectNoGatewayKey, namedEvents, PROVIDER_KEY, useForwarding } from "./forwarding-support";
+import { anthropicToolStream, clientsOf, expectNoGatewayKey, namedEvents, PRICING, PROVIDER_KEY, useForwarding } from "./forwarding-support";
 
-const forwarding = useForwarding();
+const forwarding = useForwarding([{ id: "team/gpt", family: "chat", routes: [{ provider: "oai", model: "gpt-up" }], pricing: PRICING, maxOutputTokens: 100 }]);
+
+test("a configured model is retrieved by id with the official client, a slash in its id included", async () => {
+  const client = await clientsOf(forwarding());
+  expect(await client.openai.models.retrieve("team/gpt")).toMatchObject({ id: "team/gpt", object: "model", owned_by: "oai", family: "chat" });
+  await expect(client.openai.models.retrieve("nope")).rejects.toMatchObject({ status: 404, code: "model_not_found" });
+});
 
 const WEATHER_TOOL = {
   type: "function" as const,

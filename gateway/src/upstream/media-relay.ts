@@ -4,7 +4,7 @@ import { COST_HEADER, formatUnits } from "@gateway-keys/contract";
 import type { MeteredCall } from "../inference/metered-call";
 import { SseStream } from "../inference/sse";
 import { GatewayError } from "../errors";
-import { isRouteFailure, providerHeaders, sendToProvider } from "./provider";
+import { isRouteFailure, providerHeaders, sendToProvider, upstreamFailure } from "./provider";
 import type { RelayRoute } from "./relay";
 
 /** A provider's whole answer to a media request, as it sent it. */
@@ -50,7 +50,8 @@ export async function relayMedia(call: MeteredCall, routes: readonly RelayRoute[
   for (const route of routes) {
     try {
       const answer = await sendToProvider(route.provider, relay.path, providerHeaders(route.provider), payloadFor(relay.body, route.model), signal);
-      const bytes = Buffer.from(await answer.body.arrayBuffer());
+      // A body cut short is the route's failure, like no answer at all.
+      const bytes = await answer.body.arrayBuffer().then(Buffer.from, (error: unknown) => Promise.reject(upstreamFailure(route.provider, error)));
       const contentType = typeof answer.headers["content-type"] === "string" ? answer.headers["content-type"] : "application/octet-stream";
       const media = { bytes, contentType };
       const costMicros = await call.succeedMicros(relay.cost(media), relay.logged?.(media) ?? null);
