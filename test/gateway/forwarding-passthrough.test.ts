@@ -5,7 +5,7 @@
  * it. Seen through the official clients, asserted at the scripted provider.
  */
 import { COST_HEADER } from "@gateway-keys/contract";
-import { anthropicToolStream, clientsOf, expectNoGatewayKey, namedEvents, PRICING, PROVIDER_KEY, useForwarding } from "./forwarding-support";
+import { anthropicToolStream, chatAnswer, clientsOf, expectNoGatewayKey, namedEvents, PRICING, PROVIDER_KEY, useForwarding } from "./forwarding-support";
 
 const forwarding = useForwarding([{ id: "team/gpt", family: "chat", routes: [{ provider: "oai", model: "gpt-up" }], pricing: PRICING, maxOutputTokens: 100 }]);
 
@@ -21,19 +21,11 @@ const WEATHER_TOOL = {
 };
 
 const TOOL_CALL_ANSWER = {
-  id: "chatcmpl-up",
-  object: "chat.completion",
-  created: 1_800_000_000,
-  model: "gpt-up-2026",
-  choices: [
-    {
-      index: 0,
-      message: { role: "assistant", content: null, refusal: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
-      logprobs: null,
-      finish_reason: "tool_calls",
-    },
-  ],
-  usage: { prompt_tokens: 30, completion_tokens: 7, total_tokens: 37, prompt_tokens_details: { cached_tokens: 10 } },
+  ...chatAnswer(
+    { role: "assistant", content: null, refusal: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+    "tool_calls",
+    { prompt_tokens: 30, completion_tokens: 7, total_tokens: 37, prompt_tokens_details: { cached_tokens: 10 } },
+  ),
   system_fingerprint: "fp_up",
   service_tier: "flex",
 };

@@ -93,3 +93,8 @@ export function anthropicToolStream(message: object): ({ type: string } & Record
     { type: "message_stop" },
   ];
 }
+
+/** A whole Chat Completions answer of the OpenAI-wire provider, with one choice. */
+export function chatAnswer(message: object, finishReason: string, usage: object) {
+  return { id: "chatcmpl-up", object: "chat.completion", created: 1_800_000_000, model: "gpt-up-2026", choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }], usage };
+}

@@ -4,7 +4,7 @@
  * arguments), sampling, structured output, stop reasons and usage — and a field the target wire
  * cannot say is refused naming it, before anything reaches the provider or is charged.
  */
-import { anthropicToolStream, clientsOf, namedEvents, useForwarding } from "./forwarding-support";
+import { anthropicToolStream, chatAnswer, clientsOf, namedEvents, useForwarding } from "./forwarding-support";
 
 const forwarding = useForwarding();
 
@@ -136,27 +136,18 @@ describe("Chat Completions to an Anthropic-wire provider", () => {
   });
 });
 
-const chatToolAnswer = {
-  id: "chatcmpl-up",
-  object: "chat.completion",
-  created: 1_800_000_000,
-  model: "gpt-up-2026",
-  choices: [
-    {
-      index: 0,
-      message: {
-        role: "assistant",
-        content: null,
-        tool_calls: [
-          { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
-          { id: "call_2", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
-        ],
-      },
-      finish_reason: "tool_calls",
-    },
-  ],
-  usage: { prompt_tokens: 30, completion_tokens: 7, total_tokens: 37, prompt_tokens_details: { cached_tokens: 10 } },
-};
+const chatToolAnswer = chatAnswer(
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+      { id: "call_2", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
+    ],
+  },
+  "tool_calls",
+  { prompt_tokens: 30, completion_tokens: 7, total_tokens: 37, prompt_tokens_details: { cached_tokens: 10 } },
+);
 
 describe("Messages to an OpenAI-wire provider", () => {
   test("images, a tool_use and its failed tool_result, tools and sampling become a Chat Completions body; parallel tool_calls come back as tool_use blocks", async () => {
