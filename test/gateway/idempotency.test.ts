@@ -67,6 +67,23 @@ describe("replay", () => {
     expect(second.body.keyId).toBe(first.body.keyId);
   });
 
+  test("a create that leaves spendPolicy out and one that sends it null are the same request: the second replays", async () => {
+    const first = await account.create({ name: "no cap" }, "create-null-policy");
+    const second = await account.create({ name: "no cap", spendPolicy: null }, "create-null-policy");
+    expect(second.status).toBe(201);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(second.body.keyId).toBe(first.body.keyId);
+    expect(await namedKeys("no cap")).toHaveLength(1);
+  });
+
+  test("a PATCH that leaves spendPolicy out and one that sends it null are different changes", async () => {
+    const created = await account.create({ name: "capped", spendPolicy: { limitUnits: "5" } });
+    await account.patch(created.body.keyId, { expectedVersion: 1, name: "still capped" }, "patch-null-policy");
+    const reused = await account.patch(created.body.keyId, { expectedVersion: 1, name: "still capped", spendPolicy: null }, "patch-null-policy");
+    expectError(reused, 422, "idempotency_key_reused");
+    expect((await account.get(created.body.keyId)).body.spendPolicy).toEqual({ limitUnits: "5", currency: "unit" });
+  });
+
   test("a replayed rotate returns the same new secret, which is the one that works", async () => {
     const created = await account.create({ name: "rotate replay" });
     const first = await account.rotate(created.body.keyId, { expectedVersion: 1 }, "rotate-1");

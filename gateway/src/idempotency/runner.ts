@@ -41,6 +41,8 @@ export async function runIdempotent<Body extends z.ZodType>(
   request: FastifyRequest,
   answer: { status: number; body: Body },
   mutate: (tx: StoreTransaction) => Promise<z.output<Body>>,
+  /** The request as the operation reads it, where two spellings mean the same (see the create route). Default: the parsed body. */
+  meaning: unknown = request.body ?? null,
 ): Promise<IdempotentOutcome<z.output<Body>>> {
   const scope: IdempotencyScope = {
     ownerId: accountOf(request).ownerId,
@@ -48,7 +50,7 @@ export async function runIdempotent<Body extends z.ZodType>(
     operation: operationOf(request),
     key: idempotencyKeyOf(request),
   };
-  const fingerprint = sha256(canonicalJson(request.body ?? null));
+  const fingerprint = sha256(canonicalJson(meaning));
   const now = ctx.now();
   const recorded = await ctx.store.transaction(async (tx) => {
     const earlier = await tx.claimIdempotencyKey({ ...scope, fingerprint, now, expiresAt: now + ctx.idempotencyTtlMs });

@@ -15,6 +15,12 @@ function keyNotFound(): GatewayError {
   return new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
 }
 
+function withoutNullSpendPolicy<Body extends { spendPolicy?: unknown }>(body: Body): Omit<Body, "spendPolicy"> | Body {
+  if (body.spendPolicy !== null) return body;
+  const { spendPolicy: _none, ...rest } = body;
+  return rest;
+}
+
 /** Sends an idempotent operation's answer; a replay says so in a header. */
 function sendOutcome<Body>(reply: FastifyReply, outcome: IdempotentOutcome<Body>): FastifyReply {
   if (outcome.replayed) reply.header(REPLAYED_HEADER, "true");
@@ -60,11 +66,19 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     handler: async (request, reply) => {
       const { ownerId } = accountOf(request);
       const { key, secret } = newApiKey(ownerId, request.body, ctx.now());
-      const outcome = await runIdempotent(ctx, request, { status: 201, body: ApiKeyWithSecret }, async (tx) => {
-        // Checked in the unit of work, so of two concurrent creates with one reference only one wins.
-        if (key.clientReference !== null) assertReferenceFree(await tx.findLiveApiKeyByReference(ownerId, key.clientReference));
-        return toWireKeyWithSecret(await tx.insertApiKey(key), secret);
-      });
+      const outcome = await runIdempotent(
+        ctx,
+        request,
+        { status: 201, body: ApiKeyWithSecret },
+        async (tx) => {
+          // Checked in the unit of work, so of two concurrent creates with one reference only one wins.
+          if (key.clientReference !== null) assertReferenceFree(await tx.findLiveApiKeyByReference(ownerId, key.clientReference));
+          return toWireKeyWithSecret(await tx.insertApiKey(key), secret);
+        },
+        // A create that leaves spendPolicy out and one that sends null both mean "no cap": one request,
+        // read as the one that leaves it out (so replies recorded before this rule still replay).
+        withoutNullSpendPolicy(request.body),
+      );
       return sendOutcome(reply, outcome);
     },
   });
