@@ -52,6 +52,8 @@ function validatorOf(schemaName: string): ValidateFunction {
     if (!ajv) {
       ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
       addFormats(ajv);
+      // The document's own format for timestamps: whole seconds since the epoch.
+      ajv.addFormat("unixtime", { type: "number", validate: (value: number) => Number.isInteger(value) });
       const document = nullableAsNull(parseYaml(readFileSync(OPENAI_DOCUMENT, "utf8"), { maxAliasCount: -1 })) as OpenApiDocument;
       ajv.addSchema(document, "openai");
       responseEvents = responseEventSchemas(document);

@@ -53,7 +53,7 @@ export function parseBody<Schema extends ZodType>(schema: Schema, body: unknown)
 }
 
 /** The field to blame for an issue; for an unknown field, the unknown field itself. */
-function paramOf(issue: core.$ZodIssue | undefined): string | undefined {
+export function paramOf(issue: core.$ZodIssue | undefined): string | undefined {
   if (!issue) return undefined;
   const path = issue.code === "unrecognized_keys" && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]] : issue.path;
   return path.length === 0 ? undefined : formatPath(path);

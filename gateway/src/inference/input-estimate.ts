@@ -50,7 +50,8 @@ export function summariseRelayedRequest(body: Record<string, unknown>): { text: 
     }
     for (const [key, child] of Object.entries(record)) if (key !== "tools") walk(child, TEXT_KEYS.has(key) || (underText && key !== "type"));
   };
-  walk({ ...body, model: undefined }, false);
+  // Top-level fields other than the text ones (`model`, settings) are not walked as text.
+  walk(body, false);
   const text = texts.join("\n");
   const tools = Array.isArray(body.tools) ? countTokens(JSON.stringify(body.tools)) : 0;
   return { text, inputTokens: countTokens(text) + tools + images * IMAGE_INPUT_TOKENS };

@@ -35,9 +35,9 @@ interface TextCall<Body extends TextRequestBody> {
 const relays = <Body extends TextRequestBody>(route: TextRoute, spec: TextWireSpec<Body>): route is Extract<TextRoute, { kind: "provider" }> =>
   route.kind === "provider" && route.relay.provider.wire === spec.relay.providerWire;
 
+/** The request as a conversation, read once, for the first route that is not a relay. */
 function conversationFor<Body extends TextRequestBody>(call: TextCall<Body>, route: TextRoute, model: ChatModel): Conversation {
   call.conversation ??= call.spec.read(call.body, route.target, model.maxOutputTokens);
-  route.engine.check?.(call.conversation);
   return call.conversation;
 }
 
@@ -69,13 +69,15 @@ export async function runTextCall<Body extends TextRequestBody>(
   const call: TextCall<Body> = { spec, body, stream: body.stream === true, conversation: undefined };
 
   // A request the model's first route cannot carry is refused like any invalid field: before
-  // it is metered or logged.
+  // it is metered or logged. (A later route's engine refuses it as it writes the request, before
+  // sending anything, and that route is skipped.)
   const known = ctx.models.get(body.model);
-  let bound: number | undefined;
   if (known?.family === "chat") {
-    bound = checkedBound(spec.bound(body), known);
     const first = known.routes[0]!;
-    if (!relays(first, spec)) conversationFor(call, first, known);
+    if (!relays(first, spec)) {
+      const conversation = conversationFor(call, first, known);
+      first.engine.check?.(conversation);
+    }
   }
   const summary = call.conversation
     ? { text: promptText(call.conversation), inputTokens: estimateConversationTokens(call.conversation) }
@@ -83,7 +85,7 @@ export async function runTextCall<Body extends TextRequestBody>(
 
   const metered = new MeteredCall(ctx, key, body.model, summary.text);
   const model = await metered.admit("chat");
-  bound = checkedBound(spec.bound(body), model);
+  const bound = checkedBound(spec.bound(body), model);
   const outputBound = bound ?? model.maxOutputTokens;
   await metered.reserve(model, { inputTokens: summary.inputTokens, outputTokens: outputBound });
   // Each count a provider leaves out of its usage is taken at the figure the reservation used.

@@ -102,8 +102,9 @@ export const audioRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
       if (!audio) throw new GatewayError("validation_failed", "Invalid fields: file: the audio file is required.", { param: "file" });
       const forwarded = typeof fields.model === "string" && ctx.models.forwards(fields.model);
       // A built-in model takes the fields it knows, checked before anything is metered; a forwarded one, any.
-      const parsed = forwarded ? parseBody(ForwardedTranscriptionFields, fields) : parseBody(TranscriptionFields, fields);
-      const call = new MeteredCall(ctx, apiKeyOf(request), parsed.model, `[audio: ${audio.length} bytes]`);
+      const builtIn = forwarded ? undefined : parseBody(TranscriptionFields, fields);
+      const { model: modelId } = builtIn ?? parseBody(ForwardedTranscriptionFields, fields);
+      const call = new MeteredCall(ctx, apiKeyOf(request), modelId, `[audio: ${audio.length} bytes]`);
       const model = await call.admit("transcription");
       if (model.forwarded) {
         const bound = transcriptionSecondsBound(audio);
@@ -120,7 +121,7 @@ export const audioRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
           reply,
         );
       }
-      const { language, response_format: format } = parsed as TranscriptionFields;
+      const { language, response_format: format } = builtIn ?? parseBody(TranscriptionFields, fields);
       const engine = model.engine;
       const bound = { inputTokens: Math.ceil(engine.durationSeconds(audio)), outputTokens: model.maxOutputTokens };
       const { result, costMicros } = await call.run(model, bound, async () => {

@@ -44,7 +44,8 @@ export interface RelayedStream {
  * first event, until which another route may still be tried. Nothing of the answer is re-encoded.
  */
 export async function openRelay(route: RelayRoute, request: RelayRequest, signal: AbortSignal): Promise<RelayedAnswer | RelayedStream> {
-  const { wire, provider } = { wire: request.wire, provider: route.provider };
+  const { wire } = request;
+  const { provider } = route;
   const body = JSON.stringify(wire.body(request.body, route.model, request.bound, request.stream));
   const answer = await sendToProvider(provider, wire.path, providerHeaders(provider, request.clientHeaders), body, signal);
   try {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { describeIssues, fieldIssues, formatPath, specificIssues } from "@gateway-keys/contract";
 import { GatewayError } from "../../errors";
+import { paramOf } from "../../http/validation";
 
 /**
  * Who a translated request is for, in words a client can act on: a built-in model, or a provider
@@ -25,18 +26,17 @@ export const providerTarget = (wireName: string, modelId: string): TranslationTa
 export function readTranslatable<Schema extends z.ZodType>(schema: Schema, body: unknown, target: TranslationTarget): z.infer<Schema> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const first = specificIssues(result.error)[0];
+  const raw = specificIssues(result.error);
   const issues = fieldIssues(result.error).map((issue, index) => {
-    const raw = specificIssues(result.error)[index];
-    if (raw?.code === "unrecognized_keys") {
-      return { path: raw.keys.map((key) => formatPath([...raw.path, key])).join(", "), message: `cannot be carried to ${target.description}` };
+    const cause = raw[index]!;
+    if (cause.code === "unrecognized_keys") {
+      return { path: cause.keys.map((key) => formatPath([...cause.path, key])).join(", "), message: `cannot be carried to ${target.description}` };
     }
     // A value or a kind of part the translation does not know: say where it cannot go.
-    if (raw?.code === "invalid_value" || raw?.code === "invalid_union") return { ...issue, message: `${issue.message}: cannot be carried to ${target.description}` };
+    if (cause.code === "invalid_value" || cause.code === "invalid_union") return { ...issue, message: `${issue.message}: cannot be carried to ${target.description}` };
     return issue;
   });
-  const param = first === undefined ? undefined : formatPath(first.code === "unrecognized_keys" && first.keys[0] !== undefined ? [...first.path, first.keys[0]] : first.path);
-  return raiseInvalid(describeIssues(issues), param);
+  return raiseInvalid(describeIssues(issues), paramOf(raw[0]));
 }
 
 /** A field the target wire has no way to say: 400 naming it and the target. */
@@ -45,5 +45,5 @@ export function untranslatable(param: string, target: TranslationTarget, why: st
 }
 
 function raiseInvalid(detail: string, param: string | undefined): never {
-  throw new GatewayError("validation_failed", `Invalid fields: ${detail}.`, param === undefined || param === "(body)" ? {} : { param });
+  throw new GatewayError("validation_failed", `Invalid fields: ${detail}.`, param === undefined ? {} : { param });
 }

@@ -1,5 +1,6 @@
 import { MessagesTranslatable, type AnthropicContentBlock } from "@gateway-keys/contract";
 import type { Conversation, ImagePart, ImageSource, Part, TextPart, Turn } from "../../text";
+import { parsedArguments } from "../client-wire";
 import { readTranslatable, untranslatable, type TranslationTarget } from "../translation";
 import { appendTurn } from "../turns";
 
@@ -72,13 +73,12 @@ function blockOf(part: Part, path: string, target: TranslationTarget): Record<st
       if (part.detail !== undefined && part.detail !== "auto") untranslatable(`${path}.detail`, target, "it has no image detail setting");
       return { type: "image", source: sourceOf(part.source) };
     case "tool_call": {
-      let input: unknown;
+      let input: Record<string, unknown>;
       try {
-        input = JSON.parse(part.arguments === "" ? "{}" : part.arguments);
+        input = parsedArguments(part.arguments);
       } catch {
         untranslatable(`${path}.arguments`, target, "tool call arguments must be a JSON object there");
       }
-      if (input === null || typeof input !== "object" || Array.isArray(input)) untranslatable(`${path}.arguments`, target, "tool call arguments must be a JSON object there");
       return { type: "tool_use", id: part.id, name: part.name, input };
     }
     case "tool_result":
