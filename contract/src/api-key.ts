@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CURRENCIES, KeyName, KeyPolicies, KeyPolicyChanges, MODEL_POLICY_MODES } from "./policies";
+import { CURRENCIES, KeyName, KeyPolicies, KeyPolicyChanges, MODEL_POLICY_MODES, RESET_PERIODS } from "./policies";
 import { looseEnum, ReadUnits } from "./reading";
 
 /** States a key can be in. PATCH moves between `active` and `disabled`; only revoke reaches `revoked`. */
@@ -74,11 +74,35 @@ export const ApiKey = z.object({
   /** Prefix and last four characters of the current secret; the secret itself is never returned again. */
   hint: z.string(),
   // Read loosely: what a gateway returns is what the key is, even outside today's input bounds.
-  spendPolicy: z.object({ limitUnits: ReadUnits, currency: looseEnum(CURRENCIES) }).nullable(),
+  spendPolicy: z
+    .object({ limitUnits: ReadUnits, currency: looseEnum(CURRENCIES), resetPeriod: looseEnum(RESET_PERIODS).default("never") })
+    .nullable(),
   loggingPolicy: z.object({ storeRequest: z.boolean(), storeResponse: z.boolean(), retentionDays: z.number().int() }),
   modelPolicy: z.object({ mode: looseEnum(MODEL_POLICY_MODES), modelIds: z.array(z.string()) }),
-  /** Credits spent so far, as a decimal string. */
+  /** Requests and tokens per minute, requests in flight; null: no rate limit. */
+  rateLimitPolicy: z
+    .object({
+      requestsPerMinute: z.number().int().optional(),
+      tokensPerMinute: z.number().int().optional(),
+      maxConcurrentRequests: z.number().int().optional(),
+    })
+    .nullable()
+    .default(null),
+  /** When the key stops authenticating; null: never. */
+  expiresAt: Timestamp.nullable().default(null),
+  /** Whether `expiresAt` has passed: the key is refused with 401 `key_expired` until a PATCH extends it. */
+  expired: z.boolean().default(false),
+  labels: z.record(z.string(), z.string()).default({}),
+  /** Credits spent so far, over the key's whole life, as a decimal string. */
   spentUnits: ReadUnits,
+  /**
+   * The spend window the limit applies to now: for a reset period, the current calendar window and
+   * what it spent; for a lifetime cap (or none), the key's whole life (`resetsAt` null).
+   */
+  spendWindow: z
+    .object({ startedAt: Timestamp, resetsAt: Timestamp.nullable(), spentUnits: ReadUnits })
+    .nullable()
+    .default(null),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   rotatedAt: Timestamp.nullable(),
@@ -122,7 +146,7 @@ export const UpdateApiKeyRequest = z
     ...KeyPolicyChanges.shape,
   })
   .refine((body) => Object.keys(body).some((field) => field !== "expectedVersion"), {
-    error: "expected at least one of name, state, spendPolicy, loggingPolicy, modelPolicy",
+    error: "expected at least one of name, state, spendPolicy, loggingPolicy, modelPolicy, rateLimitPolicy, expiresAt, labels",
   });
 export type UpdateApiKeyRequest = z.input<typeof UpdateApiKeyRequest>;
 export type UpdateApiKeyParams = z.output<typeof UpdateApiKeyRequest>;

@@ -27,6 +27,8 @@ export const ERROR_CODES = {
   missing_idempotency_key: "invalid_request_error",
   invalid_json: "invalid_request_error",
   invalid_credentials: "authentication_error",
+  /** The key's `expiresAt` has passed; its owner can extend it with PATCH. */
+  key_expired: "authentication_error",
   spend_limit_reached: "spend_limit_error",
   wrong_key_kind: "permission_error",
   missing_scope: "permission_error",
@@ -42,6 +44,8 @@ export const ERROR_CODES = {
   idempotency_key_reused: "idempotency_error",
   payload_too_large: "payload_too_large_error",
   rate_limited: "rate_limit_error",
+  /** The key's `rateLimitPolicy` refused the request (requests or tokens per minute, or requests in flight); see `Retry-After`. */
+  key_rate_limited: "rate_limit_error",
   internal_error: "api_error",
   /** A provider refused the request itself (400, 404, 413, 422): its status and message, passed on. */
   upstream_rejected: "invalid_request_error",

@@ -15,6 +15,7 @@ export * from "./policies";
 export * from "./principal";
 export * from "./reading";
 export * from "./scopes";
+export * from "./spend-windows";
 export * from "./units";
 export * from "./usage";
 export * from "./validation";

@@ -8,6 +8,12 @@ export const LIMITS = {
   retentionDaysMax: 365,
   modelIdsMax: 100,
   modelIdMaxLength: 128,
+  labelsMax: 32,
+  labelKeyMaxLength: 63,
+  labelValueMaxLength: 256,
+  requestsPerMinuteMax: 1_000_000,
+  tokensPerMinuteMax: 10_000_000_000,
+  maxConcurrentRequestsMax: 10_000,
 } as const;
 
 /** Modes of a model policy: `all` (the seed's) and `allowList` (this gateway's extension). */
@@ -41,10 +47,19 @@ export const LimitUnits = z
     return z.NEVER;
   });
 
-/** Spending cap of a key, in credits. */
+/**
+ * When a spend limit starts again: `never` (a lifetime cap), or at each UTC calendar boundary —
+ * `daily` at 00:00, `weekly` at 00:00 on Monday, `monthly` at 00:00 on the 1st.
+ */
+export const RESET_PERIODS = ["never", "daily", "weekly", "monthly"] as const;
+export const ResetPeriod = z.enum(RESET_PERIODS, { error: 'expected "never", "daily", "weekly" or "monthly"' });
+export type ResetPeriod = z.infer<typeof ResetPeriod>;
+
+/** Spending cap of a key, in credits, for its lifetime or for each calendar window. */
 export const SpendPolicy = z.strictObject({
   limitUnits: LimitUnits,
   currency: z.enum(CURRENCIES, { error: 'expected "unit" (the gateway\'s credit unit)' }).default("unit"),
+  resetPeriod: ResetPeriod.default("never"),
 });
 export type SpendPolicy = z.output<typeof SpendPolicy>;
 
@@ -90,18 +105,69 @@ export const ModelPolicy = z
   });
 export type ModelPolicy = z.output<typeof ModelPolicy>;
 
+const positiveInt = (max: number, what: string) => {
+  const message = `expected a whole number of ${what} from 1 to ${max}`;
+  return z.number({ error: message }).int({ error: message }).min(1, { error: message }).max(max, { error: message });
+};
+
+/**
+ * How fast a key may call models, across every process of the gateway: requests and tokens per
+ * minute (each a bucket that refills continuously and holds a minute's worth), and requests in
+ * flight at once. Each limit is optional; at least one is set.
+ */
+export const RateLimitPolicy = z
+  .strictObject({
+    requestsPerMinute: positiveInt(LIMITS.requestsPerMinuteMax, "requests").optional(),
+    tokensPerMinute: positiveInt(LIMITS.tokensPerMinuteMax, "tokens").optional(),
+    maxConcurrentRequests: positiveInt(LIMITS.maxConcurrentRequestsMax, "requests").optional(),
+  })
+  .refine((policy) => Object.values(policy).some((limit) => limit !== undefined), {
+    error: "expected at least one of requestsPerMinute, tokensPerMinute, maxConcurrentRequests (or null for no rate limit)",
+  });
+export type RateLimitPolicy = z.output<typeof RateLimitPolicy>;
+
+const LABEL_KEY_MESSAGE = `expected label names of 1 to ${LIMITS.labelKeyMaxLength} characters: lowercase letters, digits, ".", "_", "-" or "/", starting with a letter or digit`;
+
+/**
+ * Labels of a key: up to 32 names, each mapped to a string of up to 256 characters (no control
+ * characters), to find, group and bill keys by.
+ */
+export const Labels = z
+  .record(
+    z.string().regex(new RegExp(`^[a-z0-9][a-z0-9._/-]{0,${LIMITS.labelKeyMaxLength - 1}}$`), { error: LABEL_KEY_MESSAGE }),
+    z
+      .string({ error: "expected a string value" })
+      .max(LIMITS.labelValueMaxLength, { error: `must be at most ${LIMITS.labelValueMaxLength} characters` })
+      .regex(/^[^\p{Cc}]*$/u, { error: "must not contain control characters" }),
+    { error: "expected an object of label names to string values" },
+  )
+  .refine((labels) => Object.keys(labels).length <= LIMITS.labelsMax, { error: `must hold at most ${LIMITS.labelsMax} labels` });
+export type Labels = z.output<typeof Labels>;
+
+/** An instant in the future of the key's life, normalised to UTC with milliseconds (`2027-01-01T00:00:00.000Z`). */
+export const ExpiresAt = z
+  .string({ error: "expected an ISO 8601 date and time with a zone, e.g. 2027-01-01T00:00:00Z" })
+  .datetime({ offset: true, error: "expected an ISO 8601 date and time with a zone, e.g. 2027-01-01T00:00:00Z" })
+  .transform((text) => new Date(text).toISOString());
+
 /** Defaults applied when a create request leaves a policy out. */
 export const DEFAULT_LOGGING_POLICY: LoggingPolicy = { storeRequest: false, storeResponse: false, retentionDays: 30 };
 export const DEFAULT_MODEL_POLICY: ModelPolicy = { mode: "all", modelIds: [] };
 
 /**
  * A key's policies as a writer declares them, the one definition shared by create, change and the
- * Pulumi provider. A missing or null `spendPolicy` means no cap; the other two take their defaults.
+ * Pulumi provider. A missing or null `spendPolicy`, `rateLimitPolicy` or `expiresAt` means none;
+ * the others take their defaults.
  */
 export const KeyPolicies = z.strictObject({
   spendPolicy: SpendPolicy.nullable().optional(),
   loggingPolicy: LoggingPolicy.default(DEFAULT_LOGGING_POLICY),
   modelPolicy: ModelPolicy.default(DEFAULT_MODEL_POLICY),
+  /** A missing or null `rateLimitPolicy` means no rate limit. */
+  rateLimitPolicy: RateLimitPolicy.nullable().optional(),
+  /** When the key stops authenticating (401 `key_expired`); missing or null: never. In the future when set. */
+  expiresAt: ExpiresAt.nullable().optional(),
+  labels: Labels.default({}),
 });
 export type KeyPolicies = z.input<typeof KeyPolicies>;
 export type KeyPoliciesParams = z.output<typeof KeyPolicies>;
@@ -115,4 +181,10 @@ export const KeyPolicyChanges = z.strictObject({
   spendPolicy: KeyPolicies.shape.spendPolicy,
   loggingPolicy: KeyPolicies.shape.loggingPolicy.removeDefault().optional(),
   modelPolicy: KeyPolicies.shape.modelPolicy.removeDefault().optional(),
+  rateLimitPolicy: KeyPolicies.shape.rateLimitPolicy,
+  expiresAt: KeyPolicies.shape.expiresAt,
+  labels: KeyPolicies.shape.labels.removeDefault().optional(),
 });
+
+/** The fields of {@link KeyPolicies} that null clears (and that a create may leave out or send as null alike). */
+export const NULLABLE_POLICIES = ["spendPolicy", "rateLimitPolicy", "expiresAt"] as const satisfies readonly (keyof KeyPoliciesParams)[];

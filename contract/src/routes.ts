@@ -12,7 +12,7 @@ import { ResponseObject, ResponsesRequest } from "./model-api/responses";
 import { Principal } from "./principal";
 import { KeyPathParams, ModelPathParams, NoQuery } from "./route-inputs";
 import type { Scope } from "./scopes";
-import { LogEntry, LogsQuery, Metrics, UsageSummary } from "./usage";
+import { LogEntry, LogsQuery, Metrics, SpendWindow, SpendWindowsQuery, UsageSummary } from "./usage";
 
 /** Who may call a route: a provisioning key (with a scope, or any), a regular key, either a regular key or none, or anyone. */
 export type RouteAuth = { kind: "provisioning"; scope: Scope | "any" } | { kind: "apiKey" } | { kind: "optionalApiKey" } | { kind: "none" };
@@ -47,9 +47,24 @@ const ok = <Schema extends z.ZodType>(schema: Schema) => ({ status: 200, schema 
 /** `GET /v1/account/logs` takes the list query plus the optional key filter. */
 export const LogsListQuery = z.strictObject({ ...ListQuery.shape, ...LogsQuery.shape });
 
+const LABEL_SELECTOR_MESSAGE = 'expected a label selector "name=value" (or "name" for any value), e.g. team=search';
+
+/**
+ * `GET /v1/account/api-keys` takes the list query plus `label` selectors (repeat it to require
+ * several): `name=value` matches keys whose label `name` is `value`; `name` alone, keys that have it.
+ */
+export const KeysListQuery = z.strictObject({
+  ...ListQuery.shape,
+  label: z
+    .union([z.string(), z.array(z.string())])
+    .transform((value) => (Array.isArray(value) ? value : [value]))
+    .pipe(z.array(z.string().min(1, { error: LABEL_SELECTOR_MESSAGE }).max(400, { error: LABEL_SELECTOR_MESSAGE })).max(32, { error: "at most 32 label selectors" }))
+    .optional(),
+});
+
 /** Every route of the API but the operational ones (`/healthz`, `/readyz`, `/openapi.json`). */
 export const ROUTES = {
-  listKeys: { method: "GET", path: "/v1/account/api-keys", auth: provisioning("keys:read"), query: ListQuery, answer: ok(ListPage(ApiKey)) },
+  listKeys: { method: "GET", path: "/v1/account/api-keys", auth: provisioning("keys:read"), query: KeysListQuery, answer: ok(ListPage(ApiKey)) },
   createKey: {
     method: "POST",
     path: "/v1/account/api-keys",
@@ -90,6 +105,15 @@ export const ROUTES = {
     query: NoQuery,
     body: VersionedRequest,
     answer: ok(ApiKey),
+  },
+  /** The key's spend per window of its current reset period, newest first. */
+  spendWindows: {
+    method: "GET",
+    path: "/v1/account/api-keys/:keyId/spend-windows",
+    auth: provisioning("usage:read"),
+    params: KeyPathParams,
+    query: SpendWindowsQuery,
+    answer: ok(ListPage(SpendWindow)),
   },
   usageSummary: { method: "GET", path: "/v1/account/usage/summary", auth: provisioning("usage:read"), query: NoQuery, answer: ok(UsageSummary) },
   /** Extension `usage_metrics`. */

@@ -4,14 +4,25 @@ import { Timestamp } from "./api-key";
 /** Usage of one key or one model inside a summary. */
 const UsageLine = z.object({ requests: z.number().int(), spentUnits: z.string() });
 
-/** `GET /v1/account/usage/summary`: what the owner's keys spent, in total and per key and model. */
+/**
+ * `GET /v1/account/usage/summary`: what the owner's keys spent, in total and per key, model and
+ * label value (a key counts under each of its labels; keys without a label are not in `byLabel`).
+ */
 export const UsageSummary = z.object({
   object: z.literal("usage_summary"),
   ownerId: z.string(),
   requests: z.number().int(),
   spentUnits: z.string(),
-  byKey: z.array(UsageLine.extend({ keyId: z.string() })),
+  byKey: z.array(
+    UsageLine.extend({
+      keyId: z.string(),
+      /** Whether the key's `expiresAt` has passed. */
+      expired: z.boolean().default(false),
+      labels: z.record(z.string(), z.string()).default({}),
+    }),
+  ),
   byModel: z.array(UsageLine.extend({ model: z.string() })),
+  byLabel: z.array(UsageLine.extend({ label: z.string(), value: z.string() })).default([]),
 });
 export type UsageSummary = z.infer<typeof UsageSummary>;
 
@@ -47,4 +58,25 @@ export type LogEntry = z.infer<typeof LogEntry>;
 /** Query of `GET /v1/account/logs`: a list query, optionally narrowed to one key. */
 export const LogsQuery = z.strictObject({
   keyId: z.string().min(1).max(64).optional(),
+});
+
+/** One spend window of a key (`GET /v1/account/api-keys/{keyId}/spend-windows`): what it spent from `startedAt` to `endsAt`. */
+export const SpendWindow = z.object({
+  object: z.literal("spend_window"),
+  startedAt: Timestamp,
+  /** Null for a lifetime window (reset period `never`). */
+  endsAt: Timestamp.nullable(),
+  requests: z.number().int(),
+  spentUnits: z.string(),
+});
+export type SpendWindow = z.infer<typeof SpendWindow>;
+
+/** Query of the spend-window history: the most recent `limit` windows of the key's current period, newest first. */
+export const SpendWindowsQuery = z.strictObject({
+  limit: z.coerce
+    .number({ error: "expected an integer from 1 to 100" })
+    .int({ error: "expected an integer from 1 to 100" })
+    .min(1, { error: "expected an integer from 1 to 100" })
+    .max(100, { error: "expected an integer from 1 to 100" })
+    .default(12),
 });

@@ -10,7 +10,8 @@ import { loggerOptions } from "./http/request-log";
 import { installZodValidation } from "./http/validation";
 import { ModelCatalog, type CatalogModel } from "./models/catalog";
 import { runMaintenance, scheduleMaintenance, type MaintenanceResult } from "./policies/retention";
-import { spendLedgerFor } from "./policies/spend-ledger";
+import { ledgerFor } from "./metering";
+import { observedLedger } from "./metering/observed-ledger";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit";
 import { accountKeyRoutes } from "./routes/account-keys";
 import { audioRoutes } from "./routes/audio";
@@ -23,7 +24,6 @@ import { usageRoutes } from "./routes/usage";
 import { whoamiRoutes } from "./routes/whoami";
 import type { Store } from "./store/types";
 import { healthRoutes } from "./ops/health-routes";
-import { meteredLedger } from "./ops/metered-ledger";
 import { GatewayMetrics } from "./ops/metrics";
 import { registerOpenApi } from "./ops/openapi";
 import { trackRequests } from "./ops/request-tracking";
@@ -102,11 +102,11 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     rateLimiter: new RateLimiter(deps.rateLimit),
     models: new ModelCatalog(deps.models, Math.floor(clock().getTime() / 1000)),
     keys: new KeyCache(deps.store),
-    spend: spendLedgerFor(deps.store),
+    spend: ledgerFor(deps.store),
   };
 
   const metrics = deps.metrics ?? new GatewayMetrics();
-  ctx.spend = meteredLedger(ctx.spend, metrics, (id) => ctx.models.get(id) !== undefined);
+  ctx.spend = observedLedger(ctx.spend, metrics, (id) => ctx.models.get(id) !== undefined);
   if (deps.store.poolStats) metrics.observePool(() => deps.store.poolStats!());
   const serving = new ServingState();
 

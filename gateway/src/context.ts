@@ -4,7 +4,7 @@ import type { KeyCache } from "./auth/key-cache";
 import type { ReplyCipher } from "./crypto";
 import { GatewayError } from "./errors";
 import type { ModelCatalog } from "./models/catalog";
-import type { Ledger } from "./policies/spend-ledger";
+import type { Ledger } from "./metering";
 import type { RateLimiter } from "./rate-limit";
 import type { Store, StoredApiKey } from "./store/types";
 

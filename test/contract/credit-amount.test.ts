@@ -32,10 +32,12 @@ describe("LimitUnits", () => {
     expect(CreateApiKeyRequest.parse({ name: "ci", spendPolicy: { limitUnits: "7.10" } }).spendPolicy).toEqual({
       limitUnits: "7.1",
       currency: "unit",
+      resetPeriod: "never",
     });
     expect(UpdateApiKeyRequest.parse({ expectedVersion: 1, spendPolicy: { limitUnits: "7.10" } }).spendPolicy).toEqual({
       limitUnits: "7.1",
       currency: "unit",
+      resetPeriod: "never",
     });
   });
 

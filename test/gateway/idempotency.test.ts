@@ -81,7 +81,7 @@ describe("replay", () => {
     await account.patch(created.body.keyId, { expectedVersion: 1, name: "still capped" }, "patch-null-policy");
     const reused = await account.patch(created.body.keyId, { expectedVersion: 1, name: "still capped", spendPolicy: null }, "patch-null-policy");
     expectError(reused, 422, "idempotency_key_reused");
-    expect((await account.get(created.body.keyId)).body.spendPolicy).toEqual({ limitUnits: "5", currency: "unit" });
+    expect((await account.get(created.body.keyId)).body.spendPolicy).toEqual({ limitUnits: "5", currency: "unit", resetPeriod: "never" });
   });
 
   test("a replayed rotate returns the same new secret, which is the one that works", async () => {

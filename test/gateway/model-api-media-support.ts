@@ -67,7 +67,7 @@ export async function chargesOf(gateway: TestGateway, keyId: string, provisionin
   const usage = await account.usage();
   if (key.status !== 200 || usage.status !== 200) throw new Error(`account look-up failed: ${key.status} ${usage.status}`);
   const line = (usage.body.byKey as { keyId: string; requests: number; spentUnits: string }[]).find((entry) => entry.keyId === keyId);
-  return { spentUnits: key.body.spentUnits, usage: line };
+  return { spentUnits: key.body.spentUnits, usage: line && { keyId: line.keyId, requests: line.requests, spentUnits: line.spentUnits } };
 }
 
 /** The log rows of one key, newest first. */

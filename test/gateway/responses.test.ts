@@ -203,13 +203,14 @@ describe("usage, metrics and logs", () => {
       requests: 3,
       spentUnits: "0.024",
       byKey: expect.arrayContaining([
-        { keyId: open.keyId, requests: 2, spentUnits: "0.015" },
-        { keyId: narrow.keyId, requests: 1, spentUnits: "0.009" },
+        { keyId: open.keyId, requests: 2, spentUnits: "0.015", expired: false, labels: {} },
+        { keyId: narrow.keyId, requests: 1, spentUnits: "0.009", expired: false, labels: {} },
       ]),
       byModel: expect.arrayContaining([
         { model: "echo-1", requests: 2, spentUnits: "0.012" },
         { model: "reverse-1", requests: 1, spentUnits: "0.012" },
       ]),
+      byLabel: [],
     });
     expect(usage.body.byKey).toHaveLength(2);
     expect(usage.body.byModel).toHaveLength(2);

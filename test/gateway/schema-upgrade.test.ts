@@ -17,6 +17,11 @@ function downgradeToSchema2(dbPath: string): void {
   const db = new DatabaseSync(dbPath);
   try {
     db.exec(`
+      DROP TABLE spend_days;
+      ALTER TABLE api_keys DROP COLUMN reset_period;
+      ALTER TABLE api_keys DROP COLUMN expires_at;
+      ALTER TABLE api_keys DROP COLUMN rate_limits;
+      ALTER TABLE api_keys DROP COLUMN labels;
       DROP INDEX api_keys_live_by_reference;
       DROP INDEX api_keys_by_previous_hash;
       ALTER TABLE api_keys DROP COLUMN client_reference;
@@ -47,7 +52,7 @@ test("migrates a schema-2 database: old keys read with null extension fields, au
     const referenced = await account.create({ name: "new", clientReference: "ref-after-upgrade" });
     expect(referenced.body.clientReference).toBe("ref-after-upgrade");
     const version = new DatabaseSync(dbPath, { readOnly: true });
-    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 3 });
+    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 4 });
     version.close();
   } finally {
     await second.stop();

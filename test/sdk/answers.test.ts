@@ -37,7 +37,17 @@ describe("answers that fit the contract", () => {
 
     const key = await client.apiKeys.create({ name: "ci" });
 
-    expect(key).toEqual({ ...keyRecord(), clientReference: null, previousSecretExpiresAt: null, secret: NEW_SECRET });
+    expect(key).toEqual({
+      ...keyRecord(),
+      clientReference: null,
+      previousSecretExpiresAt: null,
+      rateLimitPolicy: null,
+      expiresAt: null,
+      expired: false,
+      labels: {},
+      spendWindow: null,
+      secret: NEW_SECRET,
+    });
     await done();
   });
 });

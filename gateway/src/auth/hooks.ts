@@ -2,7 +2,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { keyKindOf, type Scope } from "@gateway-keys/contract";
 import type { GatewayContext } from "../context";
 import { hashesEqual, sha256 } from "../crypto";
-import { matchSecret } from "../keys/records";
+import { isExpired, matchSecret } from "../keys/records";
 import { GatewayError } from "../errors";
 import type { StoredApiKey } from "../store/types";
 import { bearerToken, modelCredential } from "./credentials";
@@ -54,6 +54,12 @@ async function authenticateApiKey(ctx: GatewayContext, secret: string): Promise<
     throw new GatewayError("invalid_credentials", "The API key is not valid; it may have been rotated or never existed.");
   }
   if (key.state === "revoked") throw new GatewayError("invalid_credentials", "The API key has been revoked.");
+  if (isExpired(key, ctx.now())) {
+    throw new GatewayError(
+      "key_expired",
+      `The API key expired at ${new Date(key.expiresAt!).toISOString()}; its owner can extend it with PATCH expiresAt.`,
+    );
+  }
   if (key.state === "disabled") {
     throw new GatewayError("key_disabled", "The API key is disabled; its owner can enable it again with PATCH state \"active\".");
   }

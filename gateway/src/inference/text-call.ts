@@ -8,7 +8,7 @@ import { isRouteFailure, upstreamFailure } from "../upstream/provider";
 import { openRelay, type RelayedAnswer, type RelayedStream } from "../upstream/relay";
 import type { ServerSentEvent } from "../upstream/sse-events";
 import { estimateConversationTokens, summariseRelayedRequest } from "./input-estimate";
-import { MeteredCall } from "./metered-call";
+import { MeteredCall } from "../metering/metered-call";
 import { SseStream } from "./sse";
 import { answerText, promptText, type Conversation, type TextCompletion, type TextDelta, type TextUsage } from "./text";
 import type { TextRoute } from "./text-route";

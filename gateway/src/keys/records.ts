@@ -2,6 +2,8 @@ import {
   formatUnits,
   hintOf,
   parseUnits,
+  windowEndOf,
+  windowStartOf,
   type ApiKey,
   type ApiKeyWithSecret,
   type CreateApiKeyParams,
@@ -14,8 +16,25 @@ import type { ApiKeyUpdate, NewApiKey, StoredApiKey } from "../store/types";
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
-/** The wire record of a stored key. Never includes the secret or its hash. */
-export function toWireKey(key: StoredApiKey): ApiKey {
+/** Reads a key's spend since an instant: the store, or a unit of work's view of it. */
+export interface SpendReader {
+  spentSince(keyId: string, since: number): Promise<bigint>;
+}
+
+/** Whether the key's `expiresAt` has passed at `now` (the expiry is exclusive). */
+export function isExpired(key: Pick<StoredApiKey, "expiresAt">, now: number): boolean {
+  return key.expiresAt !== null && now >= key.expiresAt;
+}
+
+/**
+ * The wire record of a stored key at `now`: its spend window is the one that holds `now` (read
+ * through `spend` for a key with a reset period; a lifetime window is the key's whole spend).
+ * Never includes the secret or its hash.
+ */
+export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: number): Promise<ApiKey> {
+  const windowStart = windowStartOf(key.resetPeriod, now);
+  const lifetime = key.resetPeriod === "never";
+  const windowEnd = windowEndOf(key.resetPeriod, windowStart);
   return {
     object: "api_key",
     keyId: key.id,
@@ -24,10 +43,20 @@ export function toWireKey(key: StoredApiKey): ApiKey {
     state: key.state,
     version: key.version,
     hint: key.hint,
-    spendPolicy: key.spendLimitMicros === null ? null : { limitUnits: formatUnits(key.spendLimitMicros), currency: "unit" },
+    spendPolicy:
+      key.spendLimitMicros === null ? null : { limitUnits: formatUnits(key.spendLimitMicros), currency: "unit", resetPeriod: key.resetPeriod },
     loggingPolicy: { ...key.loggingPolicy },
     modelPolicy: { mode: key.modelPolicy.mode, modelIds: [...key.modelPolicy.modelIds] },
+    rateLimitPolicy: key.rateLimitPolicy === null ? null : { ...key.rateLimitPolicy },
+    expiresAt: isoOrNull(key.expiresAt),
+    expired: isExpired(key, now),
+    labels: { ...key.labels },
     spentUnits: formatUnits(key.spentMicros),
+    spendWindow: {
+      startedAt: iso(lifetime ? key.createdAt : windowStart),
+      resetsAt: isoOrNull(windowEnd),
+      spentUnits: formatUnits(lifetime ? key.spentMicros : await spend.spentSince(key.id, windowStart)),
+    },
     createdAt: iso(key.createdAt),
     updatedAt: iso(key.updatedAt),
     rotatedAt: isoOrNull(key.rotatedAt),
@@ -38,8 +67,8 @@ export function toWireKey(key: StoredApiKey): ApiKey {
 }
 
 /** The wire record plus the secret: the answer of create and rotate, the one time a secret is shown. */
-export function toWireKeyWithSecret(key: StoredApiKey, secret: string): ApiKeyWithSecret {
-  return { ...toWireKey(key), secret };
+export async function toWireKeyWithSecret(spend: SpendReader, key: StoredApiKey, secret: string, now: number): Promise<ApiKeyWithSecret> {
+  return { ...(await toWireKey(spend, key, now)), secret };
 }
 
 /** A new key and its secret, ready to insert. */
@@ -57,6 +86,10 @@ export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: numb
       secretHash: sha256(secret),
       hint: hintOf(secret),
       spendLimitMicros: params.spendPolicy ? parseUnits(params.spendPolicy.limitUnits) : null,
+      resetPeriod: params.spendPolicy?.resetPeriod ?? "never",
+      rateLimitPolicy: params.rateLimitPolicy ?? null,
+      expiresAt: params.expiresAt ? futureExpiry(params.expiresAt, now) : null,
+      labels: { ...params.labels },
       loggingPolicy: { ...params.loggingPolicy },
       modelPolicy: { mode: params.modelPolicy.mode, modelIds: [...params.modelPolicy.modelIds] },
       createdAt: now,
@@ -68,6 +101,19 @@ export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: numb
       previousSecretExpiresAt: null,
     },
   };
+}
+
+/** An `expiresAt` a create or change may set: after `now`, else 400 naming the field. */
+function futureExpiry(expiresAt: string, now: number): number {
+  const at = Date.parse(expiresAt);
+  if (at <= now) {
+    throw new GatewayError(
+      "validation_failed",
+      `Invalid fields: expiresAt: must be in the future (it is now ${iso(now)}); to stop a key at once, set state "disabled" or revoke it.`,
+      { param: "expiresAt" },
+    );
+  }
+  return at;
 }
 
 /**
@@ -126,6 +172,10 @@ function unchanged(current: StoredApiKey, now: number): ApiKeyUpdate {
     secretHash: current.secretHash,
     hint: current.hint,
     spendLimitMicros: current.spendLimitMicros,
+    resetPeriod: current.resetPeriod,
+    rateLimitPolicy: current.rateLimitPolicy,
+    expiresAt: current.expiresAt,
+    labels: current.labels,
     loggingPolicy: current.loggingPolicy,
     modelPolicy: current.modelPolicy,
     updatedAt: now,
@@ -144,7 +194,11 @@ export function applyUpdate(current: StoredApiKey, params: UpdateApiKeyParams, n
   if (params.state !== undefined) next.state = params.state;
   if (params.spendPolicy !== undefined) {
     next.spendLimitMicros = params.spendPolicy === null ? null : parseUnits(params.spendPolicy.limitUnits);
+    next.resetPeriod = params.spendPolicy?.resetPeriod ?? "never";
   }
+  if (params.rateLimitPolicy !== undefined) next.rateLimitPolicy = params.rateLimitPolicy;
+  if (params.expiresAt !== undefined) next.expiresAt = params.expiresAt === null ? null : futureExpiry(params.expiresAt, now);
+  if (params.labels !== undefined) next.labels = { ...params.labels };
   if (params.loggingPolicy !== undefined) next.loggingPolicy = { ...params.loggingPolicy };
   if (params.modelPolicy !== undefined) {
     next.modelPolicy = { mode: params.modelPolicy.mode, modelIds: [...params.modelPolicy.modelIds] };

@@ -1,12 +1,12 @@
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { ApiKey, ApiKeyWithSecret, REPLAYED_HEADER, ROUTES } from "@gateway-keys/contract";
+import { ApiKey, ApiKeyWithSecret, NULLABLE_POLICIES, REPLAYED_HEADER, ROUTES, type CreateApiKeyParams } from "@gateway-keys/contract";
 import { accountOf } from "../context";
 import { newSecret } from "../crypto";
 import { GatewayError } from "../errors";
 import { runIdempotent, type IdempotentOutcome } from "../idempotency/runner";
 import { applyRevoke, applyRotate, applyUpdate, assertReferenceFree, newApiKey, toWireKey, toWireKeyWithSecret } from "../keys/records";
-import type { ApiKeyUpdate, StoredApiKey, StoreTransaction } from "../store/types";
+import type { ApiKeyUpdate, LabelSelector, StoredApiKey, StoreTransaction } from "../store/types";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 
@@ -15,10 +15,29 @@ function keyNotFound(): GatewayError {
   return new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
 }
 
-function withoutNullSpendPolicy<Body extends { spendPolicy?: unknown }>(body: Body): Omit<Body, "spendPolicy"> | Body {
-  if (body.spendPolicy !== null) return body;
-  const { spendPolicy: _none, ...rest } = body;
-  return rest;
+/**
+ * A create as the contract reads it, for its idempotency fingerprint: a policy sent as null and one
+ * left out are one request (no cap, no rate limit, no expiry), read as the one that leaves it out;
+ * so are the defaults of fields added since (no labels, a lifetime cap) — so replies recorded
+ * before these rules still replay.
+ */
+function createMeaning(body: CreateApiKeyParams): Record<string, unknown> {
+  const meaning: Record<string, unknown> = { ...body };
+  for (const field of NULLABLE_POLICIES) if (meaning[field] === null) delete meaning[field];
+  if (Object.keys(body.labels).length === 0) delete meaning.labels;
+  if (body.spendPolicy?.resetPeriod === "never") {
+    const { resetPeriod: _lifetime, ...spendPolicy } = body.spendPolicy;
+    meaning.spendPolicy = spendPolicy;
+  }
+  return meaning;
+}
+
+/** Label selectors of the list query (`name=value`, or `name` for any value). */
+function selectorsOf(label: readonly string[] | undefined): LabelSelector[] {
+  return (label ?? []).map((selector) => {
+    const split = selector.indexOf("=");
+    return split < 0 ? { name: selector, value: null } : { name: selector.slice(0, split), value: selector.slice(split + 1) };
+  });
 }
 
 /** Sends an idempotent operation's answer; a replay says so in a header. */
@@ -54,10 +73,12 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
   app.route({
     ...routeOf(ctx, ROUTES.listKeys),
     handler: async (request) => {
-      const { limit, after } = request.query;
+      const { limit, after, label } = request.query;
       const afterSeq = after === undefined ? 0 : decodeCursor("keys", after);
-      const rows = await ctx.store.listApiKeys(accountOf(request).ownerId, afterSeq, limit + 1);
-      return pageOf("keys", rows, limit, toWireKey);
+      const rows = await ctx.store.listApiKeys(accountOf(request).ownerId, afterSeq, limit + 1, selectorsOf(label));
+      const now = ctx.now();
+      const page = pageOf("keys", rows, limit, (key) => key);
+      return { ...page, data: await Promise.all(page.data.map((key) => toWireKey(ctx.store, key, now))) };
     },
   });
 
@@ -65,7 +86,8 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     ...routeOf(ctx, ROUTES.createKey),
     handler: async (request, reply) => {
       const { ownerId } = accountOf(request);
-      const { key, secret } = newApiKey(ownerId, request.body, ctx.now());
+      const now = ctx.now();
+      const { key, secret } = newApiKey(ownerId, request.body, now);
       const outcome = await runIdempotent(
         ctx,
         request,
@@ -73,11 +95,9 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
         async (tx) => {
           // Checked in the unit of work, so of two concurrent creates with one reference only one wins.
           if (key.clientReference !== null) assertReferenceFree(await tx.findLiveApiKeyByReference(ownerId, key.clientReference));
-          return toWireKeyWithSecret(await tx.insertApiKey(key), secret);
+          return toWireKeyWithSecret(tx, await tx.insertApiKey(key), secret, now);
         },
-        // A create that leaves spendPolicy out and one that sends null both mean "no cap": one request,
-        // read as the one that leaves it out (so replies recorded before this rule still replay).
-        withoutNullSpendPolicy(request.body),
+        createMeaning(request.body),
       );
       return sendOutcome(reply, outcome);
     },
@@ -88,7 +108,7 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     handler: async (request) => {
       const key = await ctx.store.getApiKey(accountOf(request).ownerId, request.params.keyId);
       if (!key) throw keyNotFound();
-      return toWireKey(key);
+      return toWireKey(ctx.store, key, ctx.now());
     },
   });
 
@@ -98,7 +118,7 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
       const { ownerId } = accountOf(request);
       const now = ctx.now();
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
-        toWireKey(await changeKey(tx, ownerId, request.params.keyId, (current) => applyUpdate(current, request.body, now))),
+        toWireKey(tx, await changeKey(tx, ownerId, request.params.keyId, (current) => applyUpdate(current, request.body, now)), now),
       );
       return sendOutcome(reply, outcome);
     },
@@ -113,7 +133,7 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
       const { expectedVersion, gracePeriodSeconds = 0 } = request.body;
       const rotate = (current: StoredApiKey) => applyRotate(current, expectedVersion, secret, now, gracePeriodSeconds * 1000);
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKeyWithSecret }, async (tx) =>
-        toWireKeyWithSecret(await changeKey(tx, ownerId, request.params.keyId, rotate), secret),
+        toWireKeyWithSecret(tx, await changeKey(tx, ownerId, request.params.keyId, rotate), secret, now),
       );
       return sendOutcome(reply, outcome);
     },
@@ -126,7 +146,7 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
       const now = ctx.now();
       const { expectedVersion } = request.body;
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
-        toWireKey(await changeKey(tx, ownerId, request.params.keyId, (current) => applyRevoke(current, expectedVersion, now))),
+        toWireKey(tx, await changeKey(tx, ownerId, request.params.keyId, (current) => applyRevoke(current, expectedVersion, now)), now),
       );
       return sendOutcome(reply, outcome);
     },

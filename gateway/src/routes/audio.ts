@@ -4,7 +4,7 @@ import { z } from "zod";
 import { BuiltInSpeechRequest, COST_HEADER, formatUnits, ModelName, ROUTES, Transcription, TranscriptionFields } from "@gateway-keys/contract";
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
-import { MeteredCall } from "../inference/metered-call";
+import { MeteredCall } from "../metering/metered-call";
 import { countTokens } from "../inference/tokens";
 import { parseBody } from "../http/validation";
 import { wavTranscriber } from "../models/builtin/audio";

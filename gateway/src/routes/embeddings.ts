@@ -3,7 +3,7 @@ import { BuiltInEmbeddingsRequest, COST_HEADER, EmbeddingsResponse, formatUnits,
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
 import { parseBody } from "../http/validation";
-import { MeteredCall } from "../inference/metered-call";
+import { MeteredCall } from "../metering/metered-call";
 import { countTokens } from "../inference/tokens";
 import { costOf } from "../models/catalog";
 import { answerJson, relayMedia } from "../upstream/media-relay";

@@ -3,7 +3,7 @@ import { BuiltInImageRequest, COST_HEADER, formatUnits, IMAGE_SIZES, ImagesRespo
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
 import { parseBody } from "../http/validation";
-import { MeteredCall } from "../inference/metered-call";
+import { MeteredCall } from "../metering/metered-call";
 import { countTokens } from "../inference/tokens";
 import { imageTokens } from "../models/builtin/images";
 import { imageCost, type ModelPricing } from "../models/catalog";

@@ -4,7 +4,7 @@ import { apiKeyOf } from "../context";
 import { newId } from "../crypto";
 import { parseBody } from "../http/validation";
 import { IMAGE_INPUT_TOKENS } from "../inference/input-estimate";
-import { MeteredCall } from "../inference/metered-call";
+import { MeteredCall } from "../metering/metered-call";
 import { countTokens } from "../inference/tokens";
 import { costOf } from "../models/catalog";
 import { relayMedia } from "../upstream/media-relay";

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { formatUnits, LogEntry, Metrics, ROUTES, UsageSummary } from "@gateway-keys/contract";
+import { formatUnits, LogEntry, Metrics, ROUTES, UsageSummary, windowEndOf, windowStartOf, type SpendWindow } from "@gateway-keys/contract";
 import { accountOf } from "../context";
 import { GatewayError } from "../errors";
-import type { StoredLogEntry, UsageLine } from "../store/types";
+import { isExpired } from "../keys/records";
+import type { SpendDay, Store, StoredApiKey, StoredLogEntry, UsageLine } from "../store/types";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 import { decodeCursor, pageOf } from "./pagination";
 
-function sumBy<Group extends string>(lines: UsageLine[], group: (line: UsageLine) => Group) {
+function sumBy<Line extends UsageLine, Group extends string>(lines: Line[], group: (line: Line) => Group) {
   const sums = new Map<Group, { requests: number; spent: bigint }>();
   for (const line of lines) {
     const sum = sums.get(group(line)) ?? { requests: 0, spent: 0n };
@@ -15,6 +16,48 @@ function sumBy<Group extends string>(lines: UsageLine[], group: (line: UsageLine
     sums.set(group(line), sum);
   }
   return [...sums].map(([name, sum]) => ({ name, requests: sum.requests, spentUnits: formatUnits(sum.spent) }));
+}
+
+/** Every key of the owner, by id. */
+async function keysOf(store: Store, ownerId: string): Promise<Map<string, StoredApiKey>> {
+  const keys = new Map<string, StoredApiKey>();
+  for (let afterSeq = 0; ; ) {
+    const page = await store.listApiKeys(ownerId, afterSeq, 1000);
+    for (const key of page) keys.set(key.id, key);
+    if (page.length < 1000) return keys;
+    afterSeq = page[page.length - 1]!.seq;
+  }
+}
+
+/** The spend days of a key grouped into the windows of its period, newest first, at most `limit`. */
+function windowsOf(key: StoredApiKey, days: SpendDay[], now: number, limit: number): SpendWindow[] {
+  const windows = new Map<number, SpendWindow>();
+  // The current window is always listed, even before its first request.
+  const current = windowStartOf(key.resetPeriod, now);
+  const windowAt = (start: number): SpendWindow => {
+    let window = windows.get(start);
+    if (!window) {
+      const end = windowEndOf(key.resetPeriod, start);
+      window = {
+        object: "spend_window",
+        startedAt: new Date(key.resetPeriod === "never" ? key.createdAt : start).toISOString(),
+        endsAt: end === null ? null : new Date(end).toISOString(),
+        requests: 0,
+        spentUnits: "0",
+      };
+      windows.set(start, window);
+    }
+    return window;
+  };
+  windowAt(current);
+  const spent = new Map<number, bigint>();
+  for (const day of days) {
+    const start = windowStartOf(key.resetPeriod, day.day);
+    windowAt(start).requests += day.requests;
+    spent.set(start, (spent.get(start) ?? 0n) + day.spentMicros);
+  }
+  for (const [start, micros] of spent) windowAt(start).spentUnits = formatUnits(micros);
+  return [...windows.entries()].sort(([a], [b]) => b - a).slice(0, limit).map(([, window]) => window);
 }
 
 function toWireLog(entry: StoredLogEntry): LogEntry {
@@ -40,14 +83,40 @@ export const usageRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
       // Usage counts billed requests: those the model answered. Refusals appear in metrics.
       const lines = (await ctx.store.usageLines(ownerId)).filter((line) => line.succeeded > 0 || line.spentMicros > 0n);
       const total = lines.reduce((sum, line) => sum + line.spentMicros, 0n);
+      const keys = await keysOf(ctx.store, ownerId);
+      const now = ctx.now();
+      // A key counts under each of its labels: one line per label name and value.
+      const labelLines = lines.flatMap((line) =>
+        Object.entries(keys.get(line.keyId)?.labels ?? {}).map(([label, value]) => ({ ...line, group: JSON.stringify([label, value]) })),
+      );
       return {
         object: "usage_summary",
         ownerId,
         requests: lines.reduce((sum, line) => sum + line.succeeded, 0),
         spentUnits: formatUnits(total),
-        byKey: sumBy(lines, (line) => line.keyId).map(({ name, ...rest }) => ({ keyId: name, ...rest })),
+        byKey: sumBy(lines, (line) => line.keyId).map(({ name, ...rest }) => {
+          const key = keys.get(name);
+          return { keyId: name, ...rest, expired: key ? isExpired(key, now) : false, labels: { ...key?.labels } };
+        }),
         byModel: sumBy(lines, (line) => line.model).map(({ name, ...rest }) => ({ model: name, ...rest })),
+        byLabel: sumBy(labelLines, (line) => line.group).map(({ name, ...rest }) => {
+          const [label, value] = JSON.parse(name) as [string, string];
+          return { label, value, ...rest };
+        }),
       };
+    },
+  });
+
+  app.route({
+    ...routeOf(ctx, ROUTES.spendWindows),
+    handler: async (request) => {
+      const key = await ctx.store.getApiKey(accountOf(request).ownerId, request.params.keyId);
+      if (!key) throw new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
+      const now = ctx.now();
+      // Enough days to fill `limit` windows of the key's period (a lifetime window needs them all).
+      const days = await ctx.store.spendDays(key.id, key.resetPeriod === "never" ? 0 : windowStartOf(key.resetPeriod, now) - request.query.limit * 31 * 86_400_000);
+      const data = windowsOf(key, days, now, request.query.limit);
+      return { object: "list" as const, data, has_more: false, next_cursor: null };
     },
   });
 

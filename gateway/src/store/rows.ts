@@ -1,4 +1,4 @@
-import type { KeyState, ModelPolicy, Scope } from "@gateway-keys/contract";
+import type { KeyState, Labels, ModelPolicy, RateLimitPolicy, ResetPeriod, Scope } from "@gateway-keys/contract";
 import type { StoredApiKey, StoredLogEntry, StoredProvisioningKey, UsageLine } from "./types";
 
 // Rows of both stores, which share their column names and types. An integer column arrives as a
@@ -34,6 +34,10 @@ export interface ApiKeyRow {
   client_reference: string | null;
   previous_secret_hash: Uint8Array | null;
   previous_secret_expires_at: Int | null;
+  reset_period: string;
+  expires_at: Int | null;
+  rate_limits: string | null;
+  labels: string;
 }
 
 export function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
@@ -61,6 +65,20 @@ export function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
     clientReference: row.client_reference,
     previousSecretHash: row.previous_secret_hash === null ? null : Buffer.from(row.previous_secret_hash),
     previousSecretExpiresAt: numOrNull(row.previous_secret_expires_at),
+    resetPeriod: row.reset_period as ResetPeriod,
+    expiresAt: numOrNull(row.expires_at),
+    rateLimitPolicy: row.rate_limits === null ? null : (JSON.parse(row.rate_limits) as RateLimitPolicy),
+    labels: JSON.parse(row.labels) as Labels,
+  };
+}
+
+/** The policy columns added with key policies, as both stores write them. */
+export function policyColumns(key: { resetPeriod: ResetPeriod; expiresAt: number | null; rateLimitPolicy: RateLimitPolicy | null; labels: Labels }) {
+  return {
+    reset_period: key.resetPeriod,
+    expires_at: key.expiresAt,
+    rate_limits: key.rateLimitPolicy === null ? null : JSON.stringify(key.rateLimitPolicy),
+    labels: JSON.stringify(key.labels),
   };
 }
 

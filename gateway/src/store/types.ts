@@ -1,4 +1,5 @@
-import type { KeyState, LoggingPolicy, ModelPolicy, Scope } from "@gateway-keys/contract";
+import type { KeyState, Labels, LoggingPolicy, ModelPolicy, RateLimitPolicy, ResetPeriod, Scope } from "@gateway-keys/contract";
+
 
 /**
  * Storage behind the gateway: it persists and reads, and knows nothing of HTTP, idempotency rules,
@@ -49,12 +50,17 @@ export interface Store {
   findApiKeyByHash(secretHash: Buffer): Promise<StoredApiKey | undefined>;
   /** One of `ownerId`'s keys; another owner's key is `undefined`, as if it did not exist. */
   getApiKey(ownerId: string, keyId: string): Promise<StoredApiKey | undefined>;
-  /** Up to `limit` of the owner's keys created after sequence number `afterSeq`, oldest first. */
-  listApiKeys(ownerId: string, afterSeq: number, limit: number): Promise<StoredApiKey[]>;
+  /**
+   * Up to `limit` of the owner's keys created after sequence number `afterSeq`, oldest first; with
+   * `selectors`, only keys whose labels match every one.
+   */
+  listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors?: readonly LabelSelector[]): Promise<StoredApiKey[]>;
   /** Counts of the owner's keys per state. */
   countApiKeysByState(ownerId: string): Promise<Record<KeyState, number>>;
-  /** Credits a key has spent: the sum of its committed charges. */
-  spentMicros(keyId: string): Promise<bigint>;
+  /** Credits a key has spent on requests that began at or after `since` (ms; 0: ever): the sum of its committed charges. */
+  spentSince(keyId: string, since: number): Promise<bigint>;
+  /** A key's requests and spend per UTC day, from the day `since` on, oldest first. */
+  spendDays(keyId: string, since: number): Promise<SpendDay[]>;
 
   /**
    * Records one model request: its log row and its usage counters (which carry its charge), in
@@ -92,19 +98,44 @@ export interface StorePoolStats {
 }
 
 /**
- * Reservations of spend in the database (see {@link Store.sharedSpend}). A reservation has a lease
+ * Spend held in the database for one request (see {@link SharedSpend}): its own reservation row,
+ * or `drawn` micros drawn on a holding row this process keeps for the key.
+ */
+export interface HeldSpend {
+  readonly row: string;
+  /** Micros drawn on the holding `row`; `null` when `row` is the request's own reservation. */
+  readonly drawn: bigint | null;
+}
+
+/**
+ * Reservations of spend in a database many processes share (PostgreSQL). A reservation has a lease
  * that the process holding it renews while it lives; a reservation whose lease ran out (its
  * process died) no longer counts, and is swept.
  */
 export interface SharedSpend {
   /**
    * Reserves `micros` of the key's spend limit, as the database has it, in one atomic step across
-   * every process: committed spend + live reservations + `micros` must stay within the limit.
-   * Returns the reservation's id, or `undefined` when it would pass the limit.
+   * every process: the spend of the key's window at `at` + live reservations + `micros` must stay
+   * within the limit. Returns where it is held, or `undefined` when it would pass the limit.
    */
-  reserve(keyId: string, micros: bigint): Promise<string | undefined>;
-  /** Records the request (log row and usage counters with its charge) and deletes the reservation, in one commit. */
-  settle(reservationId: string, entry: NewLogEntry, outcome: RequestOutcome): Promise<void>;
+  reserve(keyId: string, micros: bigint, at: number): Promise<HeldSpend | undefined>;
+  /** Records the request (log row, usage counters and spend with its charge) and releases what it held, in one commit. */
+  settle(held: HeldSpend, entry: NewLogEntry, outcome: RequestOutcome): Promise<void>;
+  /** The key's limit less its window's spend at `at` and every live reservation (`null` without a limit). */
+  headroom(keyId: string, at: number): Promise<bigint | null>;
+}
+
+/** A label a listed key must have: `name` with `value`, or with any value when `value` is null. */
+export interface LabelSelector {
+  name: string;
+  value: string | null;
+}
+
+/** One key's requests and spend on one UTC day (`day`: its 00:00, ms). */
+export interface SpendDay {
+  day: number;
+  requests: number;
+  spentMicros: bigint;
 }
 
 /** Hears of key changes (see {@link Store.keyChanges}). */
@@ -144,6 +175,8 @@ export interface StoreTransaction {
    * stored under it. A concurrent claim of the same key waits for this unit of work to end.
    */
   claimIdempotencyKey(claim: IdempotencyClaim): Promise<IdempotencyRecord | undefined>;
+  /** {@link Store.spentSince}, as this unit of work sees it. */
+  spentSince(keyId: string, since: number): Promise<bigint>;
   /** Stores the outcome of the claimed operation with the unit of work's other writes. */
   completeIdempotencyKey(scope: IdempotencyScope, outcome: StoredOutcome): Promise<void>;
 }
@@ -171,6 +204,12 @@ export interface ApiKeyUpdate {
   updatedAt: number;
   rotatedAt: number | null;
   revokedAt: number | null;
+  /** When a spend limit starts again (metering/windows in the contract's spend-windows.ts). */
+  resetPeriod: ResetPeriod;
+  rateLimitPolicy: RateLimitPolicy | null;
+  /** When the key stops authenticating (exclusive), or null. */
+  expiresAt: number | null;
+  labels: Labels;
   /** Extension `rotation_grace`: hash of the secret the last rotation replaced, while it may still work. */
   previousSecretHash: Buffer | null;
   /** Until when {@link previousSecretHash} authenticates (exclusive); null with no previous secret. */
@@ -188,7 +227,7 @@ export interface NewApiKey extends ApiKeyUpdate {
 export interface StoredApiKey extends NewApiKey {
   /** Creation sequence number: strictly increasing, the order of listing and the cursor. */
   seq: number;
-  /** Credits spent when the record was read. */
+  /** Credits spent over the key's life when the record was read. */
   spentMicros: bigint;
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { FormData } from "undici";
 import { COST_HEADER, formatUnits } from "@gateway-keys/contract";
-import type { MeteredCall } from "../inference/metered-call";
+import type { MeteredCall } from "../metering/metered-call";
 import { SseStream } from "../inference/sse";
 import { GatewayError } from "../errors";
 import { isRouteFailure, providerHeaders, sendToProvider, upstreamFailure } from "./provider";

@@ -426,6 +426,160 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE usage_counters DROP CONSTRAINT usage_counters_key_id_fkey;
   DROP FUNCTION gateway_reserve_spend(TEXT, BIGINT, TEXT, BIGINT);
   `,
+  // 6: key policies — a spend limit's reset period, an expiry, a rate limit policy, labels — and
+  // spend per key and UTC day, so the spend of any calendar window is a sum of days. Spend from
+  // before this schema has no day: it is kept on day 0 (the epoch), inside a lifetime window only.
+  `
+  ALTER TABLE api_keys
+    ADD COLUMN reset_period TEXT NOT NULL DEFAULT 'never' CHECK (reset_period IN ('never', 'daily', 'weekly', 'monthly')),
+    ADD COLUMN expires_at BIGINT,
+    ADD COLUMN rate_limits TEXT,                 -- JSON rate limit policy, NULL: none
+    ADD COLUMN labels TEXT NOT NULL DEFAULT '{}';  -- JSON object
+
+  CREATE TABLE spend_days (
+    key_id       TEXT NOT NULL,
+    day          BIGINT NOT NULL,                 -- 00:00 UTC of the day the requests began, ms
+    owner_id     TEXT NOT NULL,
+    requests     BIGINT NOT NULL,
+    spent_micros BIGINT NOT NULL,
+    PRIMARY KEY (key_id, day)
+  );
+  INSERT INTO spend_days (key_id, day, owner_id, requests, spent_micros)
+    SELECT key_id, 0, MIN(owner_id), SUM(total), SUM(spent_micros) FROM usage_counters GROUP BY key_id;
+
+  -- The account now also follows the key's current window: window_spent_micros is the spend of
+  -- requests that began at or after window_start. A reservation whose window differs (the calendar
+  -- passed a boundary, or the period changed) first reads the window's spend again from spend_days,
+  -- under the account's row lock that settles take too, so the sum is exact.
+  ALTER TABLE spend_accounts ADD COLUMN window_start BIGINT NOT NULL DEFAULT 0,
+    ADD COLUMN window_spent_micros BIGINT NOT NULL DEFAULT 0;
+  UPDATE spend_accounts SET window_spent_micros = spent_micros;
+
+  -- The start of the window of p_period that holds p_at (ms): as the contract's windowStartOf.
+  CREATE FUNCTION gateway_window_start(p_period TEXT, p_at BIGINT) RETURNS BIGINT LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE p_period
+      WHEN 'daily' THEN (p_at / 86400000) * 86400000
+      -- 1970-01-01 was a Thursday: Monday is three days before the epoch's weekday count.
+      WHEN 'weekly' THEN (p_at / 86400000) * 86400000 - (((p_at / 86400000) + 3) % 7) * 86400000
+      WHEN 'monthly' THEN (EXTRACT(EPOCH FROM date_trunc('month', to_timestamp(p_at / 1000.0) AT TIME ZONE 'UTC')) * 1000)::BIGINT
+      ELSE 0
+    END
+  $$;
+
+  -- Moves a locked account to the window of its key at p_at, when it is not there yet.
+  CREATE FUNCTION gateway_roll_spend_window(p_key_id TEXT, p_at BIGINT) RETURNS VOID LANGUAGE plpgsql VOLATILE AS $$
+  DECLARE
+    current_start BIGINT;
+  BEGIN
+    SELECT gateway_window_start(k.reset_period, p_at) INTO current_start FROM api_keys k WHERE k.id = p_key_id;
+    UPDATE spend_accounts a SET window_start = current_start,
+        window_spent_micros = (SELECT COALESCE(SUM(d.spent_micros), 0) FROM spend_days d WHERE d.key_id = p_key_id AND d.day >= current_start)
+      WHERE a.key_id = p_key_id AND a.window_start IS DISTINCT FROM current_start;
+  END
+  $$;
+
+  DROP FUNCTION gateway_spend_batch(BIGINT[], BIGINT[], TEXT[], TEXT[], TEXT[], TEXT[], INTEGER[], BIGINT[], BIGINT[], TEXT[], TEXT[],
+    INTEGER[], INTEGER[], BIGINT[], TEXT[], TEXT[], BIGINT[], BIGINT[], BIGINT[], TEXT, BIGINT);
+
+  -- As migration 4's, with windows: settles also count their charge on their request's day and, when
+  -- the request began in the account's window, in the window's spend; each reservation first rolls
+  -- its key's account to the window that holds r_at (the request's time, the gateway's clock) and
+  -- checks the window's spend instead of the lifetime's.
+  CREATE FUNCTION gateway_spend_batch(
+    s_reservation BIGINT[], s_take BIGINT[], s_id TEXT[], s_owner TEXT[], s_key TEXT[], s_model TEXT[], s_status INTEGER[],
+    s_cost BIGINT[], s_created BIGINT[], s_input TEXT[], s_output TEXT[], s_succeeded INTEGER[], s_rejected INTEGER[],
+    h_id BIGINT[], h_key TEXT[],
+    r_key TEXT[], r_micros BIGINT[], r_holding BIGINT[], r_floor BIGINT[], r_at BIGINT[], p_holder TEXT, p_lease_ms BIGINT)
+  RETURNS BIGINT[] LANGUAGE plpgsql VOLATILE AS $$
+  DECLARE
+    reservations BIGINT[] := '{}';
+    reservation  BIGINT;
+    swept        BIGINT;
+  BEGIN
+    PERFORM 1 FROM spend_accounts WHERE key_id = ANY (s_key || r_key || h_key) ORDER BY key_id FOR UPDATE;
+
+    IF cardinality(s_id) > 0 THEN
+      INSERT INTO request_logs (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text)
+        SELECT * FROM unnest(s_id, s_owner, s_key, s_model, s_status, s_cost, s_created, s_input, s_output);
+      INSERT INTO usage_counters (key_id, model, owner_id, total, succeeded, rejected, spent_micros)
+        SELECT key_id, model, MIN(owner_id), COUNT(*), SUM(succeeded), SUM(rejected), SUM(cost)::BIGINT
+        FROM unnest(s_key, s_model, s_owner, s_succeeded, s_rejected, s_cost) AS t (key_id, model, owner_id, succeeded, rejected, cost)
+        GROUP BY key_id, model ORDER BY key_id, model
+        ON CONFLICT (key_id, model) DO UPDATE SET total = usage_counters.total + EXCLUDED.total,
+          succeeded = usage_counters.succeeded + EXCLUDED.succeeded, rejected = usage_counters.rejected + EXCLUDED.rejected,
+          spent_micros = usage_counters.spent_micros + EXCLUDED.spent_micros;
+      INSERT INTO spend_days (key_id, day, owner_id, requests, spent_micros)
+        SELECT key_id, (created / 86400000) * 86400000, MIN(owner_id), COUNT(*), SUM(cost)::BIGINT
+        FROM unnest(s_key, s_owner, s_created, s_cost) AS t (key_id, owner_id, created, cost)
+        GROUP BY key_id, (created / 86400000) * 86400000 ORDER BY 1, 2
+        ON CONFLICT (key_id, day) DO UPDATE SET requests = spend_days.requests + EXCLUDED.requests,
+          spent_micros = spend_days.spent_micros + EXCLUDED.spent_micros;
+      WITH released AS (
+        DELETE FROM spend_reservations WHERE id IN (SELECT id FROM unnest(s_reservation, s_take) AS t (id, take) WHERE take IS NULL)
+        RETURNING key_id, micros
+      ),
+      taken AS (
+        UPDATE spend_reservations r SET micros = r.micros - t.take
+        FROM (SELECT id, SUM(take)::BIGINT AS take FROM unnest(s_reservation, s_take) AS t (id, take) WHERE take IS NOT NULL GROUP BY id) t
+        WHERE r.id = t.id
+        RETURNING r.key_id, t.take AS micros
+      ),
+      freed AS (SELECT key_id, micros FROM released UNION ALL SELECT key_id, micros FROM taken)
+      UPDATE spend_accounts a SET spent_micros = a.spent_micros + c.cost,
+        window_spent_micros = a.window_spent_micros + (SELECT COALESCE(SUM(t.cost), 0)
+          FROM unnest(s_key, s_cost, s_created) AS t (key_id, cost, created) WHERE t.key_id = a.key_id AND t.created >= a.window_start),
+        reserved_micros = a.reserved_micros - COALESCE((SELECT SUM(f.micros) FROM freed f WHERE f.key_id = a.key_id), 0)
+      FROM (SELECT key_id, SUM(cost)::BIGINT AS cost FROM unnest(s_key, s_cost) AS t (key_id, cost) GROUP BY key_id) c
+      WHERE a.key_id = c.key_id;
+    END IF;
+
+    IF cardinality(h_id) > 0 THEN
+      WITH gone AS (DELETE FROM spend_reservations WHERE id = ANY (h_id) RETURNING key_id, micros),
+      per_key AS (SELECT key_id, SUM(micros)::BIGINT AS micros FROM gone GROUP BY key_id)
+      UPDATE spend_accounts a SET reserved_micros = a.reserved_micros - p.micros FROM per_key p WHERE a.key_id = p.key_id;
+    END IF;
+
+    FOR i IN 1 .. COALESCE(cardinality(r_key), 0) LOOP
+      reservation := NULL;
+      PERFORM gateway_roll_spend_window(r_key[i], r_at[i]);
+      FOR attempt IN 1..2 LOOP
+        UPDATE spend_accounts a SET reserved_micros = a.reserved_micros + r_micros[i]
+          FROM api_keys k
+          WHERE a.key_id = r_key[i] AND k.id = r_key[i]
+            AND (k.spend_limit_micros IS NULL
+              OR a.window_spent_micros + a.reserved_micros + r_micros[i] + COALESCE(r_floor[i], 0) <= k.spend_limit_micros);
+        IF FOUND THEN
+          IF r_holding[i] IS NOT NULL AND r_holding[i] <> 0 THEN
+            -- Only a live holding grows: one whose lease ran out may be swept by now, or soon.
+            UPDATE spend_reservations SET micros = micros + r_micros[i],
+                expires_at = clock_timestamp() + p_lease_ms * INTERVAL '1 millisecond'
+              WHERE id = r_holding[i] AND holder = p_holder AND expires_at > clock_timestamp()
+              RETURNING id INTO reservation;
+            IF reservation IS NULL THEN
+              UPDATE spend_accounts SET reserved_micros = reserved_micros - r_micros[i] WHERE key_id = r_key[i];
+            END IF;
+          ELSE
+            INSERT INTO spend_reservations (key_id, micros, holder, expires_at)
+              VALUES (r_key[i], r_micros[i], p_holder, clock_timestamp() + p_lease_ms * INTERVAL '1 millisecond')
+              RETURNING id INTO reservation;
+          END IF;
+          EXIT;
+        END IF;
+        EXIT WHEN attempt = 2;
+        -- Refused: reservations whose lease ran out (a dead process's) stop counting, then check again.
+        WITH gone AS (
+          DELETE FROM spend_reservations WHERE key_id = r_key[i] AND expires_at <= clock_timestamp() RETURNING micros
+        )
+        SELECT COALESCE(SUM(micros), 0) INTO swept FROM gone;
+        EXIT WHEN swept = 0;
+        UPDATE spend_accounts SET reserved_micros = reserved_micros - swept WHERE key_id = r_key[i];
+      END LOOP;
+      reservations := array_append(reservations, reservation);
+    END LOOP;
+    RETURN reservations;
+  END
+  $$;
+  `,
 ];
 
 /** The schema version this build expects. */

@@ -1,16 +1,20 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { KeyState } from "@gateway-keys/contract";
+import { SpendBatcher, type SpendBatch } from "../../metering/shared/batcher";
+import { SpendHoldings } from "../../metering/shared/holdings";
 import type {
   ApiKeyUpdate,
   IdempotencyClaim,
   IdempotencyRecord,
   IdempotencyScope,
+  LabelSelector,
   LogsQuery,
   NewApiKey,
   NewLogEntry,
   RequestOutcome,
   SharedSpend,
+  SpendDay,
   Store,
   StoreTransaction,
   StoredApiKey,
@@ -23,6 +27,7 @@ import type {
 import {
   apiKeyFromRow,
   logFromRow,
+  policyColumns,
   provisioningKeyFromRow,
   usageFromRow,
   type ApiKeyRow,
@@ -33,8 +38,6 @@ import {
 import { checkDatabaseUrl, TYPES } from "./connection";
 import { KeyChangeNotifications, type KeyChangeTiming } from "./key-change-listener";
 import { migrate, SCHEMA_VERSION } from "./migrations";
-import { SpendBatcher, type SpendBatch } from "./spend-batcher";
-import { SpendHoldings } from "./spend-holdings";
 import { SQL, type NamedQuery } from "./statements";
 
 /** Options of {@link openPostgresStore}. */
@@ -122,7 +125,7 @@ class PostgresStore implements Store {
     // This store instance's name on its reservations, for renewing them.
     const holder = randomUUID();
     this.#spend = new SpendBatcher((batch) => this.#sendSpendBatch(batch, holder, leaseMs));
-    this.#holdings = new SpendHoldings(this.#spend, notifications, { leaseMs });
+    this.#holdings = new SpendHoldings(this.#spend, notifications, (keyId, at) => this.#headroom(keyId, at), { leaseMs });
     this.sharedSpend = this.#holdings;
     this.#renewal = setInterval(() => {
       // A failed renewal is retried a third of a lease later; only a whole lease of failures loses a reservation.
@@ -185,6 +188,7 @@ class PostgresStore implements Store {
         const row = rows[0]!;
         return { fingerprint: row.fingerprint, status: row.status, sealedBody: row.sealed_body };
       },
+      spentSince: async (keyId, since) => (await this.#query<{ spent: bigint }>(SQL.spentSince, [keyId, since], client)).rows[0]!.spent,
       completeIdempotencyKey: async (scope: IdempotencyScope, outcome: StoredOutcome) => {
         await this.#query(SQL.completeIdempotencyKey, [outcome.status, outcome.sealedBody, ...scopeValues(scope)], client);
       },
@@ -218,8 +222,9 @@ class PostgresStore implements Store {
     return rows[0] && apiKeyFromRow(rows[0]);
   }
 
-  async listApiKeys(ownerId: string, afterSeq: number, limit: number): Promise<StoredApiKey[]> {
-    const { rows } = await this.#query<ApiKeyRow>(SQL.listApiKeys, [ownerId, afterSeq, limit]);
+  async listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors: readonly LabelSelector[] = []): Promise<StoredApiKey[]> {
+    const selectorJson = JSON.stringify(selectors.map((selector) => [selector.name, selector.value]));
+    const { rows } = await this.#query<ApiKeyRow>(SQL.listApiKeys, [ownerId, afterSeq, limit, selectorJson]);
     return rows.map(apiKeyFromRow);
   }
 
@@ -230,13 +235,23 @@ class PostgresStore implements Store {
     return counts;
   }
 
-  async spentMicros(keyId: string): Promise<bigint> {
-    const { rows } = await this.#query<{ spent: bigint }>(SQL.spentByKey, [keyId]);
+  async spentSince(keyId: string, since: number): Promise<bigint> {
+    const { rows } = await this.#query<{ spent: bigint }>(SQL.spentSince, [keyId, since]);
     return rows[0]!.spent;
   }
 
+  async spendDays(keyId: string, since: number): Promise<SpendDay[]> {
+    const { rows } = await this.#query<{ day: bigint; requests: bigint; spent_micros: bigint }>(SQL.spendDays, [keyId, since]);
+    return rows.map((row) => ({ day: Number(row.day), requests: Number(row.requests), spentMicros: row.spent_micros }));
+  }
+
+  async #headroom(keyId: string, at: number): Promise<bigint | null> {
+    const { rows } = await this.#query<{ headroom: bigint | null }>(SQL.spendHeadroom, [keyId, at]);
+    return rows[0]?.headroom ?? null;
+  }
+
   recordRequest(entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
-    return this.#spend.settle({ reservationId: null, take: null, entry, outcome });
+    return this.#spend.settle({ row: null, take: null, entry, outcome });
   }
 
   /**
@@ -247,7 +262,7 @@ class PostgresStore implements Store {
   async #sendSpendBatch({ settles, releases, reserves }: SpendBatch, holder: string, leaseMs: number): Promise<(string | undefined)[]> {
     const entries = settles.map((settle) => settle.entry);
     const values = [
-      settles.map((settle) => settle.reservationId),
+      settles.map((settle) => settle.row),
       settles.map((settle) => settle.take),
       entries.map((entry) => entry.id),
       entries.map((entry) => entry.ownerId),
@@ -266,6 +281,7 @@ class PostgresStore implements Store {
       reserves.map((reserve) => reserve.micros),
       reserves.map((reserve) => reserve.holding),
       reserves.map((reserve) => reserve.floor),
+      reserves.map((reserve) => reserve.at),
       holder,
       leaseMs,
     ];
@@ -364,5 +380,6 @@ function apiKeyUpdateValues(key: ApiKeyUpdate): unknown[] {
     key.revokedAt,
     key.previousSecretHash,
     key.previousSecretExpiresAt,
+    ...Object.values(policyColumns(key)),
   ];
 }

@@ -13,10 +13,12 @@ export interface NamedQuery {
 const API_KEY_COLUMNS = `k.seq, k.id, k.owner_id, k.name, k.state, k.version, k.secret_hash, k.hint, k.spend_limit_micros,
   (SELECT COALESCE(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = k.id)::BIGINT AS spent_micros,
   k.store_request, k.store_response, k.retention_days, k.model_mode, k.model_ids, k.created_at, k.updated_at,
-  k.rotated_at, k.revoked_at, k.client_reference, k.previous_secret_hash, k.previous_secret_expires_at`;
+  k.rotated_at, k.revoked_at, k.client_reference, k.previous_secret_hash, k.previous_secret_expires_at,
+  k.reset_period, k.expires_at, k.rate_limits, k.labels`;
 
 const API_KEY_WRITABLE = `name, state, version, secret_hash, hint, spend_limit_micros, store_request, store_response,
-  retention_days, model_mode, model_ids, updated_at, rotated_at, revoked_at, previous_secret_hash, previous_secret_expires_at`;
+  retention_days, model_mode, model_ids, updated_at, rotated_at, revoked_at, previous_secret_hash, previous_secret_expires_at,
+  reset_period, expires_at, rate_limits, labels`;
 
 const query = (name: string, text: string): NamedQuery => ({ name: `gateway_${name}`, text });
 
@@ -48,7 +50,12 @@ export const SQL = {
   ),
   listApiKeys: query(
     "list_api_keys",
-    `SELECT ${API_KEY_COLUMNS} FROM api_keys k WHERE k.owner_id = $1 AND k.seq > $2 ORDER BY k.seq LIMIT $3`,
+    // $4: a JSON array of [name, value] selectors (value null: any); each must match.
+    `SELECT ${API_KEY_COLUMNS} FROM api_keys k WHERE k.owner_id = $1 AND k.seq > $2
+      AND NOT EXISTS (
+        SELECT 1 FROM jsonb_array_elements($4::jsonb) s
+        WHERE NOT (CASE WHEN s->>1 IS NULL THEN k.labels::jsonb ? (s->>0) ELSE k.labels::jsonb @> jsonb_build_object(s->>0, s->>1) END))
+      ORDER BY k.seq LIMIT $3`,
   ),
   countApiKeysByState: query("count_api_keys_by_state", "SELECT state, COUNT(*)::INTEGER AS n FROM api_keys WHERE owner_id = $1 GROUP BY state"),
   // Writes return the key as stored, in the same round trip.
@@ -56,7 +63,7 @@ export const SQL = {
     "insert_api_key",
     `WITH k AS (
       INSERT INTO api_keys (${API_KEY_WRITABLE}, id, owner_id, created_at, client_reference)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
       RETURNING *
     )
     SELECT ${API_KEY_COLUMNS} FROM k`,
@@ -66,8 +73,8 @@ export const SQL = {
   updateApiKey: query(
     "update_api_key",
     `WITH k AS (
-      UPDATE api_keys SET (${API_KEY_WRITABLE}) = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-      WHERE id = $17 AND version = $18
+      UPDATE api_keys SET (${API_KEY_WRITABLE}) = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+      WHERE id = $21 AND version = $22
       RETURNING *
     )
     SELECT ${API_KEY_COLUMNS} FROM k`,
@@ -97,7 +104,22 @@ export const SQL = {
     WHERE owner_id = $3 AND method = $4 AND operation = $5 AND idem_key = $6`,
   ),
   purgeIdempotency: query("purge_idempotency", "DELETE FROM idempotency_records WHERE expires_at <= $1"),
-  spentByKey: query("spent_by_key", "SELECT COALESCE(SUM(spent_micros), 0)::BIGINT AS spent FROM usage_counters WHERE key_id = $1"),
+  spentSince: query(
+    "spent_since",
+    "SELECT COALESCE(SUM(spent_micros), 0)::BIGINT AS spent FROM spend_days WHERE key_id = $1 AND day >= $2",
+  ),
+  spendDays: query("spend_days", "SELECT day, requests, spent_micros FROM spend_days WHERE key_id = $1 AND day >= $2 ORDER BY day"),
+  // What a key may still reserve at $2: its limit less its window's spend (read from the days when
+  // the account is not at that window) and every reservation row, live or not yet swept.
+  spendHeadroom: query(
+    "spend_headroom",
+    `SELECT k.spend_limit_micros - a.reserved_micros - CASE
+        WHEN a.window_start = gateway_window_start(k.reset_period, $2) THEN a.window_spent_micros
+        ELSE (SELECT COALESCE(SUM(d.spent_micros), 0) FROM spend_days d
+          WHERE d.key_id = k.id AND d.day >= gateway_window_start(k.reset_period, $2))::BIGINT
+      END AS headroom
+    FROM api_keys k JOIN spend_accounts a ON a.key_id = k.id WHERE k.id = $1`,
+  ),
 
   usageByOwner: query(
     "usage_by_owner",
@@ -112,10 +134,10 @@ export const SQL = {
     WHERE holder = $1 AND expires_at > clock_timestamp()
     RETURNING id`,
   ),
-  // Settles, holdings given back and reservations of many requests in one round trip (see migration 4).
+  // Settles, holdings given back and reservations of many requests in one round trip (see migration 6).
   spendBatch: query(
     "spend_batch",
-    `SELECT gateway_spend_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+    `SELECT gateway_spend_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
     AS reservations`,
   ),
   // Gives each key's account back what its swept reservations held, in the same transaction.

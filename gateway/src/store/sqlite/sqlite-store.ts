@@ -1,14 +1,16 @@
 import { DatabaseSync } from "node:sqlite";
-import type { KeyState } from "@gateway-keys/contract";
+import { dayOf, type KeyState } from "@gateway-keys/contract";
 import type {
   ApiKeyUpdate,
   IdempotencyClaim,
   IdempotencyRecord,
   IdempotencyScope,
+  LabelSelector,
   LogsQuery,
   NewApiKey,
   NewLogEntry,
   RequestOutcome,
+  SpendDay,
   Store,
   StoreTransaction,
   StoredApiKey,
@@ -21,6 +23,7 @@ import { migrate, SCHEMA_VERSION } from "./migrations";
 import {
   apiKeyFromRow,
   logFromRow,
+  policyColumns,
   provisioningKeyFromRow,
   usageFromRow,
   type ApiKeyRow,
@@ -191,6 +194,7 @@ class SqliteStore implements Store {
       this.#sql.claimIdempotencyKey.run(...scope, claim.fingerprint, claim.now, claim.expiresAt);
       return undefined;
     },
+    spentSince: async (keyId, since) => BigInt((this.#sql.spentSince.get(keyId, since) as { spent: bigint }).spent),
     completeIdempotencyKey: async (scope: IdempotencyScope, outcome: StoredOutcome) => {
       this.#sql.completeIdempotencyKey.run(outcome.status, outcome.sealedBody, ...scopeValues(scope));
     },
@@ -235,8 +239,9 @@ class SqliteStore implements Store {
     return this.#gate.read(() => this.#apiKey(ownerId, keyId));
   }
 
-  listApiKeys(ownerId: string, afterSeq: number, limit: number): Promise<StoredApiKey[]> {
-    return this.#gate.read(() => (this.#sql.listApiKeys.all(ownerId, afterSeq, limit) as unknown as ApiKeyRow[]).map(apiKeyFromRow));
+  listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors: readonly LabelSelector[] = []): Promise<StoredApiKey[]> {
+    const params = { owner_id: ownerId, after_seq: afterSeq, limit, selectors: JSON.stringify(selectors.map((s) => [s.name, s.value])) };
+    return this.#gate.read(() => (this.#sql.listApiKeys.all(params) as unknown as ApiKeyRow[]).map(apiKeyFromRow));
   }
 
   countApiKeysByState(ownerId: string): Promise<Record<KeyState, number>> {
@@ -249,8 +254,18 @@ class SqliteStore implements Store {
     });
   }
 
-  spentMicros(keyId: string): Promise<bigint> {
-    return this.#gate.read(() => BigInt((this.#sql.spentByKey.get(keyId) as { spent: bigint }).spent));
+  spentSince(keyId: string, since: number): Promise<bigint> {
+    return this.#gate.read(() => BigInt((this.#sql.spentSince.get(keyId, since) as { spent: bigint }).spent));
+  }
+
+  spendDays(keyId: string, since: number): Promise<SpendDay[]> {
+    return this.#gate.read(() =>
+      (this.#sql.spendDays.all(keyId, since) as { day: bigint; requests: bigint; spent_micros: bigint }[]).map((row) => ({
+        day: Number(row.day),
+        requests: Number(row.requests),
+        spentMicros: row.spent_micros,
+      })),
+    );
   }
 
   recordRequest(entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
@@ -271,6 +286,7 @@ class SqliteStore implements Store {
       const succeeded = outcome === "succeeded" ? 1 : 0;
       const rejected = outcome === "rejected" ? 1 : 0;
       this.#sql.countUsage.run(entry.keyId, entry.model, entry.ownerId, succeeded, rejected, entry.costMicros);
+      this.#sql.countDay.run(entry.keyId, dayOf(entry.createdAt), entry.ownerId, entry.costMicros);
     });
   }
 
@@ -349,6 +365,7 @@ function apiKeyUpdateParams(key: ApiKeyUpdate) {
     revoked_at: key.revokedAt,
     previous_secret_hash: key.previousSecretHash,
     previous_secret_expires_at: key.previousSecretExpiresAt,
+    ...policyColumns(key),
   };
 }
 

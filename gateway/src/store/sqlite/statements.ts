@@ -2,7 +2,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 
 const API_KEY_COLUMNS = `seq, id, owner_id, name, state, version, secret_hash, hint, spend_limit_micros,
   (SELECT IFNULL(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = api_keys.id) AS spent_micros, store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at,
-  client_reference, previous_secret_hash, previous_secret_expires_at`;
+  client_reference, previous_secret_hash, previous_secret_expires_at, reset_period, expires_at, rate_limits, labels`;
 
 /** Every statement the store runs, prepared once: parsing SQL per request would dominate the hot path. */
 export function prepareStatements(db: DatabaseSync) {
@@ -37,22 +37,30 @@ export function prepareStatements(db: DatabaseSync) {
     ),
     apiKeyById: prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ? AND owner_id = ?`, true),
     apiKeyByIdOfAnyOwner: prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`, true),
+    // :selectors is a JSON array of [name, value] pairs (value null: any); each must match.
     listApiKeys: prepare(
-      `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE owner_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE owner_id = :owner_id AND seq > :after_seq
+        AND NOT EXISTS (
+          SELECT 1 FROM json_each(:selectors) s
+          WHERE NOT EXISTS (
+            SELECT 1 FROM json_each(api_keys.labels) l
+            WHERE l.key = json_extract(s.value, '$[0]') AND (json_extract(s.value, '$[1]') IS NULL OR l.value = json_extract(s.value, '$[1]'))))
+        ORDER BY seq LIMIT :limit`,
       true,
     ),
     countApiKeysByState: prepare("SELECT state, COUNT(*) AS n FROM api_keys WHERE owner_id = ? GROUP BY state"),
     insertApiKey: prepare(`INSERT INTO api_keys (id, owner_id, name, state, version, secret_hash, hint, spend_limit_micros,
         store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at,
-        client_reference, previous_secret_hash, previous_secret_expires_at)
+        client_reference, previous_secret_hash, previous_secret_expires_at, reset_period, expires_at, rate_limits, labels)
       VALUES (:id, :owner_id, :name, :state, :version, :secret_hash, :hint, :spend_limit_micros,
         :store_request, :store_response, :retention_days, :model_mode, :model_ids, :created_at, :updated_at, :rotated_at, :revoked_at,
-        :client_reference, :previous_secret_hash, :previous_secret_expires_at)`),
+        :client_reference, :previous_secret_hash, :previous_secret_expires_at, :reset_period, :expires_at, :rate_limits, :labels)`),
     updateApiKey: prepare(`UPDATE api_keys SET name = :name, state = :state, version = :version, secret_hash = :secret_hash,
         hint = :hint, spend_limit_micros = :spend_limit_micros, store_request = :store_request,
         store_response = :store_response, retention_days = :retention_days, model_mode = :model_mode,
         model_ids = :model_ids, updated_at = :updated_at, rotated_at = :rotated_at, revoked_at = :revoked_at,
-        previous_secret_hash = :previous_secret_hash, previous_secret_expires_at = :previous_secret_expires_at
+        previous_secret_hash = :previous_secret_hash, previous_secret_expires_at = :previous_secret_expires_at,
+        reset_period = :reset_period, expires_at = :expires_at, rate_limits = :rate_limits, labels = :labels
       WHERE id = :id AND version = :read_version`),
 
     idempotencyRecord: prepare(`SELECT fingerprint, status, sealed_body, expires_at FROM idempotency_records
@@ -64,7 +72,8 @@ export function prepareStatements(db: DatabaseSync) {
     completeIdempotencyKey: prepare(`UPDATE idempotency_records SET status = ?, sealed_body = ?
       WHERE owner_id = ? AND method = ? AND operation = ? AND idem_key = ?`),
     purgeIdempotency: prepare("DELETE FROM idempotency_records WHERE expires_at <= :now"),
-    spentByKey: prepare("SELECT IFNULL(SUM(spent_micros), 0) AS spent FROM usage_counters WHERE key_id = ?", true),
+    spentSince: prepare("SELECT IFNULL(SUM(spent_micros), 0) AS spent FROM spend_days WHERE key_id = ? AND day >= ?", true),
+    spendDays: prepare("SELECT day, requests, spent_micros FROM spend_days WHERE key_id = ? AND day >= ? ORDER BY day", true),
 
     // The two statements of every model request take positional parameters (faster to bind), in
     // the order of their column lists.
@@ -75,6 +84,8 @@ export function prepareStatements(db: DatabaseSync) {
       VALUES (?, ?, ?, 1, ?, ?, ?)
       ON CONFLICT (key_id, model) DO UPDATE SET total = total + 1, succeeded = succeeded + excluded.succeeded,
         rejected = rejected + excluded.rejected, spent_micros = spent_micros + excluded.spent_micros`),
+    countDay: prepare(`INSERT INTO spend_days (key_id, day, owner_id, requests, spent_micros) VALUES (?, ?, ?, 1, ?)
+      ON CONFLICT (key_id, day) DO UPDATE SET requests = requests + 1, spent_micros = spent_micros + excluded.spent_micros`),
     usageByOwner: prepare(
       "SELECT key_id, model, total, succeeded, rejected, spent_micros FROM usage_counters WHERE owner_id = ? ORDER BY key_id, model",
       true,

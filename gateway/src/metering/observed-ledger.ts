@@ -1,8 +1,5 @@
-import type { GatewayContext } from "../context";
-import type { GatewayMetrics, ReservationFigures } from "./metrics";
-
-/** The spend ledger as model calls use it, whichever implementation the store needs. */
-type Ledger = GatewayContext["spend"];
+import type { GatewayMetrics, ReservationFigures } from "../ops/metrics";
+import type { Ledger } from "./ledger";
 
 /**
  * Wraps the spend ledger so the metrics see what passes through it: each reservation until it is
@@ -11,13 +8,14 @@ type Ledger = GatewayContext["spend"];
  * sent is used only when a model has it (a client could send any string, a pasted secret
  * included), otherwise `"unknown"`.
  */
-export function meteredLedger(ledger: Ledger, metrics: GatewayMetrics, knownModel: (id: string) => boolean): Ledger {
+export function observedLedger(ledger: Ledger, metrics: GatewayMetrics, knownModel: (id: string) => boolean): Ledger {
   let inFlight: ReservationFigures = { count: 0, micros: 0n };
   metrics.observeReservations(() => inFlight);
   const counted = (model: string, outcome: Parameters<Ledger["settle"]>[2]) => metrics.modelRequest(knownModel(model) ? model : "unknown", outcome);
   return {
-    async reserve(key, micros) {
-      const reservation = await ledger.reserve(key, micros);
+    headroom: (key, at) => ledger.headroom(key, at),
+    async reserve(key, micros, at) {
+      const reservation = await ledger.reserve(key, micros, at);
       if (reservation) inFlight = { count: inFlight.count + 1, micros: inFlight.micros + reservation.micros };
       return reservation;
     },

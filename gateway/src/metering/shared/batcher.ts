@@ -1,11 +1,11 @@
-import type { NewLogEntry, RequestOutcome } from "../types";
+import type { NewLogEntry, RequestOutcome } from "../../store/types";
 
 /**
  * A model request's record to commit, with the reservation it releases: its own row
- * (`take: null`), `take` micros out of a holding, or nothing (`reservationId: null`).
+ * (`take: null`), `take` micros out of a holding row, or nothing (`row: null`).
  */
 export interface BatchedSettle {
-  reservationId: string | null;
+  row: string | null;
   take: bigint | null;
   entry: NewLogEntry;
   outcome: RequestOutcome;
@@ -20,6 +20,8 @@ export interface BatchedReserve {
   micros: bigint;
   holding: string | null;
   floor: bigint;
+  /** The request's time: the key's spend window is the one that holds it. */
+  at: number;
 }
 
 /** A holding given back. */

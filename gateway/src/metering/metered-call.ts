@@ -4,9 +4,9 @@ import { GatewayError } from "../errors";
 import { costOf, type CatalogModel, type ModelOf } from "../models/catalog";
 import { logEntryFor } from "../policies/logging-policy";
 import { modelAllowed } from "../policies/model-policy";
-import type { SpendReservation } from "../policies/spend-ledger";
+import type { SpendReservation } from "./ledger";
 import type { RequestOutcome, StoredApiKey } from "../store/types";
-import type { TextUsage } from "./text";
+import type { TextUsage } from "../inference/text";
 
 /** Where each family is served, for messages that point a client to the right endpoint. */
 const ENDPOINT_OF: Record<ModelFamily, string> = {
@@ -72,7 +72,7 @@ export class MeteredCall {
 
   /** Reserves `maxCostMicros`, the most the request can cost, or records and throws 402. */
   async reserveMicros(maxCostMicros: bigint): Promise<void> {
-    const reservation = await this.#ctx.spend.reserve(this.#key, maxCostMicros);
+    const reservation = await this.#ctx.spend.reserve(this.#key, maxCostMicros, this.#now);
     if (!reservation) {
       await this.#refuse(
         new GatewayError(

@@ -1,5 +1,5 @@
-import type { KeyChangeFeed, NewLogEntry, RequestOutcome, SharedSpend } from "../types";
-import type { SpendBatcher } from "./spend-batcher";
+import type { HeldSpend, KeyChangeFeed, NewLogEntry, RequestOutcome, SharedSpend } from "../../store/types";
+import type { SpendBatcher } from "./batcher";
 
 /** Tuning of {@link SpendHoldings}. */
 export interface SpendHoldingOptions {
@@ -48,9 +48,6 @@ interface Holding {
  */
 const MAX_GROWTH_FACTOR = 4;
 
-/** A reservation drawn on a holding, as its id reads: `<holding row id>/<micros>`. */
-const DRAWN = /^(\d+)\/(\d+)$/;
-
 /**
  * Spend reservations in PostgreSQL with holdings: a process asks the database for more than one
  * request's reservation of a key (a holding: a reservation row of its own, counted against the
@@ -83,8 +80,12 @@ export class SpendHoldings implements SharedSpend {
   /** Whether the key-change feed is heard (subscribe says at once when it is not). */
   #hearing = true;
 
-  constructor(batcher: SpendBatcher, keyChanges: KeyChangeFeed, options: SpendHoldingOptions) {
+  readonly #headroom: SharedSpend["headroom"];
+
+  /** @param headroom reads a key's headroom in the database (no holding is involved in a reading). */
+  constructor(batcher: SpendBatcher, keyChanges: KeyChangeFeed, headroom: SharedSpend["headroom"], options: SpendHoldingOptions) {
     this.#batcher = batcher;
+    this.#headroom = headroom;
     this.#leaseMs = options.leaseMs;
     this.#requestsPerGrowth = options.requestsPerGrowth ?? 16;
     this.#floorGrowths = BigInt(options.floorGrowths ?? 16);
@@ -104,7 +105,11 @@ export class SpendHoldings implements SharedSpend {
     this.#sweep.unref();
   }
 
-  async reserve(keyId: string, micros: bigint): Promise<string | undefined> {
+  headroom(keyId: string, at: number): Promise<bigint | null> {
+    return this.#headroom(keyId, at);
+  }
+
+  async reserve(keyId: string, micros: bigint, at: number): Promise<HeldSpend | undefined> {
     const now = Date.now();
     let holding = this.#holdings.get(keyId);
     if (!holding) {
@@ -118,19 +123,18 @@ export class SpendHoldings implements SharedSpend {
     if (live && holding.free >= micros) {
       holding.free -= micros;
       holding.drawn++;
-      if (holding.free < micros * BigInt(this.#growBelowRequests(holding))) this.#grow(keyId, holding, micros);
-      return `${holding.id}/${micros}`;
+      if (holding.free < micros * BigInt(this.#growBelowRequests(holding))) this.#grow(keyId, holding, micros, at);
+      return { row: holding.id!, drawn: micros };
     }
-    this.#grow(keyId, holding, micros);
-    return this.#batcher.reserve({ keyId, micros, holding: null, floor: 0n });
+    this.#grow(keyId, holding, micros, at);
+    const row = await this.#batcher.reserve({ keyId, micros, holding: null, floor: 0n, at });
+    return row === undefined ? undefined : { row, drawn: null };
   }
 
-  settle(reservationId: string, entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
-    const drawn = DRAWN.exec(reservationId);
-    if (!drawn) return this.#batcher.settle({ reservationId, take: null, entry, outcome });
-    const [, holdingId, micros] = drawn;
-    const holding = this.#byId.get(holdingId!);
-    return this.#batcher.settle({ reservationId: holdingId!, take: BigInt(micros!), entry, outcome }).finally(() => {
+  settle(held: HeldSpend, entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
+    if (held.drawn === null) return this.#batcher.settle({ row: held.row, take: null, entry, outcome });
+    const holding = this.#byId.get(held.row);
+    return this.#batcher.settle({ row: held.row, take: held.drawn, entry, outcome }).finally(() => {
       if (holding) holding.drawn--;
     });
   }
@@ -160,7 +164,7 @@ export class SpendHoldings implements SharedSpend {
   }
 
   /** Asks, in the next batch, for the holding to grow (or be granted). */
-  #grow(keyId: string, holding: Holding, micros: bigint): void {
+  #grow(keyId: string, holding: Holding, micros: bigint, at: number): void {
     const sentAt = Date.now();
     if (!this.#hearing || holding.growing || sentAt - holding.refusedAt < this.#idleMs) return;
     holding.growing = true;
@@ -168,7 +172,7 @@ export class SpendHoldings implements SharedSpend {
     const growth = micros * BigInt(this.#growthRequests(holding));
     const floor = micros * BigInt(this.#requestsPerGrowth) * this.#floorGrowths;
     this.#batcher
-      .reserve({ keyId, micros: growth, holding: holding.id ?? "0", floor })
+      .reserve({ keyId, micros: growth, holding: holding.id ?? "0", floor, at })
       .then(
         (id) => {
           holding.growing = false;

@@ -1,0 +1,14 @@
+import type { Store } from "../store/types";
+import type { Ledger } from "./ledger";
+import { MemoryLedger } from "./memory-ledger";
+import { SharedLedger } from "./shared-ledger";
+
+export type { Ledger, SpendReservation } from "./ledger";
+
+/**
+ * The ledger a store needs: reservations in the database when many processes share it
+ * ({@link Store.sharedSpend}), else in this process's memory.
+ */
+export function ledgerFor(store: Store): Ledger {
+  return store.sharedSpend ? new SharedLedger(store, store.sharedSpend) : new MemoryLedger(store);
+}

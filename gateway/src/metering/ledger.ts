@@ -1,0 +1,32 @@
+import type { HeldSpend, NewLogEntry, RequestOutcome, StoredApiKey } from "../store/types";
+
+/** Spend held for one request in flight, to be settled once its cost is known. */
+export interface SpendReservation {
+  readonly keyId: string;
+  readonly micros: bigint;
+  /** Where a shared database holds it ({@link SharedSpend}); none in memory, or for a key without a limit. */
+  readonly held?: HeldSpend;
+}
+
+/**
+ * The spend policy as model calls use it: reserve the most a request can cost before it runs,
+ * settle its actual cost once known. A key with a reset period is checked against its current
+ * window (metering/windows.ts) at the request's time `at`; a charge counts in the window its
+ * request began in. `ledgerFor` (metering/index.ts) picks the implementation a store needs.
+ */
+export interface Ledger {
+  /** Reserves `micros` of the key's limit at time `at`; `undefined` when that would pass the limit. Keys without a limit always fit. */
+  reserve(key: StoredApiKey, micros: bigint, at: number): Promise<SpendReservation | undefined>;
+  /**
+   * What the key may still reserve at time `at` (its limit less its window's committed spend and
+   * every reservation in flight), or `null` for a key without a limit. A reading, not a hold.
+   */
+  headroom(key: StoredApiKey, at: number): Promise<bigint | null>;
+  /**
+   * Records the request with its actual cost (`entry.costMicros`, at most the reservation) and
+   * releases the reservation. Resolves once the charge is committed: answer only then.
+   */
+  settle(reservation: SpendReservation, entry: NewLogEntry, outcome: RequestOutcome): Promise<void>;
+  /** Records a request refused or failed before anything was reserved: it costs nothing. */
+  recordUncharged(entry: NewLogEntry, outcome: Exclude<RequestOutcome, "succeeded">): Promise<void>;
+}
