@@ -10,7 +10,7 @@ import { loggerOptions } from "./http/request-log";
 import { installZodValidation } from "./http/validation";
 import { ModelCatalog, type CatalogModel } from "./models/catalog";
 import { runMaintenance, scheduleMaintenance, type MaintenanceResult } from "./policies/retention";
-import { ledgerFor } from "./metering";
+import { ledgerFor, rateLimitsFor } from "./metering";
 import { observedLedger } from "./metering/observed-ledger";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit";
 import { accountKeyRoutes } from "./routes/account-keys";
@@ -103,6 +103,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     models: new ModelCatalog(deps.models, Math.floor(clock().getTime() / 1000)),
     keys: new KeyCache(deps.store),
     spend: ledgerFor(deps.store),
+    rates: rateLimitsFor(deps.store),
   };
 
   const metrics = deps.metrics ?? new GatewayMetrics();

@@ -6,7 +6,7 @@ import { GatewayError } from "./errors";
 import type { ModelCatalog } from "./models/catalog";
 import type { Ledger } from "./metering";
 import type { RateLimiter } from "./rate-limit";
-import type { Store, StoredApiKey } from "./store/types";
+import type { RateLimits, Store, StoredApiKey } from "./store/types";
 
 /** What every route and hook of one app shares. Built once by `createApp`. */
 export interface GatewayContext {
@@ -21,6 +21,8 @@ export interface GatewayContext {
   keys: KeyCache;
   /** Spend reservations and charges of model requests. */
   spend: Ledger;
+  /** Keys' rate limit policies: admissions and releases of model requests. */
+  rates: RateLimits;
 }
 
 /** Who is calling an account endpoint: a provisioning key and the owner it is bound to. */

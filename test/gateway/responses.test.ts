@@ -122,13 +122,42 @@ describe("spend policy", () => {
     expect((await account.get(key.keyId)).body.spentUnits).toBe("0.003");
   });
 
-  test("a request without a bound on output reserves the model's 4096 output tokens", async () => {
-    // 1 × 0.001 + 4096 × 0.002 = 8.193: a limit of 8.192999 is short of it by one micro-unit.
-    const short = await gateway.createRegularKey({ spendPolicy: { limitUnits: "8.192999" } });
-    expectError(await respond(gateway, short.secret, { model: "echo-1", input: "hello" }), 402, "spend_limit_reached");
+  test("a request without a bound on output reserves the model's 4096 output tokens when the key affords them", async () => {
+    // 1 × 0.001 + 4096 × 0.002 = 8.193.
     const exact = await gateway.createRegularKey({ spendPolicy: { limitUnits: "8.193" } });
-    expect((await respond(gateway, exact.secret, { model: "echo-1", input: "hello" })).status).toBe(200);
+    const answer = await respond(gateway, exact.secret, { model: "echo-1", input: "hello" });
+    expect(answer.status).toBe(200);
+    expect(answer.body.status).toBe("completed");
     expect((await account.get(exact.keyId)).body.spentUnits).toBe("0.003");
+  });
+
+  test("a request without a bound on a key that cannot afford the model's whole output is bounded by what the key affords", async () => {
+    // Five input tokens cost 0.005; 0.009 leaves 0.004 for output: two tokens at 0.002.
+    const small = await gateway.createRegularKey({ spendPolicy: { limitUnits: "0.009" } });
+    const answer = await respond(gateway, small.secret, { model: "echo-1", input: "one two three four five" });
+    expect(answer.status).toBe(200);
+    expect(answer.body.output[0].content[0].text).toBe("one two");
+    expect(answer.body).toMatchObject({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" } });
+    expect(answer.body.usage).toEqual(responseUsage(5, 2));
+    expect((await account.get(small.keyId)).body.spentUnits).toBe("0.009");
+    // Nothing left: not even the input and one output token fit.
+    expectError(await respond(gateway, small.secret, { model: "echo-1", input: "one" }), 402, "spend_limit_reached");
+    expect((await account.get(small.keyId)).body.spentUnits).toBe("0.009");
+  });
+
+  test("a key with limitUnits 1 answers a request that sets no bound, however large the model's", async () => {
+    const tiny = await gateway.createRegularKey({ spendPolicy: { limitUnits: "1" } });
+    const answer = await respond(gateway, tiny.secret, { model: "echo-1", input: "hello" });
+    expect(answer.status).toBe(200);
+    expect(answer.body.output[0].content[0].text).toBe("hello");
+  });
+
+  test("a request whose input and one output token do not fit is refused 402, and changes nothing", async () => {
+    // 1 × 0.001 + 1 × 0.002 = 0.003 > 0.002999.
+    const short = await gateway.createRegularKey({ spendPolicy: { limitUnits: "0.002999" } });
+    const refused = expectError(await respond(gateway, short.secret, { model: "echo-1", input: "hello" }), 402, "spend_limit_reached");
+    expect(refused.message).toContain("input and one output token would cost 0.003 units");
+    expect((await account.get(short.keyId)).body.spentUnits).toBe("0");
   });
 
   test("raising the limit with PATCH lets requests through again", async () => {
@@ -152,13 +181,13 @@ describe("spend policy", () => {
     // count-1 on "hi": 1 input token, "2 characters, 1 words" is 5 output tokens, so it costs
     // 0.0005 + 5 × 0.001 = 0.0055 but reserves 0.0005 + 4096 × 0.001 = 4.0965, exactly the limit.
     const key = await gateway.createRegularKey({ spendPolicy: { limitUnits: "4.0965" } });
-    const answer = await respond(gateway, key.secret, { model: "count-1", input: "hi" });
+    const answer = await respond(gateway, key.secret, { model: "count-1", input: "hi", max_output_tokens: 4096 });
     expect(answer.body.output[0].content[0].text).toBe("2 characters, 1 words");
     expect(answer.body.usage).toEqual(responseUsage(1, 5));
     expect(answer.headers.get(COST_HEADER)).toBe("0.0055");
     expect((await account.get(key.keyId)).body.spentUnits).toBe("0.0055");
-    // What is left (4.091) no longer covers the reservation.
-    expectError(await respond(gateway, key.secret, { model: "count-1", input: "hi" }), 402, "spend_limit_reached");
+    // What is left (4.091) no longer covers the reservation of a request bounded at 4096.
+    expectError(await respond(gateway, key.secret, { model: "count-1", input: "hi", max_output_tokens: 4096 }), 402, "spend_limit_reached");
     expect((await account.get(key.keyId)).body.spentUnits).toBe("0.0055");
   });
 

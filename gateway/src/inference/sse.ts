@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from "node:http";
 import type { FastifyReply } from "fastify";
 
 /**
@@ -91,6 +92,8 @@ export class SseStream {
     // The reply is ours from here: Fastify must not also answer it.
     this.#reply.hijack();
     this.#reply.raw.writeHead(200, {
+      // Headers set before the stream began (the key's x-ratelimit-* figures) go with it.
+      ...(this.#reply.getHeaders() as OutgoingHttpHeaders),
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
       connection: "keep-alive",

@@ -30,6 +30,8 @@ interface TextCall<Body extends TextRequestBody> {
   stream: boolean;
   /** The conversation, once a route that is not a relay needed it. */
   conversation: Conversation | undefined;
+  /** The output bound of a request that set none: the model's, or what the key's budget affords. */
+  boundWhenUnset: number;
 }
 
 const relays = <Body extends TextRequestBody>(route: TextRoute, spec: TextWireSpec<Body>): route is Extract<TextRoute, { kind: "provider" }> =>
@@ -37,7 +39,7 @@ const relays = <Body extends TextRequestBody>(route: TextRoute, spec: TextWireSp
 
 /** The request as a conversation, read once, for the first route that is not a relay. */
 function conversationFor<Body extends TextRequestBody>(call: TextCall<Body>, route: TextRoute, model: ChatModel): Conversation {
-  call.conversation ??= call.spec.read(call.body, route.target, model.maxOutputTokens);
+  call.conversation ??= call.spec.read(call.body, route.target, call.boundWhenUnset);
   return call.conversation;
 }
 
@@ -66,12 +68,18 @@ export async function runTextCall<Body extends TextRequestBody>(
   body: Body,
 ): Promise<unknown> {
   const key = apiKeyOf(request);
-  const call: TextCall<Body> = { spec, body, stream: body.stream === true, conversation: undefined };
+  const known = ctx.models.get(body.model);
+  const call: TextCall<Body> = {
+    spec,
+    body,
+    stream: body.stream === true,
+    conversation: undefined,
+    boundWhenUnset: known?.family === "chat" ? known.maxOutputTokens : 0,
+  };
 
   // A request the model's first route cannot carry is refused like any invalid field: before
   // it is metered or logged. (A later route's engine refuses it as it writes the request, before
   // sending anything, and that route is skipped.)
-  const known = ctx.models.get(body.model);
   if (known?.family === "chat") {
     const first = known.routes[0]!;
     if (!relays(first, spec)) {
@@ -83,11 +91,15 @@ export async function runTextCall<Body extends TextRequestBody>(
     ? { text: promptText(call.conversation), inputTokens: estimateConversationTokens(call.conversation) }
     : summariseRelayedRequest(body);
 
-  const metered = new MeteredCall(ctx, key, body.model, summary.text);
+  const metered = new MeteredCall(ctx, reply, key, body.model, summary.text);
   const model = await metered.admit("chat");
   const bound = checkedBound(spec.bound(body), model);
-  const outputBound = bound ?? model.maxOutputTokens;
-  await metered.reserve(model, { inputTokens: summary.inputTokens, outputTokens: outputBound });
+  // A request without a bound gets the model's, or on a key that cannot afford it, what the key's budget affords.
+  const outputBound = await metered.reserveText(model, summary.inputTokens, bound ?? model.maxOutputTokens, bound !== undefined);
+  if (bound === undefined) {
+    call.boundWhenUnset = outputBound;
+    if (call.conversation) call.conversation.maxOutputTokens = outputBound;
+  }
   // Each count a provider leaves out of its usage is taken at the figure the reservation used.
   const filled = (usage: Partial<TextUsage>): TextUsage => ({ ...usage, inputTokens: usage.inputTokens ?? summary.inputTokens, outputTokens: usage.outputTokens ?? outputBound });
 
@@ -100,7 +112,7 @@ export async function runTextCall<Body extends TextRequestBody>(
       opened = await open(call, route, model, {
         signal,
         // The spend policy needs a bound upstream only when the key has a limit to keep.
-        bound: bound === undefined && key.spendLimitMicros !== null ? model.maxOutputTokens : undefined,
+        bound: bound === undefined && key.spendLimitMicros !== null ? outputBound : undefined,
         clientHeaders: request.headers,
         keepText: key.loggingPolicy.storeResponse,
       });

@@ -1,6 +1,7 @@
-import type { Store } from "../store/types";
+import type { RateLimits, Store } from "../store/types";
 import type { Ledger } from "./ledger";
 import { MemoryLedger } from "./memory-ledger";
+import { MemoryRateLimits } from "./rate-limits";
 import { SharedLedger } from "./shared-ledger";
 
 export type { Ledger, SpendReservation } from "./ledger";
@@ -11,4 +12,9 @@ export type { Ledger, SpendReservation } from "./ledger";
  */
 export function ledgerFor(store: Store): Ledger {
   return store.sharedSpend ? new SharedLedger(store, store.sharedSpend) : new MemoryLedger(store);
+}
+
+/** The rate limits a store needs: counted in the database when many processes share it, else in memory. */
+export function rateLimitsFor(store: Store): RateLimits {
+  return store.sharedRates ?? new MemoryRateLimits();
 }

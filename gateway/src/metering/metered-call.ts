@@ -1,11 +1,13 @@
+import type { FastifyReply } from "fastify";
 import { formatUnits, type ModelFamily } from "@gateway-keys/contract";
 import type { GatewayContext } from "../context";
 import { GatewayError } from "../errors";
-import { costOf, type CatalogModel, type ModelOf } from "../models/catalog";
+import { affordableOutputTokens, costOf, type CatalogModel, type ModelOf } from "../models/catalog";
 import { logEntryFor } from "../policies/logging-policy";
 import { modelAllowed } from "../policies/model-policy";
 import type { SpendReservation } from "./ledger";
-import type { RequestOutcome, StoredApiKey } from "../store/types";
+import type { RateAdmission, RequestOutcome, StoredApiKey } from "../store/types";
+import { rateLimitHeaders, rateLimitRefusal } from "./rate-limits";
 import type { TextUsage } from "../inference/text";
 
 /** Where each family is served, for messages that point a client to the right endpoint. */
@@ -22,24 +24,33 @@ function isOfFamily<Family extends ModelFamily>(model: CatalogModel, family: Fam
   return model.family === family;
 }
 
+/** Tokens a request uses, as the rate limits count them: a token-priced model's input and output; none for other units. */
+function tokensOf(model: CatalogModel, usage: TextUsage): number {
+  return model.pricing.unit === "tokens" ? usage.inputTokens + usage.outputTokens : 0;
+}
+
 /**
  * One model request under the key's policies, whatever its family or wire: the model must exist
- * and serve this endpoint's family, the model policy must allow it, and the most the request can
- * cost is reserved before the model runs (so concurrent requests never overshoot the spend
- * limit); the actual cost is settled once known. Every outcome, refusals included, gets its log
- * row and usage counters, as the key's logging policy says.
+ * and serve this endpoint's family, the model policy must allow it, the rate limit policy must
+ * admit it (its `x-ratelimit-*` headers go on the reply), and the most the request can cost is
+ * reserved before the model runs (so concurrent requests never overshoot the spend limit); the
+ * actual cost is settled once known, and the rate admission released with the tokens used. Every
+ * outcome, refusals included, gets its log row and usage counters, as the key's logging policy says.
  */
 export class MeteredCall {
   readonly #ctx: GatewayContext;
+  readonly #reply: FastifyReply;
   readonly #key: StoredApiKey;
   readonly #modelId: string;
   readonly #input: string;
   readonly #now: number;
   #reservation: SpendReservation | undefined;
+  #admission: RateAdmission | undefined;
   #settled = false;
 
-  constructor(ctx: GatewayContext, key: StoredApiKey, modelId: string, input: string) {
+  constructor(ctx: GatewayContext, reply: FastifyReply, key: StoredApiKey, modelId: string, input: string) {
     this.#ctx = ctx;
+    this.#reply = reply;
     this.#key = key;
     this.#modelId = modelId;
     this.#input = input;
@@ -65,13 +76,44 @@ export class MeteredCall {
     return model;
   }
 
-  /** Reserves what `bound` (the most the request can use) costs at the model's price, or records and throws 402. */
+  /** Admits the request under the rate limit policy and reserves what `bound` (the most it can use) costs, or records and throws 429 or 402. */
   async reserve(model: CatalogModel, bound: TextUsage): Promise<void> {
-    await this.reserveMicros(costOf(model.pricing, bound));
+    await this.reserveMicros(costOf(model.pricing, bound), tokensOf(model, bound));
   }
 
-  /** Reserves `maxCostMicros`, the most the request can cost, or records and throws 402. */
-  async reserveMicros(maxCostMicros: bigint): Promise<void> {
+  /**
+   * Admits and reserves a text request of `inputTokens` with up to `outputBound` output tokens, and
+   * returns the output bound reserved. When the client set no bound (`clientBound` false) and the
+   * key cannot afford the model's whole output, the bound shrinks to what its remaining budget
+   * affords: the request is refused (402) only when its input and one output token do not fit.
+   */
+  async reserveText(model: ModelOf<"chat">, inputTokens: number, outputBound: number, clientBound: boolean): Promise<number> {
+    const costFor = (outputTokens: number) => costOf(model.pricing, { inputTokens, outputTokens });
+    if (clientBound) {
+      await this.reserveMicros(costFor(outputBound), inputTokens + outputBound);
+      return outputBound;
+    }
+    await this.#admitRate(inputTokens + outputBound);
+    this.#reservation = await this.#ctx.spend.reserve(this.#key, costFor(outputBound), this.#now);
+    if (this.#reservation) return outputBound;
+    const headroom = await this.#ctx.spend.headroom(this.#key, this.#now);
+    const affordable = headroom === null || model.pricing.unit !== "tokens" ? 0 : affordableOutputTokens(model.pricing, inputTokens, headroom, outputBound);
+    if (affordable >= 1) {
+      this.#reservation = await this.#ctx.spend.reserve(this.#key, costFor(affordable), this.#now);
+      if (this.#reservation) return affordable;
+    }
+    return this.#refuse(
+      new GatewayError(
+        "spend_limit_reached",
+        `This request's input and one output token would cost ${formatUnits(costFor(1))} units, more than is left under the key's spend limit; raise spendPolicy.limitUnits to continue.`,
+      ),
+      "rejected",
+    );
+  }
+
+  /** Admits a request of up to `tokens` tokens under the rate limit policy and reserves `maxCostMicros`, the most it can cost, or records and throws 429 or 402. */
+  async reserveMicros(maxCostMicros: bigint, tokens = 0): Promise<void> {
+    await this.#admitRate(tokens);
     const reservation = await this.#ctx.spend.reserve(this.#key, maxCostMicros, this.#now);
     if (!reservation) {
       await this.#refuse(
@@ -111,14 +153,17 @@ export class MeteredCall {
    * a key without one is charged what the provider reported, however much that is.
    */
   async succeed(model: CatalogModel, usage: TextUsage, output: string | null): Promise<bigint> {
-    return this.succeedMicros(costOf(model.pricing, usage), output);
+    return this.succeedMicros(costOf(model.pricing, usage), output, tokensOf(model, usage));
   }
 
-  /** {@link succeed} for a cost already known in micro-credits (a forwarded media request, measured by its family's unit). */
-  async succeedMicros(cost: bigint, output: string | null): Promise<bigint> {
+  /**
+   * {@link succeed} for a cost already known in micro-credits (a forwarded media request, measured
+   * by its family's unit); `usedTokens` unknown counts every token the request was admitted with.
+   */
+  async succeedMicros(cost: bigint, output: string | null, usedTokens?: number): Promise<bigint> {
     const reservation = this.#requireReservation();
     const costMicros = this.#key.spendLimitMicros === null || cost < reservation.micros ? cost : reservation.micros;
-    await this.#settle(reservation, 200, costMicros, output, "succeeded");
+    await this.#settle(reservation, 200, costMicros, output, "succeeded", usedTokens);
     return costMicros;
   }
 
@@ -134,17 +179,52 @@ export class MeteredCall {
   /** Ends a call whose model failed before answering: nothing is charged. Safe to call after settling (no-op). */
   async fail(status: number): Promise<void> {
     if (this.#settled || !this.#reservation) return;
-    await this.#settle(this.#reservation, status, 0n, null, "failed");
+    await this.#settle(this.#reservation, status, 0n, null, "failed", 0);
   }
 
-  async #settle(reservation: SpendReservation, status: number, costMicros: bigint, output: string | null, outcome: RequestOutcome): Promise<void> {
+  /** Takes the request's place under the key's rate limit policy (none: nothing to take), or records and throws 429. */
+  async #admitRate(tokens: number): Promise<void> {
+    const policy = this.#key.rateLimitPolicy;
+    if (!policy) return;
+    const verdict = await this.#ctx.rates.admit(this.#key.id, policy, tokens, this.#now);
+    if (!verdict.admission) return this.#refuse(rateLimitRefusal(verdict, policy, tokens), "rejected");
+    this.#admission = verdict.admission;
+    this.#reply.headers(rateLimitHeaders(verdict));
+  }
+
+  /** Gives the rate admission back (the tokens not used, the place in flight); a failure only costs the key those tokens until they drain. */
+  async #releaseRate(usedTokens: number | undefined): Promise<void> {
+    const admission = this.#admission;
+    if (!admission) return;
+    this.#admission = undefined;
+    try {
+      await this.#ctx.rates.release(admission, Math.min(usedTokens ?? admission.tokens, admission.tokens), this.#ctx.now());
+    } catch (error) {
+      this.#reply.log.warn({ err: error }, "a rate limit release failed; its slot lapses with its lease");
+    }
+  }
+
+  async #settle(
+    reservation: SpendReservation,
+    status: number,
+    costMicros: bigint,
+    output: string | null,
+    outcome: RequestOutcome,
+    usedTokens?: number,
+  ): Promise<void> {
     if (this.#settled) return;
     this.#settled = true;
     const entry = logEntryFor(this.#key, { model: this.#modelId, status, costMicros, input: this.#input, output }, this.#now);
-    await this.#ctx.spend.settle(reservation, entry, outcome);
+    try {
+      await this.#ctx.spend.settle(reservation, entry, outcome);
+    } finally {
+      await this.#releaseRate(usedTokens);
+    }
   }
 
   async #refuse(error: GatewayError, outcome: Exclude<RequestOutcome, "succeeded">): Promise<never> {
+    // A request refused after its rate admission (its spend did not fit) used no tokens.
+    await this.#releaseRate(0);
     const entry = logEntryFor(this.#key, { model: this.#modelId, status: error.statusCode, costMicros: 0n, input: this.#input, output: null }, this.#now);
     await this.#ctx.spend.recordUncharged(entry, outcome);
     throw error;

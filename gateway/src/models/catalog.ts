@@ -81,6 +81,19 @@ export function costOf(pricing: ModelPricing, usage: TextUsage): bigint {
   }
 }
 
+/**
+ * The most output tokens, up to `max`, that a request of `inputTokens` can be given within
+ * `budgetMicros` at `pricing` (0 when not even one fits): the bound a request that set none is
+ * served with when the key cannot afford the model's whole output.
+ */
+export function affordableOutputTokens(pricing: TokenPricing, inputTokens: number, budgetMicros: bigint, max: number): number {
+  const left = budgetMicros * MICROS_PER_MILLION - BigInt(inputTokens) * pricing.inputPerMillionMicros;
+  if (left < 0n) return 0;
+  if (pricing.outputPerMillionMicros === 0n) return max;
+  const affordable = left / pricing.outputPerMillionMicros;
+  return affordable >= BigInt(max) ? max : Number(affordable);
+}
+
 /** What `count` images of `size` cost, or `undefined` for a size the model has no price for. */
 export function imageCost(pricing: Extract<ModelPricing, { unit: "images" }>, size: string, count: number): bigint | undefined {
   const each = pricing.perImageMicros[size];

@@ -51,7 +51,7 @@ export const audioRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
     handler: async (request, reply) => {
       // A built-in model takes the fields it knows, checked before anything is metered.
       const builtIn = ctx.models.forwards(request.body.model) ? undefined : parseBody(BuiltInSpeechRequest, request.body);
-      const call = new MeteredCall(ctx, apiKeyOf(request), request.body.model, request.body.input);
+      const call = new MeteredCall(ctx, reply, apiKeyOf(request), request.body.model, request.body.input);
       const model = await call.admit("speech");
       if (model.forwarded) {
         // Priced by the characters of the input (code points), the unit speech providers bill.
@@ -104,7 +104,7 @@ export const audioRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
       // A built-in model takes the fields it knows, checked before anything is metered; a forwarded one, any.
       const builtIn = forwarded ? undefined : parseBody(TranscriptionFields, fields);
       const { model: modelId } = builtIn ?? parseBody(ForwardedTranscriptionFields, fields);
-      const call = new MeteredCall(ctx, apiKeyOf(request), modelId, `[audio: ${audio.length} bytes]`);
+      const call = new MeteredCall(ctx, reply, apiKeyOf(request), modelId, `[audio: ${audio.length} bytes]`);
       const model = await call.admit("transcription");
       if (model.forwarded) {
         const bound = transcriptionSecondsBound(audio);

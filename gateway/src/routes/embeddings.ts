@@ -32,7 +32,7 @@ export const embeddingsRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
       const builtIn = ctx.models.forwards(request.body.model) ? undefined : parseBody(BuiltInEmbeddingsRequest, request.body);
       const texts = builtIn === undefined ? [] : typeof builtIn.input === "string" ? [builtIn.input] : builtIn.input;
       const logged = builtIn === undefined ? (typeof request.body.input === "string" ? request.body.input : JSON.stringify(request.body.input)) : texts.join("\n");
-      const call = new MeteredCall(ctx, apiKeyOf(request), request.body.model, logged);
+      const call = new MeteredCall(ctx, reply, apiKeyOf(request), request.body.model, logged);
       const model = await call.admit("embeddings");
       if (model.forwarded) {
         const estimate = inputTokensOf(request.body.input);

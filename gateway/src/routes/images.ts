@@ -39,7 +39,7 @@ export const imagesRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (ap
     handler: async (request, reply) => {
       // A built-in model takes the fields it knows, checked before anything is metered.
       const builtIn = ctx.models.forwards(request.body.model) ? undefined : parseBody(BuiltInImageRequest, request.body);
-      const call = new MeteredCall(ctx, apiKeyOf(request), request.body.model, request.body.prompt);
+      const call = new MeteredCall(ctx, reply, apiKeyOf(request), request.body.model, request.body.prompt);
       const model = await call.admit("images");
       if (model.forwarded) {
         const charge = forwardedImagesCost(model.pricing, request.body.size, request.body.n ?? 1);

@@ -31,7 +31,7 @@ export const moderationsRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = asyn
       const builtIn = ctx.models.forwards(modelId) ? undefined : parseBody(BuiltInModerationRequest, request.body);
       const texts = builtIn === undefined ? [] : typeof builtIn.input === "string" ? [builtIn.input] : builtIn.input;
       const logged = builtIn === undefined ? (typeof request.body.input === "string" ? request.body.input : JSON.stringify(request.body.input)) : texts.join("\n");
-      const call = new MeteredCall(ctx, apiKeyOf(request), modelId, logged);
+      const call = new MeteredCall(ctx, reply, apiKeyOf(request), modelId, logged);
       const model = await call.admit("moderation");
       if (model.forwarded) {
         const charge = costOf(model.pricing, { inputTokens: inputTokensOf(request.body.input), outputTokens: 0 });

@@ -23,6 +23,8 @@ export interface Store {
    * store owned by one process leaves reservations to that process's memory.
    */
   readonly sharedSpend?: SharedSpend;
+  /** Rate limits counted in the database, across every process sharing it (PostgreSQL). */
+  readonly sharedRates?: RateLimits;
   /** Changes of keys made by any process sharing the database (PostgreSQL), for caches in front of the store. */
   readonly keyChanges?: KeyChangeFeed;
 
@@ -123,6 +125,48 @@ export interface SharedSpend {
   settle(held: HeldSpend, entry: NewLogEntry, outcome: RequestOutcome): Promise<void>;
   /** The key's limit less its window's spend at `at` and every live reservation (`null` without a limit). */
   headroom(keyId: string, at: number): Promise<bigint | null>;
+}
+
+/** A request admitted under a key's rate limit policy, to release when it ends. */
+export interface RateAdmission {
+  readonly keyId: string;
+  /** Tokens taken from the key's tokens-per-minute bucket (those the request did not use go back). */
+  readonly tokens: number;
+  readonly tokensPerMinute: number | undefined;
+  /** Its row among the key's requests in flight, in a shared database; null in memory or without a concurrency limit. */
+  readonly slot: string | null;
+}
+
+/** One per-minute limit's figures, as OpenAI's `x-ratelimit-*` headers give them. */
+export interface BucketFigures {
+  limit: number;
+  remaining: number;
+  /** Until the bucket is empty again, ms. */
+  resetMs: number;
+}
+
+/** What a key's rate limit policy says of one request. */
+export interface RateVerdict {
+  /** Set when admitted: release it when the request ends. */
+  admission: RateAdmission | null;
+  refusedBy: "requests" | "tokens" | "concurrency" | null;
+  /** When refused: until the refusing limit would admit it, ms (Infinity: never, the request is larger than the limit). */
+  retryAfterMs: number;
+  requests?: BucketFigures;
+  tokens?: BucketFigures;
+}
+
+/**
+ * A key's rate limit policy as model calls use it: a request is admitted (one request and its most
+ * tokens taken from the key's per-minute buckets, a place among its requests in flight) before its
+ * spend is reserved, and released when it ends (the tokens it did not use given back, its place
+ * freed). In memory for a store one process owns; in the database when many share it.
+ */
+export interface RateLimits {
+  /** Admits a request of up to `tokens` tokens at `at` (ms, the gateway's clock), or says why not. */
+  admit(keyId: string, policy: RateLimitPolicy, tokens: number, at: number): Promise<RateVerdict>;
+  /** Ends an admitted request that used `usedTokens` (at most what it was admitted with). */
+  release(admission: RateAdmission, usedTokens: number, at: number): Promise<void>;
 }
 
 /** A label a listed key must have: `name` with `value`, or with any value when `value` is null. */

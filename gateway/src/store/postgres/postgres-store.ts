@@ -3,6 +3,7 @@ import pg from "pg";
 import type { KeyState } from "@gateway-keys/contract";
 import { SpendBatcher, type SpendBatch } from "../../metering/shared/batcher";
 import { SpendHoldings } from "../../metering/shared/holdings";
+import { SharedRateLimits, type AdmitRow } from "../../metering/shared/rates";
 import type {
   ApiKeyUpdate,
   IdempotencyClaim,
@@ -112,6 +113,7 @@ class PostgresStore implements Store {
   readonly kind = "postgres";
   readonly location = undefined;
   readonly sharedSpend: SharedSpend;
+  readonly sharedRates: SharedRateLimits;
   readonly keyChanges: KeyChangeNotifications;
   readonly #pool: pg.Pool;
   readonly #renewal: NodeJS.Timeout;
@@ -127,7 +129,27 @@ class PostgresStore implements Store {
     this.#spend = new SpendBatcher((batch) => this.#sendSpendBatch(batch, holder, leaseMs));
     this.#holdings = new SpendHoldings(this.#spend, notifications, (keyId, at) => this.#headroom(keyId, at), { leaseMs });
     this.sharedSpend = this.#holdings;
+    this.sharedRates = new SharedRateLimits({
+      admit: async (keyId, at, policy, tokens) =>
+        (
+          await this.#query<AdmitRow>(SQL.admitRate, [
+            keyId,
+            at,
+            policy.requestsPerMinute ?? null,
+            policy.tokensPerMinute ?? null,
+            policy.maxConcurrentRequests ?? null,
+            tokens,
+            holder,
+            leaseMs,
+          ])
+        ).rows[0]!,
+      release: async (keyId, slot, unused, tokensPerMinute, at) => {
+        await this.#query(SQL.releaseRate, [keyId, slot, unused, tokensPerMinute, at]);
+      },
+    });
     this.#renewal = setInterval(() => {
+      const slots = this.sharedRates.liveSlots();
+      if (slots.length > 0) this.#query(SQL.renewRequestSlots, [slots, leaseMs]).catch(() => undefined);
       // A failed renewal is retried a third of a lease later; only a whole lease of failures loses a reservation.
       const sentAt = Date.now();
       this.#query<{ id: string }>(SQL.renewReservations, [holder, leaseMs]).then(
@@ -319,6 +341,7 @@ class PostgresStore implements Store {
     // Leases run on the database's clock, not the injected one: a reservation is swept when its
     // process stopped renewing it, whatever time the gateway's clock says it is.
     await this.#query(SQL.purgeReservations, []);
+    await this.#query(SQL.purgeRequestSlots, []);
     return { logs: logs.rowCount ?? 0, idempotencyKeys: idempotencyKeys.rowCount ?? 0 };
   }
 

@@ -140,6 +140,19 @@ export const SQL = {
     `SELECT gateway_spend_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
     AS reservations`,
   ),
+  // Rate limits (migration 7): one round trip to admit, one to release.
+  admitRate: query(
+    "admit_rate",
+    "SELECT refused_by, retry_after_ms, slot, requests_level, tokens_level FROM gateway_admit_rate($1, $2, $3, $4, $5, $6, $7, $8)",
+  ),
+  releaseRate: query("release_rate", "SELECT gateway_release_rate($1, $2, $3, $4, $5)"),
+  // Only slots of requests still in flight here, and only live ones (as reservations).
+  renewRequestSlots: query(
+    "renew_request_slots",
+    `UPDATE request_slots SET expires_at = clock_timestamp() + $2 * INTERVAL '1 millisecond'
+    WHERE id = ANY ($1::BIGINT[]) AND expires_at > clock_timestamp()`,
+  ),
+  purgeRequestSlots: query("purge_request_slots", "DELETE FROM request_slots WHERE expires_at <= clock_timestamp()"),
   // Gives each key's account back what its swept reservations held, in the same transaction.
   purgeReservations: query("purge_reservations", "SELECT gateway_sweep_spend_reservations() AS swept"),
 

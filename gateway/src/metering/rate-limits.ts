@@ -1,0 +1,116 @@
+import type { RateLimitPolicy } from "@gateway-keys/contract";
+import { GatewayError } from "../errors";
+import type { RateAdmission, RateLimits, RateVerdict } from "../store/types";
+import { drained, readBucket, type BucketLevel } from "./rate-buckets";
+
+interface KeyRates {
+  requests: BucketLevel;
+  tokens: BucketLevel;
+  inFlight: number;
+}
+
+/**
+ * Rate limits in this process's memory: exact while one process serves a database (SQLite); many
+ * processes sharing PostgreSQL count in the database instead (`Store.sharedRates`). Keys whose
+ * buckets drained and that have nothing in flight are forgotten (they read as new).
+ */
+export class MemoryRateLimits implements RateLimits {
+  readonly #keys = new Map<string, KeyRates>();
+  readonly #capacity: number;
+
+  constructor(capacity = 10_000) {
+    this.#capacity = capacity;
+  }
+
+  async admit(keyId: string, policy: RateLimitPolicy, tokens: number, at: number): Promise<RateVerdict> {
+    let rates = this.#keys.get(keyId);
+    if (!rates) {
+      this.#forgetIdle(at);
+      rates = { requests: { level: 0, at }, tokens: { level: 0, at }, inFlight: 0 };
+      this.#keys.set(keyId, rates);
+    }
+    const requests = policy.requestsPerMinute === undefined ? undefined : readBucket(rates.requests, policy.requestsPerMinute, 1, at);
+    const tokenBucket = policy.tokensPerMinute === undefined ? undefined : readBucket(rates.tokens, policy.tokensPerMinute, tokens, at);
+    const refusedBy =
+      policy.maxConcurrentRequests !== undefined && rates.inFlight >= policy.maxConcurrentRequests
+        ? "concurrency"
+        : requests?.fits === false
+          ? "requests"
+          : tokenBucket?.fits === false
+            ? "tokens"
+            : null;
+    if (refusedBy === null) {
+      if (requests) rates.requests = { level: requests.level, at };
+      if (tokenBucket) rates.tokens = { level: tokenBucket.level, at };
+      rates.inFlight++;
+    }
+    return {
+      admission: refusedBy === null ? { keyId, tokens, tokensPerMinute: policy.tokensPerMinute, slot: null } : null,
+      refusedBy,
+      // A place in flight frees when a request ends: no time can be known, a second is a fair retry.
+      retryAfterMs: refusedBy === "requests" ? requests!.retryAfterMs : refusedBy === "tokens" ? tokenBucket!.retryAfterMs : refusedBy ? 1000 : 0,
+      ...(requests && { requests: { limit: policy.requestsPerMinute!, remaining: requests.remaining, resetMs: requests.resetMs } }),
+      ...(tokenBucket && { tokens: { limit: policy.tokensPerMinute!, remaining: tokenBucket.remaining, resetMs: tokenBucket.resetMs } }),
+    };
+  }
+
+  async release(admission: RateAdmission, usedTokens: number, at: number): Promise<void> {
+    const rates = this.#keys.get(admission.keyId);
+    if (!rates) return;
+    rates.inFlight--;
+    const unused = admission.tokens - usedTokens;
+    if (admission.tokensPerMinute !== undefined && unused > 0) {
+      rates.tokens = { level: Math.max(0, drained(rates.tokens, admission.tokensPerMinute, at) - unused), at };
+    }
+  }
+
+  #forgetIdle(at: number): void {
+    if (this.#keys.size < this.#capacity) return;
+    for (const [keyId, rates] of this.#keys) {
+      // A minute after its last request a bucket has drained, whatever its limit.
+      if (rates.inFlight === 0 && at - Math.max(rates.requests.at, rates.tokens.at) >= 60_000) this.#keys.delete(keyId);
+    }
+  }
+}
+
+/** `6m0s`, `1.5s`, `20ms`: the durations of OpenAI's `x-ratelimit-reset-*` headers. */
+export function formatResetDuration(ms: number): string {
+  if (ms < 1000) return `${Math.ceil(ms)}ms`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms - minutes * 60_000) / 10) / 100;
+  return minutes > 0 ? `${minutes}m${seconds}s` : `${seconds}s`;
+}
+
+/** The `x-ratelimit-*` headers of a verdict: for each per-minute limit the key has, its limit, what is left and when it resets. */
+export function rateLimitHeaders(verdict: RateVerdict): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, figures] of [["requests", verdict.requests], ["tokens", verdict.tokens]] as const) {
+    if (!figures) continue;
+    headers[`x-ratelimit-limit-${name}`] = String(figures.limit);
+    headers[`x-ratelimit-remaining-${name}`] = String(figures.remaining);
+    headers[`x-ratelimit-reset-${name}`] = formatResetDuration(figures.resetMs);
+  }
+  return headers;
+}
+
+/** The 429 of a refused verdict, with `Retry-After` (seconds), `retry-after-ms` and the `x-ratelimit-*` headers. */
+export function rateLimitRefusal(verdict: RateVerdict, policy: RateLimitPolicy, tokens: number): GatewayError {
+  const headers = rateLimitHeaders(verdict);
+  if (verdict.retryAfterMs === Infinity) {
+    return new GatewayError(
+      "key_rate_limited",
+      `This request may use ${tokens} tokens, more than the key's rateLimitPolicy.tokensPerMinute (${policy.tokensPerMinute}) allows in a minute; set a smaller output bound (max_tokens, max_output_tokens) or raise tokensPerMinute.`,
+      { headers },
+    );
+  }
+  const retryMs = Math.max(1, Math.ceil(verdict.retryAfterMs));
+  const reason =
+    verdict.refusedBy === "concurrency"
+      ? `the key has ${policy.maxConcurrentRequests} requests in flight, its rateLimitPolicy.maxConcurrentRequests`
+      : verdict.refusedBy === "requests"
+        ? `the key reached its rateLimitPolicy.requestsPerMinute (${policy.requestsPerMinute})`
+        : `the key reached its rateLimitPolicy.tokensPerMinute (${policy.tokensPerMinute})`;
+  return new GatewayError("key_rate_limited", `Rate limited: ${reason}; retry after ${(retryMs / 1000).toFixed(1)} s.`, {
+    headers: { ...headers, "retry-after": String(Math.ceil(retryMs / 1000)), "retry-after-ms": String(retryMs) },
+  });
+}
