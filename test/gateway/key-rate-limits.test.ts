@@ -149,7 +149,10 @@ function respondChat(secret: string, content: string) {
     method: "POST",
     headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", "x-request": randomUUID() },
     body: JSON.stringify({ model: "held-1", messages: [{ role: "user", content }] }),
-  }).then(async (response) => ({ status: response.status, headers: response.headers, body: await response.json() }));
+  }).then(async (response) => {
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, text, body: JSON.parse(text) };
+  });
 }
 
 async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {

@@ -16,6 +16,7 @@ import { parseUnits } from "@gateway-keys/contract";
 import { startGateway } from "@gateway-keys/gateway";
 import { GATEWAY_CLI, startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
+import { createTestClock } from "@gateway-keys/testkit/test-gateway";
 import { call } from "./helpers";
 
 const unavailable = postgresUnavailableReason();
@@ -190,6 +191,95 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
     );
     console.log(`revoke on process A, first refusal on B after ${delays[0]!.toFixed(1)} ms, on C after ${delays[1]!.toFixed(1)} ms`);
     for (const delay of delays) expect(delay).toBeLessThan(1000);
+  });
+
+  test("the three processes enforce one requestsPerMinute together: the sum of what they admit is the limit, not three times it", async () => {
+    const key = await createKey({ rateLimitPolicy: { requestsPerMinute: 10 } });
+    const started = performance.now();
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => call(pick(i).url, "POST", "/v1/responses", { bearer: key.secret, body: { model: "echo-1", input: "hi", max_output_tokens: 1 } })),
+    );
+    const elapsedMs = performance.now() - started;
+    const admitted = answers.filter((answer) => answer.status === 200).length;
+    expect(answers.every((answer) => answer.status === 200 || answer.status === 429)).toBe(true);
+    for (const refused of answers.filter((answer) => answer.status === 429)) expect(refused.body.error.code).toBe("key_rate_limited");
+    // The bucket refills 10 a minute: what it refilled while the burst ran is all that may pass beyond 10.
+    expect(admitted).toBeGreaterThanOrEqual(10);
+    expect(admitted).toBeLessThanOrEqual(10 + Math.floor((elapsedMs * 10) / 60_000));
+    console.log(`requestsPerMinute 10 over three processes: ${admitted} of 30 admitted in ${elapsedMs.toFixed(0)} ms`);
+  });
+
+  test("the three processes enforce one maxConcurrentRequests together, and free the places when the requests end", async () => {
+    const key = await createKey({ rateLimitPolicy: { maxConcurrentRequests: 3 } });
+    const heldBefore = held.length;
+    const body = { model: "slow-1", input: "hi", max_output_tokens: 5 };
+    const requests = Array.from({ length: 9 }, (_, i) => call(pick(i).url, "POST", "/v1/responses", { bearer: key.secret, body }));
+    // The refused ones answer at once; the admitted ones wait at the hanging upstream.
+    const deadline = Date.now() + 5000;
+    while (held.length < heldBefore + 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(held.length).toBe(heldBefore + 3);
+    // Let go of them: the upstream cuts each request (502), which ends it and frees its place.
+    for (const release of held.splice(heldBefore)) release();
+    const statuses = (await Promise.all(requests)).map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(6);
+    expect(statuses.filter((status) => status !== 429)).toHaveLength(3);
+    // Every place is free again: three more are admitted.
+    const again = Array.from({ length: 3 }, (_, i) => call(pick(i).url, "POST", "/v1/responses", { bearer: key.secret, body }));
+    const againDeadline = Date.now() + 5000;
+    while (held.length < heldBefore + 3 && Date.now() < againDeadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(held.length).toBe(heldBefore + 3);
+    for (const release of held.splice(heldBefore)) release();
+    expect((await Promise.all(again)).every((answer) => answer.status !== 429)).toBe(true);
+  });
+
+  test("a key past its expiresAt is refused 401 key_expired by every process that has it cached, at once", async () => {
+    const expiresAt = Date.now() + 1500;
+    const key = await createKey({ expiresAt: new Date(expiresAt).toISOString() });
+    const models = (gateway: GatewayProcess) => call(gateway.url, "GET", "/v1/models", { bearer: key.secret });
+    for (const gateway of gateways) expect((await models(gateway)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 20));
+    for (const gateway of gateways) {
+      const answer = await models(gateway);
+      expect({ status: answer.status, code: answer.body.error?.code }).toEqual({ status: 401, code: "key_expired" });
+    }
+  });
+
+  test("a monthly budget across three gateways on one database: refused at its limit, served again at 00:00 UTC on the 1st with no job run, never overshooting with 64 concurrent requests", async () => {
+    // Three gateways in this process, each with its own store (connection pool, spend holdings,
+    // key cache, lease holder) as three processes have, sharing one injected clock.
+    const clock = createTestClock(Date.UTC(2030, 0, 31, 23, 59));
+    const instanceUrl = await server.createDatabase();
+    const encryptionKey = randomBytes(32);
+    const first = await startGateway({ databaseUrl: instanceUrl, encryptionKey, clock: clock.now, bootstrap: { ownerId: "windows" } });
+    const others = await Promise.all([1, 2].map(() => startGateway({ databaseUrl: instanceUrl, encryptionKey, clock: clock.now })));
+    const instances = [first, ...others];
+    try {
+      const body = { model: "echo-1", input: "hello", max_output_tokens: 1 }; // 0.003: its reservation and its charge
+      const created = await call(first.url, "POST", "/v1/account/api-keys", {
+        bearer: first.provisioningKey!,
+        idempotencyKey: randomUUID(),
+        body: { name: "monthly", spendPolicy: { limitUnits: "0.03", resetPeriod: "monthly" } },
+      });
+      expect(created.status).toBe(201);
+      const burst = () =>
+        Promise.all(Array.from({ length: 64 }, (_, i) => call(instances[i % 3]!.url, "POST", "/v1/responses", { bearer: created.body.secret, body })));
+      const windowOf = async () =>
+        (await call(others[1]!.url, "GET", `/v1/account/api-keys/${created.body.keyId}`, { bearer: first.provisioningKey! })).body;
+
+      const january = await burst();
+      expect(january.filter((answer) => answer.status === 200)).toHaveLength(10);
+      expect(january.every((answer) => answer.status === 200 || answer.status === 402)).toBe(true);
+      expect((await windowOf()).spendWindow).toEqual({ startedAt: "2030-01-01T00:00:00.000Z", resetsAt: "2030-02-01T00:00:00.000Z", spentUnits: "0.03" });
+
+      clock.set(Date.UTC(2030, 1, 1));
+      const february = await burst();
+      expect(february.filter((answer) => answer.status === 200)).toHaveLength(10);
+      const record = await windowOf();
+      expect(record.spendWindow).toEqual({ startedAt: "2030-02-01T00:00:00.000Z", resetsAt: "2030-03-01T00:00:00.000Z", spentUnits: "0.03" });
+      expect(record.spentUnits).toBe("0.06");
+    } finally {
+      for (const instance of instances) await instance.close();
+    }
   });
 
   test("after losing their LISTEN connections, the other processes still refuse a revoked key within a second", async () => {
