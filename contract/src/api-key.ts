@@ -137,16 +137,25 @@ export const CreateApiKeyRequest = z.strictObject({
 export type CreateApiKeyRequest = z.input<typeof CreateApiKeyRequest>;
 export type CreateApiKeyParams = z.output<typeof CreateApiKeyRequest>;
 
+/** What a PATCH may change: a key's name, its state and each of its policies (each replaced whole). */
+export const KeyChanges = z.strictObject({
+  name: KeyName.optional(),
+  state: SettableKeyState.optional(),
+  ...KeyPolicyChanges.shape,
+});
+
+/**
+ * The fields a PATCH may change, derived from {@link KeyChanges}: what a client compares to know
+ * whether a key needs a change (the Pulumi provider's diff does), so a new policy is added once.
+ */
+export const KEY_CHANGE_FIELDS = Object.keys(KeyChanges.shape) as (keyof typeof KeyChanges.shape)[];
+export type KeyChangeField = (typeof KEY_CHANGE_FIELDS)[number];
+
 /** Body of `PATCH /v1/account/api-keys/{keyId}`: `expectedVersion` plus at least one change. Policies are replaced whole. */
 export const UpdateApiKeyRequest = z
-  .strictObject({
-    expectedVersion: KeyVersion,
-    name: KeyName.optional(),
-    state: SettableKeyState.optional(),
-    ...KeyPolicyChanges.shape,
-  })
+  .strictObject({ expectedVersion: KeyVersion, ...KeyChanges.shape })
   .refine((body) => Object.keys(body).some((field) => field !== "expectedVersion"), {
-    error: "expected at least one of name, state, spendPolicy, loggingPolicy, modelPolicy, rateLimitPolicy, expiresAt, labels",
+    error: `expected at least one of ${KEY_CHANGE_FIELDS.join(", ")}`,
   });
 export type UpdateApiKeyRequest = z.input<typeof UpdateApiKeyRequest>;
 export type UpdateApiKeyParams = z.output<typeof UpdateApiKeyRequest>;

@@ -1,11 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
+import { KEY_CHANGE_FIELDS } from "@gateway-keys/contract";
 import type { ApiKeyArgs, GatewayConnectionArgs } from "./inputs";
 import type { RotationRecord, StoredKey } from "./runtime/shapes";
 
 /** The outputs both classes declare (besides those that are also inputs, such as `name`). */
 const OUTPUT_NAMES = [
   "keyId", "version", "secret", "secretKnown", "hint", "ownerId", "baseUrl", "provisioningKeyHint",
-  "createdAt", "updatedAt", "rotatedAt", "previousSecretExpiresAt", "rotation",
+  "createdAt", "updatedAt", "rotatedAt", "previousSecretExpiresAt", "expired", "rotation",
 ] as const;
 
 /**
@@ -15,10 +16,8 @@ const OUTPUT_NAMES = [
  */
 export function sharedInputs(args: ApiKeyArgs): Record<string, unknown> {
   const inputs: Record<string, unknown> = {
-    state: args.state,
-    spendPolicy: args.spendPolicy,
-    loggingPolicy: args.loggingPolicy,
-    modelPolicy: args.modelPolicy,
+    // The key's state and policies, as the contract names what a PATCH changes (the name has its own default).
+    ...Object.fromEntries(KEY_CHANGE_FIELDS.filter((field) => field !== "name").map((field) => [field, args[field]])),
     rotationTrigger: args.rotationTrigger,
     rotateAfter: args.rotateAfter,
     rotationGracePeriod: args.rotationGracePeriod,
@@ -68,6 +67,14 @@ export abstract class ApiKeyResource extends pulumi.CustomResource {
   declare readonly loggingPolicy: pulumi.Output<StoredKey["loggingPolicy"]>;
   /** The model policy, defaults filled in; a mode newer than this package reads as `Unrecognized`. */
   declare readonly modelPolicy: pulumi.Output<StoredKey["modelPolicy"]>;
+  /** The rate limit policy; undefined when the key has none. */
+  declare readonly rateLimitPolicy: pulumi.Output<StoredKey["rateLimitPolicy"]>;
+  /** When the key stops authenticating (ISO 8601, UTC); undefined when it never does. */
+  declare readonly expiresAt: pulumi.Output<string | undefined>;
+  /** Whether `expiresAt` has passed (as of the last create, update or refresh): the gateway refuses the key until a later `expiresAt` is applied. */
+  declare readonly expired: pulumi.Output<boolean>;
+  /** The key's labels. */
+  declare readonly labels: pulumi.Output<Record<string, string>>;
   /** When the key was created (ISO 8601). */
   declare readonly createdAt: pulumi.Output<string>;
   /** When the key last changed (ISO 8601). */

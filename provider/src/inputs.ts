@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { ModelPolicy, SettableKeyState, SpendPolicy } from "@gateway-keys/contract";
+import type { KeyChangeField, ModelPolicy, ResetPeriod, SettableKeyState, SpendPolicy } from "@gateway-keys/contract";
 
 /** Spending cap of a key, in credits. */
 export interface SpendPolicyArgs {
@@ -10,6 +10,23 @@ export interface SpendPolicyArgs {
   limitUnits: pulumi.Input<string>;
   /** The credit unit. Only `"unit"` is allowed. Default `"unit"`. */
   currency?: pulumi.Input<SpendPolicy["currency"]>;
+  /**
+   * When the limit starts again: `"never"` (a lifetime cap, the default), `"daily"` (00:00 UTC),
+   * `"weekly"` (00:00 UTC on Monday) or `"monthly"` (00:00 UTC on the 1st). No job runs: the first
+   * request after a boundary sees a fresh window. A change takes effect at once: the new window counts
+   * what the key spent since that window's start.
+   */
+  resetPeriod?: pulumi.Input<ResetPeriod>;
+}
+
+/** How fast a key may call models, across every process of the gateway. At least one limit. */
+export interface RateLimitPolicyArgs {
+  /** Requests per minute (a bucket that holds a minute's worth and refills continuously): 1 to 1,000,000. */
+  requestsPerMinute?: pulumi.Input<number>;
+  /** Tokens per minute, counted as the spend policy counts them (input and output bound, unused output given back). */
+  tokensPerMinute?: pulumi.Input<number>;
+  /** Requests in flight at once: 1 to 10,000. */
+  maxConcurrentRequests?: pulumi.Input<number>;
 }
 
 /** What the gateway stores about requests made with the key. */
@@ -55,6 +72,16 @@ export interface ApiKeyArgs {
   loggingPolicy?: pulumi.Input<LoggingPolicyArgs>;
   /** Model access. Default: all models. */
   modelPolicy?: pulumi.Input<ModelPolicyArgs>;
+  /** Rate limits (429 with Retry-After beyond them). Left out, the key has none. */
+  rateLimitPolicy?: pulumi.Input<RateLimitPolicyArgs>;
+  /**
+   * When the key stops authenticating (401 `key_expired`): an ISO 8601 date and time with a zone,
+   * in the future when set; stored in UTC. Changing it (to extend the key) is an in-place update.
+   * Left out, the key never expires.
+   */
+  expiresAt?: pulumi.Input<string>;
+  /** Labels to find, group and bill keys by: up to 32 names (lowercase, digits, `._/-`) to strings of up to 256 characters. */
+  labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /**
    * Any value; changing it (adding or removing it too) rotates the key's secret in place: the keyId
    * stays; the old secret stops working at once, or after `rotationGracePeriod`. E.g. a date or a
@@ -85,3 +112,7 @@ export interface ApiKeyArgs {
    */
   adoptKeyId?: pulumi.Input<string>;
 }
+
+/** Compile-time proof that the arguments name every field the contract lets a key change. */
+const argsCoverChanges: Exclude<KeyChangeField, keyof ApiKeyArgs> extends never ? true : false = true;
+void argsCoverChanges;

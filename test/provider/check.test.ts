@@ -16,6 +16,7 @@ describe("ApiKey check", () => {
       state: "active",
       loggingPolicy: { storeRequest: false, storeResponse: false, retentionDays: 30 },
       modelPolicy: { mode: "all", modelIds: [] },
+      labels: {},
       connection,
     } });
   });

@@ -67,7 +67,7 @@ describe("ApiKey create", () => {
     const first = await provider.create(desired);
     passed += 25 * 3_600_000;
     // The program changed meanwhile: the key is brought to it, then rotated.
-    const changed = { ...desired, spendPolicy: { limitUnits: "7", currency: "unit" as const } };
+    const changed = { ...desired, spendPolicy: { limitUnits: "7", currency: "unit" as const, resetPeriod: "never" as const } };
     const before = clients.requests.length;
     const taken = await provider.create(changed);
     expect(taken.id).toBe(first.id);

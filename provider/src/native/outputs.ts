@@ -1,44 +1,39 @@
-import { ApiKey as ApiKeyRecord } from "@gateway-keys/contract";
+import { ApiKey as ApiKeyRecord, NULLABLE_POLICIES } from "@gateway-keys/contract";
 import { z } from "zod";
-import { ApiKeyInputs, type StoredKey } from "../runtime/shapes";
+import { ApiKeyInputs, CARRIED_INPUTS, RECORD_FIELDS, type StoredKey } from "../runtime/shapes";
+
+type NullablePolicy = (typeof NULLABLE_POLICIES)[number];
+type KeptField = Exclude<(typeof RECORD_FIELDS)[number], NullablePolicy>;
+type CarriedInput = (typeof CARRIED_INPUTS)[number];
+
+/** A `pick` mask of every name in `fields`. */
+function maskOf<Field extends string>(fields: readonly Field[]): { [Name in Field]: true } {
+  return Object.fromEntries(fields.map((field) => [field, true])) as { [Name in Field]: true };
+}
+
+const nullable = new Set<string>(NULLABLE_POLICIES);
 
 /**
  * The outputs of `gatewaykeys:index:ApiKey` as a zod schema, for the package schema only: the
- * contract's key record (the fields the stack keeps, exactly as the runtime's `keyState` writes
- * them), the provider's own fields, and the inputs the stack carries. The runtime's `StoredKey`
- * type is what the operations return; the assertion below fails the build if the two drift apart.
+ * contract's key record (the fields the runtime keeps, {@link RECORD_FIELDS}; a policy the key may
+ * lack is optional rather than null, as the runtime stores it), the provider's own fields, and the
+ * inputs the stack carries. Derived from the contract, so a new record field needs no edit here.
  */
 export const ApiKeyOutputs = z.object({
-  ...ApiKeyRecord.pick({
-    keyId: true,
-    version: true,
-    hint: true,
-    state: true,
-    ownerId: true,
-    name: true,
-    loggingPolicy: true,
-    modelPolicy: true,
-    createdAt: true,
-    updatedAt: true,
-    rotatedAt: true,
-    previousSecretExpiresAt: true,
-  }).shape,
-  spendPolicy: ApiKeyRecord.shape.spendPolicy.unwrap().optional(),
+  ...ApiKeyRecord.pick(maskOf(RECORD_FIELDS.filter((field): field is KeptField => !nullable.has(field)))).shape,
+  ...({
+    spendPolicy: ApiKeyRecord.shape.spendPolicy.unwrap().optional(),
+    rateLimitPolicy: ApiKeyRecord.shape.rateLimitPolicy.unwrap().unwrap().optional(),
+    expiresAt: ApiKeyRecord.shape.expiresAt.unwrap().unwrap().optional(),
+  } satisfies Record<NullablePolicy, z.ZodType>),
   secret: z.string().optional(),
   secretKnown: z.boolean(),
   baseUrl: z.string(),
   provisioningKeyHint: z.string(),
-  ...ApiKeyInputs.pick({
-    rotationTrigger: true,
-    rotateAfter: true,
-    rotationGracePeriod: true,
-    rotation: true,
-    clientReference: true,
-    connection: true,
-  }).shape,
+  ...ApiKeyInputs.pick(maskOf<CarriedInput>(CARRIED_INPUTS)).shape,
 });
 
-/** Compile-time proof that every output field the runtime stores is in the schema, with the same type. */
+/** Compile-time proof that the schema describes exactly what the runtime stores: every field, with its type. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const outputsMatchStoredKey: Same<keyof z.output<typeof ApiKeyOutputs>, keyof StoredKey> = true;
-void outputsMatchStoredKey;
+const outputsAreStoredKeys: Same<z.output<typeof ApiKeyOutputs>, StoredKey> = true;
+void outputsAreStoredKeys;

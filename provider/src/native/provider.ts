@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { canonicalJson } from "@gateway-keys/contract";
+import { canonicalJson, KEY_CHANGE_FIELDS } from "@gateway-keys/contract";
 import { createApiKeyProvider, type ApiKeyProviderOptions } from "../runtime";
 import { PATCHABLE_FIELDS, sameJson } from "../runtime/compare";
 import type { ConfigSource } from "../runtime/connection";
@@ -157,9 +157,8 @@ function requireApiKey(urn: string): void {
 
 /** The TypeScript declaration of an imported key, with the inputs its live state implies. */
 export function importDeclaration(name: string, inputs: object): string {
-  const { name: keyName, state, spendPolicy, loggingPolicy, modelPolicy } = inputs as Record<string, unknown>;
-  const args = { name: keyName, state, spendPolicy, loggingPolicy, modelPolicy };
-  const body = Object.entries(args)
+  const declared = inputs as Record<string, unknown>;
+  const body = KEY_CHANGE_FIELDS.map((field) => [field, declared[field]] as const)
     .filter(([, value]) => value !== undefined)
     .map(([field, value]) => `  ${field}: ${canonicalJson(value)},`)
     .join("\n");

@@ -18,6 +18,7 @@ const OBJECT_TYPE_NAMES: Record<string, string> = {
   spendPolicy: "SpendPolicy",
   loggingPolicy: "LoggingPolicy",
   modelPolicy: "ModelPolicy",
+  rateLimitPolicy: "RateLimitPolicy",
   connection: "Connection",
   rotation: "RotationRecord",
 };
@@ -32,6 +33,14 @@ const DESCRIPTIONS: Record<string, string> = {
   spendPolicy: "Spending cap. Left out, the key has no cap.",
   limitUnits: "Maximum spend, in credits, as a decimal string (\"100\", \"12.5\").",
   currency: "The credit unit.",
+  resetPeriod: "When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st).",
+  rateLimitPolicy: "Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.",
+  requestsPerMinute: "Requests per minute (a bucket holding a minute's worth, refilled continuously).",
+  tokensPerMinute: "Tokens per minute, counted as the spend policy counts them.",
+  maxConcurrentRequests: "Requests in flight at once.",
+  expiresAt: "When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.",
+  expired: "Whether expiresAt has passed, as of the last create, update or refresh.",
+  labels: "Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.",
   loggingPolicy: "What the gateway stores about requests made with the key.",
   storeRequest: "Store request content.",
   storeResponse: "Store response content.",
@@ -77,6 +86,7 @@ type JsonSchema = {
   minimum?: number;
   maximum?: number;
   pattern?: string;
+  additionalProperties?: JsonSchema | boolean;
 };
 
 /** Turns JSON Schema (from `z.toJSONSchema`) into Pulumi schema types, collecting named object types. */
@@ -95,6 +105,10 @@ class TypeCollector {
     if (options?.length === 1) return this.#typeOf(name, options[0]!);
     if (node.type === undefined || options) return { $ref: "pulumi.json#/Any" };
     if (node.type === "array") return { type: "array", items: this.#typeOf(name, node.items ?? {}) };
+    // A map (labels): string keys, each value of one type.
+    if (node.type === "object" && node.properties === undefined && typeof node.additionalProperties === "object") {
+      return { type: "object", additionalProperties: this.#typeOf(name, node.additionalProperties) };
+    }
     if (node.type === "object") return { $ref: `#/types/${this.#objectType(name, node)}` };
     return { type: node.type };
   }

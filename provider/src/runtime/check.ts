@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { fieldIssues } from "@gateway-keys/contract";
+import { fieldIssues, KEY_CHANGE_FIELDS } from "@gateway-keys/contract";
 import { reviewAdoption } from "./adoption";
 import type { ProviderContext } from "./context";
 import { planRotation } from "./rotation";
@@ -11,8 +11,6 @@ export interface CheckOutcome {
   failures: pulumi.dynamic.CheckFailure[];
 }
 
-/** Inputs that shape the key on the gateway: while one is not known yet, there is nothing to check against. */
-const KEY_FIELDS = ["name", "state", "spendPolicy", "loggingPolicy", "modelPolicy"] as const;
 
 /**
  * Validates a program's inputs with one parse of {@link ApiKeyInputs} (the contract's own schemas)
@@ -28,7 +26,8 @@ const KEY_FIELDS = ["name", "state", "spendPolicy", "loggingPolicy", "modelPolic
 export async function checkInputs(context: ProviderContext, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<CheckOutcome> {
   // Hidden inputs of the ApiKey class: whether the engine previews, and nothing the program sets as `rotation`.
   const { planning, rotation: _ignored, ...declared } = news;
-  if (KEY_FIELDS.some((field) => containsUnknown(declared[field]))) return { inputs: declared, failures: [] };
+  // Inputs that shape the key on the gateway: while one is not known yet, there is nothing to check against.
+  if (KEY_CHANGE_FIELDS.some((field) => containsUnknown(declared[field]))) return { inputs: declared, failures: [] };
   const entries = Object.entries(declared);
   const pending = Object.fromEntries(entries.filter(([, value]) => containsUnknown(value)));
   const parsed = ApiKeyInputs.safeParse(Object.fromEntries(entries.filter(([, value]) => !containsUnknown(value))));

@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { ApiKey, ApiKeyWithSecret, CreateApiKeyRequest, UpdateApiKeyRequest } from "@gateway-keys/contract";
+import { KEY_CHANGE_FIELDS, type ApiKey, type ApiKeyWithSecret, type CreateApiKeyRequest, type UpdateApiKeyRequest } from "@gateway-keys/contract";
 import { ConflictError, NotFoundError, ValidationError, type WithResponse } from "@gateway-keys/sdk";
 import { adoptKey } from "./adoption";
 import { changedFields } from "./compare";
@@ -30,17 +30,18 @@ const MAX_REPLAY_LINKS = 20;
  * A replayed key that has been revoked since (a destroy, or outside the stack) does not count: the
  * next Idempotency-Key is derived from the revoked key's id, and a new key is made.
  */
+/** The create request of a declared key: its name, state and every policy it declares (the contract's changeable fields). */
+function creationOf(desired: DesiredKey): CreateApiKeyRequest {
+  const body: Record<string, unknown> = {};
+  for (const field of KEY_CHANGE_FIELDS) if (desired[field] !== undefined && desired[field] !== null) body[field] = desired[field];
+  return body as CreateApiKeyRequest;
+}
+
 export async function createKey(context: ProviderContext, desired: DesiredKey): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
   const connection = context.connections.require(desired.connection);
   if (desired.adoptKeyId) return adoptKey(context, desired.adoptKeyId, desired, connection);
   const client = context.connections.client(connection);
-  const body: CreateApiKeyRequest = {
-    name: desired.name,
-    state: desired.state,
-    spendPolicy: desired.spendPolicy ?? null,
-    loggingPolicy: desired.loggingPolicy,
-    modelPolicy: desired.modelPolicy,
-  };
+  const body = creationOf(desired);
   if (desired.clientReference !== undefined) body.clientReference = gatewayReference(desired.clientReference);
   /** The key whose revocation moved the chain on: part of the next derived Idempotency-Key. */
   let after: string | null = null;

@@ -1,6 +1,7 @@
-import type { ApiKey } from "@gateway-keys/contract";
+import { KEY_CHANGE_FIELDS, NULLABLE_POLICIES, type ApiKey } from "@gateway-keys/contract";
+import { storedValue } from "./compare";
 import { credentialHint, type Connection } from "./connection";
-import { CARRIED_INPUTS, type CarriedInputs, type ReadInputs, type StoredKey } from "./shapes";
+import { CARRIED_INPUTS, RECORD_FIELDS, type CarriedInputs, type ReadInputs, type StoredKey } from "./shapes";
 
 /** What the stack knows of a key's secret. */
 export interface SecretKnowledge {
@@ -18,26 +19,19 @@ export function keyState(
   secret: SecretKnowledge,
   carried: CarriedInputs,
 ): StoredKey {
-  const state: StoredKey = {
-    keyId: record.keyId,
-    version: record.version,
+  const kept: Record<string, unknown> = {
     secretKnown: secret.secretKnown,
-    hint: record.hint,
-    state: record.state,
-    ownerId: record.ownerId,
     baseUrl: connection.baseUrl,
     provisioningKeyHint: credentialHint(connection),
-    name: record.name,
-    loggingPolicy: record.loggingPolicy,
-    modelPolicy: record.modelPolicy,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-    rotatedAt: record.rotatedAt,
-    previousSecretExpiresAt: record.previousSecretExpiresAt,
   };
-  // The engine's wire format has no `undefined`: what is unknown is left out.
-  if (secret.secret !== undefined) state.secret = secret.secret;
-  if (record.spendPolicy) state.spendPolicy = record.spendPolicy;
+  for (const field of RECORD_FIELDS) {
+    // A policy the key has none of is left out: the engine's wire format has no `undefined`.
+    if (record[field] === null && (NULLABLE_POLICIES as readonly string[]).includes(field)) continue;
+    kept[field] = record[field];
+  }
+  // What is unknown is left out too.
+  if (secret.secret !== undefined) kept.secret = secret.secret;
+  const state = kept as unknown as StoredKey;
   return withCarried(state, carried);
 }
 
@@ -60,12 +54,11 @@ export function carriedOf(state: StoredKey): Partial<CarriedInputs> {
 
 /** The inputs a live key implies, so a change made outside Pulumi shows up in the next preview. */
 export function inputsOf(state: StoredKey): ReadInputs {
-  const inputs: ReadInputs = {
-    name: state.name,
-    state: state.state === "disabled" ? "disabled" : "active",
-    loggingPolicy: state.loggingPolicy,
-    modelPolicy: state.modelPolicy,
-  };
-  if (state.spendPolicy) inputs.spendPolicy = state.spendPolicy;
-  return { ...inputs, ...carriedOf(state) };
+  const inputs: Record<string, unknown> = {};
+  for (const field of KEY_CHANGE_FIELDS) {
+    const value = storedValue(state, field);
+    // A policy the key has none of is no input; a revoked key is declared as it was, active.
+    if (value !== null) inputs[field] = field === "state" && value !== "disabled" ? "active" : value;
+  }
+  return { ...(inputs as ReadInputs), ...carriedOf(state) };
 }

@@ -1,4 +1,4 @@
-import { CreateApiKeyRequest, KeyId, type ApiKey, type SettableKeyState } from "@gateway-keys/contract";
+import { ApiKey, CreateApiKeyRequest, KeyId, NULLABLE_POLICIES, type KeyChangeField, type SettableKeyState } from "@gateway-keys/contract";
 import { z } from "zod";
 import { ConnectionInput } from "./connection";
 import { RotateAfter, RotationGracePeriod } from "./time";
@@ -73,25 +73,27 @@ export function isSettled(inputs: CheckedInputs): inputs is DesiredKey {
   return !containsUnknown(inputs);
 }
 
-/** The fields of the gateway's record that the stack keeps, exactly as read. */
-type RecordFields =
-  | "keyId"
-  | "version"
-  | "hint"
-  | "state"
-  | "ownerId"
-  | "name"
-  | "loggingPolicy"
-  | "modelPolicy"
-  | "createdAt"
-  | "updatedAt"
-  | "rotatedAt"
-  | "previousSecretExpiresAt";
+/**
+ * Fields of the gateway's record the stack does not keep: readings of traffic (`spentUnits`,
+ * `spendWindow`) that would make every refresh show a change, what a live key never has
+ * (`revokedAt`), and the reference the stack sets itself (`clientReference`, an input).
+ */
+const NOT_KEPT = ["object", "spentUnits", "spendWindow", "revokedAt", "clientReference"] as const;
+
+/** The policies a key may have none of: kept only when set (the engine's state holds no `undefined`). */
+type NullablePolicy = (typeof NULLABLE_POLICIES)[number];
+type RecordField = Exclude<keyof ApiKey, (typeof NOT_KEPT)[number] | NullablePolicy>;
+
+/** The fields of the gateway's record that the stack keeps, exactly as read: every field but {@link NOT_KEPT}. */
+export const RECORD_FIELDS = (Object.keys(ApiKey.shape) as (keyof ApiKey)[]).filter(
+  (field): field is RecordField | NullablePolicy => !(NOT_KEPT as readonly string[]).includes(field),
+);
 
 /** A key's outputs, as stored in the stack's state (the secret encrypted by the engine). */
-export interface StoredKey extends Pick<ApiKey, RecordFields> {
-  /** The spending cap; absent when the key has none (the engine's state holds no `undefined`). */
-  spendPolicy?: NonNullable<ApiKey["spendPolicy"]>;
+export type StoredKey = Pick<ApiKey, RecordField> & { [Policy in NullablePolicy]?: NonNullable<ApiKey[Policy]> } & StackFields;
+
+/** What the stack keeps beside the gateway's record. */
+interface StackFields {
   /**
    * The secret this stack issued. Absent for an adopted key the stack never rotated; after a rotation
    * outside the stack it is kept but no longer the key's secret (`secretKnown` false).
@@ -119,6 +121,6 @@ export const CARRIED_INPUTS = ["rotationTrigger", "rotateAfter", "rotationGraceP
 export type CarriedInputs = Pick<DesiredKey, (typeof CARRIED_INPUTS)[number]>;
 
 /** The inputs a live key implies (what `read` reports), so a change made outside Pulumi shows in the next preview. */
-export type ReadInputs = Pick<StoredKey, "name" | "spendPolicy" | "loggingPolicy" | "modelPolicy" | (typeof CARRIED_INPUTS)[number]> & {
+export type ReadInputs = Pick<StoredKey, Exclude<KeyChangeField, "state"> | (typeof CARRIED_INPUTS)[number]> & {
   state: SettableKeyState;
 };

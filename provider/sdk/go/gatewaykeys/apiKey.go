@@ -23,10 +23,16 @@ type ApiKey struct {
 	Connection ConnectionPtrOutput `pulumi:"connection"`
 	// When the key was created (ISO 8601).
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
+	// Whether expiresAt has passed, as of the last create, update or refresh. Default false.
+	Expired pulumi.BoolOutput `pulumi:"expired"`
+	// When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
+	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// Prefix and last four characters of the key's current secret, safe to show.
 	Hint pulumi.StringOutput `pulumi:"hint"`
 	// The key's id on the gateway (key_...); also the resource id.
 	KeyId pulumi.StringOutput `pulumi:"keyId"`
+	// Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
+	Labels pulumi.StringMapOutput `pulumi:"labels"`
 	// What the gateway stores about requests made with the key.
 	LoggingPolicy LoggingPolicyOutput `pulumi:"loggingPolicy"`
 	// Which models the key may call.
@@ -39,6 +45,8 @@ type ApiKey struct {
 	PreviousSecretExpiresAt pulumi.StringPtrOutput `pulumi:"previousSecretExpiresAt"`
 	// Hint of the provisioning key the key was last managed with.
 	ProvisioningKeyHint pulumi.StringOutput `pulumi:"provisioningKeyHint"`
+	// Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
+	RateLimitPolicy RateLimitPolicyPtrOutput `pulumi:"rateLimitPolicy"`
 	// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).
 	RotateAfter pulumi.StringPtrOutput `pulumi:"rotateAfter"`
 	// When the secret was last rotated (ISO 8601), if ever.
@@ -115,12 +123,18 @@ type apiKeyArgs struct {
 	AdoptKeyId *string `pulumi:"adoptKeyId"`
 	// The gateway and owner of this key; left out, the provider configuration applies. A secret.
 	Connection *Connection `pulumi:"connection"`
+	// When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
+	ExpiresAt *string `pulumi:"expiresAt"`
+	// Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
+	Labels map[string]string `pulumi:"labels"`
 	// What the gateway stores about requests made with the key.
 	LoggingPolicy *LoggingPolicy `pulumi:"loggingPolicy"`
 	// Which models the key may call.
 	ModelPolicy *ModelPolicy `pulumi:"modelPolicy"`
 	// Human-readable label. Default: the resource name.
 	Name *string `pulumi:"name"`
+	// Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
+	RateLimitPolicy *RateLimitPolicy `pulumi:"rateLimitPolicy"`
 	// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).
 	RotateAfter *string `pulumi:"rotateAfter"`
 	// How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.
@@ -139,12 +153,18 @@ type ApiKeyArgs struct {
 	AdoptKeyId pulumi.StringPtrInput
 	// The gateway and owner of this key; left out, the provider configuration applies. A secret.
 	Connection ConnectionPtrInput
+	// When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
+	ExpiresAt pulumi.StringPtrInput
+	// Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
+	Labels pulumi.StringMapInput
 	// What the gateway stores about requests made with the key.
 	LoggingPolicy LoggingPolicyPtrInput
 	// Which models the key may call.
 	ModelPolicy ModelPolicyPtrInput
 	// Human-readable label. Default: the resource name.
 	Name pulumi.StringPtrInput
+	// Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
+	RateLimitPolicy RateLimitPolicyPtrInput
 	// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).
 	RotateAfter pulumi.StringPtrInput
 	// How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.
@@ -264,6 +284,16 @@ func (o ApiKeyOutput) CreatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.CreatedAt }).(pulumi.StringOutput)
 }
 
+// Whether expiresAt has passed, as of the last create, update or refresh. Default false.
+func (o ApiKeyOutput) Expired() pulumi.BoolOutput {
+	return o.ApplyT(func(v *ApiKey) pulumi.BoolOutput { return v.Expired }).(pulumi.BoolOutput)
+}
+
+// When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
+func (o ApiKeyOutput) ExpiresAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.ExpiresAt }).(pulumi.StringPtrOutput)
+}
+
 // Prefix and last four characters of the key's current secret, safe to show.
 func (o ApiKeyOutput) Hint() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.Hint }).(pulumi.StringOutput)
@@ -272,6 +302,11 @@ func (o ApiKeyOutput) Hint() pulumi.StringOutput {
 // The key's id on the gateway (key_...); also the resource id.
 func (o ApiKeyOutput) KeyId() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.KeyId }).(pulumi.StringOutput)
+}
+
+// Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
+func (o ApiKeyOutput) Labels() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *ApiKey) pulumi.StringMapOutput { return v.Labels }).(pulumi.StringMapOutput)
 }
 
 // What the gateway stores about requests made with the key.
@@ -302,6 +337,11 @@ func (o ApiKeyOutput) PreviousSecretExpiresAt() pulumi.StringPtrOutput {
 // Hint of the provisioning key the key was last managed with.
 func (o ApiKeyOutput) ProvisioningKeyHint() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.ProvisioningKeyHint }).(pulumi.StringOutput)
+}
+
+// Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
+func (o ApiKeyOutput) RateLimitPolicy() RateLimitPolicyPtrOutput {
+	return o.ApplyT(func(v *ApiKey) RateLimitPolicyPtrOutput { return v.RateLimitPolicy }).(RateLimitPolicyPtrOutput)
 }
 
 // Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).

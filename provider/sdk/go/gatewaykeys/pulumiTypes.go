@@ -500,6 +500,181 @@ func (o ModelPolicyPtrOutput) ModelIds() pulumi.StringArrayOutput {
 	}).(pulumi.StringArrayOutput)
 }
 
+type RateLimitPolicy struct {
+	// Requests in flight at once. From 1 to 10000.
+	MaxConcurrentRequests *int `pulumi:"maxConcurrentRequests"`
+	// Requests per minute (a bucket holding a minute's worth, refilled continuously). From 1 to 1000000.
+	RequestsPerMinute *int `pulumi:"requestsPerMinute"`
+	// Tokens per minute, counted as the spend policy counts them. From 1 to 10000000000.
+	TokensPerMinute *int `pulumi:"tokensPerMinute"`
+}
+
+// RateLimitPolicyInput is an input type that accepts RateLimitPolicyArgs and RateLimitPolicyOutput values.
+// You can construct a concrete instance of `RateLimitPolicyInput` via:
+//
+//	RateLimitPolicyArgs{...}
+type RateLimitPolicyInput interface {
+	pulumi.Input
+
+	ToRateLimitPolicyOutput() RateLimitPolicyOutput
+	ToRateLimitPolicyOutputWithContext(context.Context) RateLimitPolicyOutput
+}
+
+type RateLimitPolicyArgs struct {
+	// Requests in flight at once. From 1 to 10000.
+	MaxConcurrentRequests pulumi.IntPtrInput `pulumi:"maxConcurrentRequests"`
+	// Requests per minute (a bucket holding a minute's worth, refilled continuously). From 1 to 1000000.
+	RequestsPerMinute pulumi.IntPtrInput `pulumi:"requestsPerMinute"`
+	// Tokens per minute, counted as the spend policy counts them. From 1 to 10000000000.
+	TokensPerMinute pulumi.IntPtrInput `pulumi:"tokensPerMinute"`
+}
+
+func (RateLimitPolicyArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*RateLimitPolicy)(nil)).Elem()
+}
+
+func (i RateLimitPolicyArgs) ToRateLimitPolicyOutput() RateLimitPolicyOutput {
+	return i.ToRateLimitPolicyOutputWithContext(context.Background())
+}
+
+func (i RateLimitPolicyArgs) ToRateLimitPolicyOutputWithContext(ctx context.Context) RateLimitPolicyOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RateLimitPolicyOutput)
+}
+
+func (i RateLimitPolicyArgs) ToRateLimitPolicyPtrOutput() RateLimitPolicyPtrOutput {
+	return i.ToRateLimitPolicyPtrOutputWithContext(context.Background())
+}
+
+func (i RateLimitPolicyArgs) ToRateLimitPolicyPtrOutputWithContext(ctx context.Context) RateLimitPolicyPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RateLimitPolicyOutput).ToRateLimitPolicyPtrOutputWithContext(ctx)
+}
+
+// RateLimitPolicyPtrInput is an input type that accepts RateLimitPolicyArgs, RateLimitPolicyPtr and RateLimitPolicyPtrOutput values.
+// You can construct a concrete instance of `RateLimitPolicyPtrInput` via:
+//
+//	        RateLimitPolicyArgs{...}
+//
+//	or:
+//
+//	        nil
+type RateLimitPolicyPtrInput interface {
+	pulumi.Input
+
+	ToRateLimitPolicyPtrOutput() RateLimitPolicyPtrOutput
+	ToRateLimitPolicyPtrOutputWithContext(context.Context) RateLimitPolicyPtrOutput
+}
+
+type rateLimitPolicyPtrType RateLimitPolicyArgs
+
+func RateLimitPolicyPtr(v *RateLimitPolicyArgs) RateLimitPolicyPtrInput {
+	return (*rateLimitPolicyPtrType)(v)
+}
+
+func (*rateLimitPolicyPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**RateLimitPolicy)(nil)).Elem()
+}
+
+func (i *rateLimitPolicyPtrType) ToRateLimitPolicyPtrOutput() RateLimitPolicyPtrOutput {
+	return i.ToRateLimitPolicyPtrOutputWithContext(context.Background())
+}
+
+func (i *rateLimitPolicyPtrType) ToRateLimitPolicyPtrOutputWithContext(ctx context.Context) RateLimitPolicyPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RateLimitPolicyPtrOutput)
+}
+
+type RateLimitPolicyOutput struct{ *pulumi.OutputState }
+
+func (RateLimitPolicyOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*RateLimitPolicy)(nil)).Elem()
+}
+
+func (o RateLimitPolicyOutput) ToRateLimitPolicyOutput() RateLimitPolicyOutput {
+	return o
+}
+
+func (o RateLimitPolicyOutput) ToRateLimitPolicyOutputWithContext(ctx context.Context) RateLimitPolicyOutput {
+	return o
+}
+
+func (o RateLimitPolicyOutput) ToRateLimitPolicyPtrOutput() RateLimitPolicyPtrOutput {
+	return o.ToRateLimitPolicyPtrOutputWithContext(context.Background())
+}
+
+func (o RateLimitPolicyOutput) ToRateLimitPolicyPtrOutputWithContext(ctx context.Context) RateLimitPolicyPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v RateLimitPolicy) *RateLimitPolicy {
+		return &v
+	}).(RateLimitPolicyPtrOutput)
+}
+
+// Requests in flight at once. From 1 to 10000.
+func (o RateLimitPolicyOutput) MaxConcurrentRequests() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v RateLimitPolicy) *int { return v.MaxConcurrentRequests }).(pulumi.IntPtrOutput)
+}
+
+// Requests per minute (a bucket holding a minute's worth, refilled continuously). From 1 to 1000000.
+func (o RateLimitPolicyOutput) RequestsPerMinute() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v RateLimitPolicy) *int { return v.RequestsPerMinute }).(pulumi.IntPtrOutput)
+}
+
+// Tokens per minute, counted as the spend policy counts them. From 1 to 10000000000.
+func (o RateLimitPolicyOutput) TokensPerMinute() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v RateLimitPolicy) *int { return v.TokensPerMinute }).(pulumi.IntPtrOutput)
+}
+
+type RateLimitPolicyPtrOutput struct{ *pulumi.OutputState }
+
+func (RateLimitPolicyPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**RateLimitPolicy)(nil)).Elem()
+}
+
+func (o RateLimitPolicyPtrOutput) ToRateLimitPolicyPtrOutput() RateLimitPolicyPtrOutput {
+	return o
+}
+
+func (o RateLimitPolicyPtrOutput) ToRateLimitPolicyPtrOutputWithContext(ctx context.Context) RateLimitPolicyPtrOutput {
+	return o
+}
+
+func (o RateLimitPolicyPtrOutput) Elem() RateLimitPolicyOutput {
+	return o.ApplyT(func(v *RateLimitPolicy) RateLimitPolicy {
+		if v != nil {
+			return *v
+		}
+		var ret RateLimitPolicy
+		return ret
+	}).(RateLimitPolicyOutput)
+}
+
+// Requests in flight at once. From 1 to 10000.
+func (o RateLimitPolicyPtrOutput) MaxConcurrentRequests() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *RateLimitPolicy) *int {
+		if v == nil {
+			return nil
+		}
+		return v.MaxConcurrentRequests
+	}).(pulumi.IntPtrOutput)
+}
+
+// Requests per minute (a bucket holding a minute's worth, refilled continuously). From 1 to 1000000.
+func (o RateLimitPolicyPtrOutput) RequestsPerMinute() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *RateLimitPolicy) *int {
+		if v == nil {
+			return nil
+		}
+		return v.RequestsPerMinute
+	}).(pulumi.IntPtrOutput)
+}
+
+// Tokens per minute, counted as the spend policy counts them. From 1 to 10000000000.
+func (o RateLimitPolicyPtrOutput) TokensPerMinute() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *RateLimitPolicy) *int {
+		if v == nil {
+			return nil
+		}
+		return v.TokensPerMinute
+	}).(pulumi.IntPtrOutput)
+}
+
 type RotationRecord struct {
 	// When the secret was issued (ISO 8601).
 	IssuedAt string `pulumi:"issuedAt"`
@@ -580,6 +755,8 @@ type SpendPolicy struct {
 	Currency *string `pulumi:"currency"`
 	// Maximum spend, in credits, as a decimal string ("100", "12.5").
 	LimitUnits string `pulumi:"limitUnits"`
+	// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+	ResetPeriod *string `pulumi:"resetPeriod"`
 }
 
 // SpendPolicyInput is an input type that accepts SpendPolicyArgs and SpendPolicyOutput values.
@@ -598,6 +775,8 @@ type SpendPolicyArgs struct {
 	Currency pulumi.StringPtrInput `pulumi:"currency"`
 	// Maximum spend, in credits, as a decimal string ("100", "12.5").
 	LimitUnits pulumi.StringInput `pulumi:"limitUnits"`
+	// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+	ResetPeriod pulumi.StringPtrInput `pulumi:"resetPeriod"`
 }
 
 func (SpendPolicyArgs) ElementType() reflect.Type {
@@ -687,6 +866,11 @@ func (o SpendPolicyOutput) LimitUnits() pulumi.StringOutput {
 	return o.ApplyT(func(v SpendPolicy) string { return v.LimitUnits }).(pulumi.StringOutput)
 }
 
+// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+func (o SpendPolicyOutput) ResetPeriod() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SpendPolicy) *string { return v.ResetPeriod }).(pulumi.StringPtrOutput)
+}
+
 type SpendPolicyPtrOutput struct{ *pulumi.OutputState }
 
 func (SpendPolicyPtrOutput) ElementType() reflect.Type {
@@ -731,6 +915,16 @@ func (o SpendPolicyPtrOutput) LimitUnits() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+func (o SpendPolicyPtrOutput) ResetPeriod() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *SpendPolicy) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ResetPeriod
+	}).(pulumi.StringPtrOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ConnectionInput)(nil)).Elem(), ConnectionArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ConnectionPtrInput)(nil)).Elem(), ConnectionArgs{})
@@ -738,6 +932,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*LoggingPolicyPtrInput)(nil)).Elem(), LoggingPolicyArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ModelPolicyInput)(nil)).Elem(), ModelPolicyArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ModelPolicyPtrInput)(nil)).Elem(), ModelPolicyArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*RateLimitPolicyInput)(nil)).Elem(), RateLimitPolicyArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*RateLimitPolicyPtrInput)(nil)).Elem(), RateLimitPolicyArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SpendPolicyInput)(nil)).Elem(), SpendPolicyArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SpendPolicyPtrInput)(nil)).Elem(), SpendPolicyArgs{})
 	pulumi.RegisterOutputType(ConnectionOutput{})
@@ -746,6 +942,8 @@ func init() {
 	pulumi.RegisterOutputType(LoggingPolicyPtrOutput{})
 	pulumi.RegisterOutputType(ModelPolicyOutput{})
 	pulumi.RegisterOutputType(ModelPolicyPtrOutput{})
+	pulumi.RegisterOutputType(RateLimitPolicyOutput{})
+	pulumi.RegisterOutputType(RateLimitPolicyPtrOutput{})
 	pulumi.RegisterOutputType(RotationRecordOutput{})
 	pulumi.RegisterOutputType(RotationRecordPtrOutput{})
 	pulumi.RegisterOutputType(SpendPolicyOutput{})
