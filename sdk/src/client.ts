@@ -223,7 +223,7 @@ export class GatewayClient {
     for (let attempt = 1; ; attempt++) {
       if (options.signal?.aborted) throw new AbortError("aborted", `${request} was aborted by the caller's signal`);
       const outcome = await this.#attempt({ method: spec.method, path, headers, body, timeoutMs, signal: options.signal });
-      const retryAfterMs = outcome.kind === "answer" ? parseRetryAfter(outcome.headers["retry-after"], Date.now()) : undefined;
+      const retryAfterMs = outcome.kind === "answer" ? retryAfterOf(outcome.headers) : undefined;
       const reason = retryReason(outcome);
       if (reason === undefined || attempt > maxRetries) {
         return this.#settle(spec, outcome, { request, attempt, idempotencyKey, retryAfterMs, secrets, timeoutMs });
@@ -415,4 +415,12 @@ function retryReason(outcome: Attempt): string | undefined {
   if (status >= 500) return String(status);
   // Any other status is a definite answer the caller must act on (bad field, wrong key, not found).
   return undefined;
+}
+
+/** The server's retry hint: `retry-after-ms` (exact, as OpenAI's clients read it) before `Retry-After` (seconds or a date). */
+function retryAfterOf(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const exact = headers["retry-after-ms"];
+  const ms = Number(Array.isArray(exact) ? exact[0] : exact);
+  if (exact !== undefined && Number.isFinite(ms) && ms >= 0) return Math.ceil(ms);
+  return parseRetryAfter(headers["retry-after"], Date.now());
 }

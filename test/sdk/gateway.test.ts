@@ -59,6 +59,31 @@ describe("happy paths against the real gateway", () => {
     expect(outputText(answer)).toBe("ping");
   });
 
+  test("every key policy round-trips; list narrows by label; spendWindows lists the current window", async () => {
+    const owner = await freshOwner();
+    const searchKey = await owner.apiKeys.create({
+      name: "search",
+      spendPolicy: { limitUnits: "5", resetPeriod: "daily" },
+      rateLimitPolicy: { tokensPerMinute: 10_000 },
+      expiresAt: "2099-01-01T00:00:00Z",
+      labels: { team: "search", env: "prod" },
+    });
+    await owner.apiKeys.create({ name: "billing", labels: { team: "billing" } });
+    expect(searchKey).toMatchObject({
+      spendPolicy: { limitUnits: "5", currency: "unit", resetPeriod: "daily" },
+      rateLimitPolicy: { tokensPerMinute: 10_000 },
+      expiresAt: "2099-01-01T00:00:00.000Z",
+      expired: false,
+      labels: { team: "search", env: "prod" },
+      spendWindow: { spentUnits: "0" },
+    });
+    const labelled = await owner.apiKeys.list({ label: ["team=search", "env"] });
+    expect(labelled.data.map((key) => key.name)).toEqual(["search"]);
+    const windows = await owner.apiKeys.spendWindows(searchKey.keyId, { limit: 2 });
+    expect(windows.data).toEqual([expect.objectContaining({ object: "spend_window", requests: 0, spentUnits: "0", startedAt: searchKey.spendWindow!.startedAt })]);
+    await owner.close();
+  });
+
   test("list shows a created key", async () => {
     const owner = await freshOwner();
     const key = await owner.apiKeys.create({ name: "listed" });
@@ -223,6 +248,24 @@ describe("typed errors from the real gateway", () => {
     const error = await failure(client.responses.create({ model: "reverse-1", input: "x" }, { apiKey: key.secret }));
 
     expect(error).toMatchObject({ constructor: PermissionError, code: "model_not_allowed", param: "model" });
+  });
+
+  test("a key past its expiresAt is an AuthenticationError key_expired", async () => {
+    const key = await client.apiKeys.create({ name: "expiring", expiresAt: new Date(Date.now() + 300).toISOString() });
+    await new Promise((resolve) => setTimeout(resolve, 350));
+
+    await expect(ping(key)).rejects.toMatchObject({ constructor: AuthenticationError, status: 401, code: "key_expired" });
+    expect(await client.apiKeys.get(key.keyId)).toMatchObject({ expired: true });
+  });
+
+  test("a key over its requestsPerMinute is a RateLimitError key_rate_limited carrying the wait", async () => {
+    const key = await client.apiKeys.create({ name: "one a minute", rateLimitPolicy: { requestsPerMinute: 1 } });
+    await ping(key);
+
+    const error = await failure(client.responses.create({ model: "echo-1", input: "ping", max_output_tokens: 1 }, { apiKey: key.secret, maxRetries: 0 }));
+    expect(error).toMatchObject({ constructor: RateLimitError, status: 429, code: "key_rate_limited" });
+    expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(55_000);
+    expect((error as RateLimitError).retryAfterMs).toBeLessThanOrEqual(60_000);
   });
 
   test("a disabled key is a PermissionError key_disabled", async () => {

@@ -68,6 +68,17 @@ describe("retries", () => {
     await done();
   });
 
+  test("honours retry-after-ms (a key's rate limit) before Retry-After, to the millisecond", async () => {
+    const { pool, client, sleeps, done } = mockGateway({ maxRetries: 2 });
+    pool.intercept(CREATE).reply(429, envelope("key_rate_limited"), { headers: { "retry-after": "2", "retry-after-ms": "1234" } });
+    pool.intercept(CREATE).reply(201, created, { headers: JSON_HEADERS });
+
+    await client.apiKeys.create({ name: "ci" });
+
+    expect(sleeps).toEqual([1234]);
+    await done();
+  });
+
   test("honours Retry-After given as an HTTP date", async () => {
     const { pool, client, sleeps, done } = mockGateway();
     const at = new Date(Date.now() + 20_000).toUTCString();

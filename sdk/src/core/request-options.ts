@@ -84,7 +84,7 @@ export interface RequestSpec<T> {
   method: "GET" | "POST" | "PATCH" | "DELETE";
   /** Path below the base URL, with path parameters already encoded. */
   path: string;
-  query?: Record<string, string | number | undefined>;
+  query?: Record<string, string | number | readonly string[] | undefined>;
   /** JSON body. */
   body?: unknown;
   auth: Auth;

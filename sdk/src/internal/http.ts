@@ -19,10 +19,14 @@ export function firstHeader(headers: ResponseHeaders, name: string): string | un
 }
 
 /** `?a=1&b=2`, leaving out undefined values; empty when nothing is left. */
-export function queryString(query: Record<string, string | number | undefined> | undefined): string {
+export function queryString(query: Record<string, string | number | readonly string[] | undefined> | undefined): string {
   if (!query) return "";
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  for (const [name, value] of Object.entries(query)) {
+    // A list (label selectors) repeats its parameter, once per value.
+    if (Array.isArray(value)) for (const item of value) params.append(name, item);
+    else if (value !== undefined) params.set(name, String(value));
+  }
   const text = params.toString();
   return text ? `?${text}` : "";
 }

@@ -1,4 +1,4 @@
-import { ApiKey, ApiKeyWithSecret, PAGE_LIMIT, ROUTES, routePath, type CreateApiKeyRequest, type RotateApiKeyRequest, type RouteSpec, type UpdateApiKeyRequest, type VersionedRequest } from "@gateway-keys/contract";
+import { ApiKey, ApiKeyWithSecret, ListPage, PAGE_LIMIT, ROUTES, routePath, SpendWindow, type CreateApiKeyRequest, type RotateApiKeyRequest, type RouteSpec, type UpdateApiKeyRequest, type VersionedRequest } from "@gateway-keys/contract";
 import type { z } from "zod";
 import type { GatewayClient } from "../client";
 import { APIPromise } from "../core/api-promise";
@@ -39,13 +39,34 @@ export class ApiKeys {
 
   /**
    * Lists keys in the gateway's order. Await for one page, or `for await` for every key, pages
-   * fetched as the loop reaches them.
+   * fetched as the loop reaches them. `label` narrows the list to keys with those labels:
+   * `"team=search"` (that value) or `"team"` (any value); several must all match.
    * @example
    * const page = await client.apiKeys.list({ limit: 100 });
-   * for await (const key of client.apiKeys.list()) console.log(key.keyId);
+   * for await (const key of client.apiKeys.list({ label: ["team=search", "env"] })) console.log(key.keyId);
    */
-  list(query: ListParams = {}, options?: RequestOptions): PagePromise<ApiKey> {
+  list(query: ListParams & { label?: string | readonly string[] } = {}, options?: RequestOptions): PagePromise<ApiKey> {
     return this.#client.requestPage({ path: ROUTES.listKeys.path, query: { ...query }, auth: "provisioning", item: ApiKey, options });
+  }
+
+  /**
+   * The key's spend per window of its reset period, newest first (the current window always
+   * included): `GET /v1/account/api-keys/{keyId}/spend-windows`.
+   * @example
+   * const { data } = await client.apiKeys.spendWindows("key_123", { limit: 3 });
+   */
+  spendWindows(keyId: string, query: { limit?: number } = {}, options?: RequestOptions): APIPromise<ListPage<SpendWindow>> {
+    return withKeyId(keyId, (id) =>
+      this.#client.request({
+        method: ROUTES.spendWindows.method,
+        path: routePath(ROUTES.spendWindows, { keyId: id }),
+        query: { ...query },
+        auth: "provisioning",
+        schema: ROUTES.spendWindows.answer.schema,
+        keyId: id,
+        options,
+      }),
+    );
   }
 
   /**
