@@ -13,6 +13,10 @@
  * Upstream and gateway each run in their own worker thread, Portkey in its own process, the load
  * generator on the main thread: on a 2-core machine they all share two cores, as the issue says.
  *
+ * Then the cost of a key's rate limit policy (issue: key policies): whole answers at 16 connections
+ * with two keys of the same gateway, one without a rate policy and one with every limit set (none
+ * ever reached), alternated over rounds in the same run. Target: under 5% of throughput.
+ *
  * Last, the resident memory a gateway process holds per open stream (bench/lib/open-streams.ts).
  *
  * Run: npm run bench -- gateway        (BENCH_SECONDS=N per cell, default 5)
@@ -45,6 +49,8 @@ interface Ready {
   url: string;
   /** The regular key's secret, for the gateway. */
   secret?: string;
+  /** A key like `secret`'s, plus a rate limit policy with every limit set and never reached. */
+  limitedSecret?: string;
 }
 
 /** Worker side: the gateway on a fresh SQLite file, forwarding `bench-chat` to the upstream, with one key whose policies all apply. */
@@ -70,18 +76,25 @@ async function serveGateway(upstreamUrl: string): Promise<void> {
     // The default (200 req/s per key) would measure the rate limiter, not the gateway.
     rateLimit: { ratePerSecond: 1e9, burst: 1e9 },
   });
-  const created = await fetch(`${gateway.url}/v1/account/api-keys`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${gateway.provisioningKey}`, "content-type": "application/json", "idempotency-key": "bench-key" },
-    body: JSON.stringify({
-      name: "bench",
-      spendPolicy: { limitUnits: "1000000000" },
-      loggingPolicy: { storeRequest: true, storeResponse: true, retentionDays: 30 },
-      modelPolicy: { mode: "allowList", modelIds: [MODEL] },
-    }),
+  const createKey = async (name: string, extra: object) => {
+    const created = await fetch(`${gateway.url}/v1/account/api-keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${gateway.provisioningKey}`, "content-type": "application/json", "idempotency-key": `bench-${name}` },
+      body: JSON.stringify({
+        name,
+        spendPolicy: { limitUnits: "1000000000" },
+        loggingPolicy: { storeRequest: true, storeResponse: true, retentionDays: 30 },
+        modelPolicy: { mode: "allowList", modelIds: [MODEL] },
+        ...extra,
+      }),
+    });
+    return ((await created.json()) as ApiKeyWithSecret).secret;
+  };
+  const secret = await createKey("bench", {});
+  const limitedSecret = await createKey("bench-limited", {
+    rateLimitPolicy: { requestsPerMinute: 1_000_000, tokensPerMinute: 10_000_000_000, maxConcurrentRequests: 10_000 },
   });
-  const key = (await created.json()) as ApiKeyWithSecret;
-  parentPort!.postMessage({ url: `${gateway.url}/v1`, secret: key.secret } satisfies Ready);
+  parentPort!.postMessage({ url: `${gateway.url}/v1`, secret, limitedSecret } satisfies Ready);
   parentPort!.once("message", async () => {
     await gateway.close();
     rmSync(dir, { recursive: true, force: true });
@@ -141,7 +154,17 @@ export interface GatewayBenchRow {
   streams: { bare: StreamCell; floor: StreamCell; gateway: StreamCell };
 }
 
-export async function benchGateway(seconds: number, levels: readonly number[]): Promise<{ rows: GatewayBenchRow[]; portkeyStreaming: string | undefined }> {
+/** One round of the rate policy's cost: the same load on the key without and the key with a rate policy. */
+export interface RateCostRound {
+  plain: WholeCell;
+  limited: WholeCell;
+}
+
+export async function benchGateway(
+  seconds: number,
+  levels: readonly number[],
+  rateRounds = 3,
+): Promise<{ rows: GatewayBenchRow[]; portkeyStreaming: string | undefined; rateCost: RateCostRound[] }> {
   const upstream = await startWorker({ role: "upstream" });
   const floor = await startWorker({ role: "floor", upstreamUrl: upstream.url });
   const gateway = await startWorker({ role: "gateway", upstreamUrl: upstream.url });
@@ -176,7 +199,13 @@ export async function benchGateway(seconds: number, levels: readonly number[]): 
         },
       });
     }
-    return { rows, portkeyStreaming };
+    const limited = chatTarget(gateway.url, { authorization: `Bearer ${gateway.limitedSecret}` }, MODEL, false);
+    await loadWhole(limited, 4, 1);
+    const rateCost: RateCostRound[] = [];
+    for (let round = 0; round < rateRounds; round++) {
+      rateCost.push({ plain: await loadWhole(whole.gateway, 16, seconds), limited: await loadWhole(limited, 16, seconds) });
+    }
+    return { rows, portkeyStreaming, rateCost };
   } finally {
     await portkey.stop();
     await gateway.stop();
@@ -190,7 +219,7 @@ const pair = (p50: number, p99: number) => `${ms(p50)} / ${ms(p99)}`;
 
 export async function main(): Promise<GatewayBenchRow[]> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  const { rows, portkeyStreaming } = await benchGateway(seconds, [1, 16]);
+  const { rows, portkeyStreaming, rateCost } = await benchGateway(seconds, [1, 16]);
   printTable(
     `gateway: whole Chat Completions, client → path → the same upstream (loopback, ${seconds} s per cell; latencies in ms, p50 / p99)`,
     rows.flatMap(({ connections, whole }) =>
@@ -225,6 +254,20 @@ export async function main(): Promise<GatewayBenchRow[]> {
   );
   console.log(`portkey streaming: ${portkeyStreaming === undefined ? "works (not measured)" : `not measured: ${portkeyStreaming}`}`);
 
+  printTable(
+    `gateway: a key's rate limit policy (every limit set, none reached) against none, whole answers at 16 connections, alternated (${seconds} s per cell)`,
+    rateCost.map(({ plain, limited }, round) => ({
+      round: round + 1,
+      "no policy req/s": Math.round(plain.requestsPerSecond),
+      "rate policy req/s": Math.round(limited.requestsPerSecond),
+      ratio: (limited.requestsPerSecond / plain.requestsPerSecond).toFixed(3),
+      "p50 no policy / policy": `${ms(plain.p50)} / ${ms(limited.p50)}`,
+      errors: plain.errors + limited.errors,
+    })),
+  );
+  const sum = (cells: WholeCell[]) => cells.reduce((total, cell) => total + cell.requestsPerSecond, 0);
+  const rateCostShare = 1 - sum(rateCost.map((round) => round.limited)) / sum(rateCost.map((round) => round.plain));
+
   const memory = [await measureOpenStreams(1000), await measureOpenStreams(2000)];
   printTable(
     "gateway: resident memory of a gateway process holding open streams (relayed, first event sent)",
@@ -250,7 +293,8 @@ export async function main(): Promise<GatewayBenchRow[]> {
         `streamed at 16 ${streamRatio.toFixed(2)} of floor ≥ 0.8 ${verdict(streamRatio >= 0.8)}; ` +
         `added p50 at 1 ${ms(addedP50)} ms ≤ 2 × floor's ${ms(floorAddedP50)} ${verdict(addedP50 <= 2 * floorAddedP50)}; ` +
         `${perStream.toFixed(1)} KiB per stream at 1000 ≤ 64 ${verdict(perStream <= 64)}; ` +
-        `ahead of Portkey on latency ${verdict(aheadLatency)}, on throughput ${verdict(aheadThroughput)}`,
+        `ahead of Portkey on latency ${verdict(aheadLatency)}, on throughput ${verdict(aheadThroughput)}; ` +
+        `rate limit policy costs ${(rateCostShare * 100).toFixed(1)}% of throughput < 5% ${verdict(rateCostShare < 0.05)}`,
     );
   }
   return rows;

@@ -103,6 +103,49 @@ describe("the quickstart and the examples", () => {
     await expectNoLeaks(stack, "examples/basic", { secret, provisioningKey: env.gateway.provisioningKey });
   });
 
+  it("team-budgets: every key policy declared; an extended expiry and a raised budget are in-place updates", async () => {
+    const stack = await stackOf("examples/team-budgets");
+    const client = new GatewayClient({ baseUrl: env.gateway.baseUrl, provisioningKey: env.gateway.provisioningKey });
+    const secrets: Record<string, string> = {};
+    let contractorId = "";
+    let searchId = "";
+    await runLifecycle(stack, {
+      async afterCreate(result) {
+        for (const name of ["search", "batch", "contractor"]) secrets[name] = text(result, `${name}Secret`);
+        contractorId = text(result, "contractorKeyId");
+        searchId = text(result, "searchKeyId");
+        expect(await client.apiKeys.get(searchId)).toMatchObject({
+          spendPolicy: { limitUnits: "500", resetPeriod: "monthly" },
+          rateLimitPolicy: { requestsPerMinute: 600, tokensPerMinute: 200_000, maxConcurrentRequests: 20 },
+          labels: { team: "search", env: "prod", "cost-center": "cc-104" },
+        });
+        expect(await client.apiKeys.get(contractorId)).toMatchObject({ expiresAt: "2099-01-01T00:00:00.000Z", spendPolicy: { resetPeriod: "weekly" } });
+        const searchTeam = await client.apiKeys.list({ label: "team=search" });
+        expect(searchTeam.data.map((key) => key.keyId).sort()).toEqual([searchId, text(result, "batchKeyId")].sort());
+        expect(await env.statusWith(secrets.contractor!)).toBe(200);
+      },
+      edit: {
+        async apply() {
+          await setStackConfig(stack, { plain: { "gateway-keys-team-budgets:contractorExpiresAt": "2100-01-01T00:00:00Z", "gateway-keys-team-budgets:searchMonthlyUnits": "750" } });
+          const planned = await preview(stack);
+          expect(planned.result.changeSummary).toMatchObject({ update: 2, same: 2 });
+          expect(planned.output).toMatch(/~\s+expiresAt\s*:\s*"2099-01-01T00:00:00.000Z"\s*=>\s*"2100-01-01T00:00:00.000Z"/);
+          expect(planned.output).toMatch(/~\s+limitUnits\s*:\s*"500"\s*=>\s*"750"/);
+        },
+        async verify(result) {
+          expect(result.summary.resourceChanges).toMatchObject({ update: 2 });
+          expect(await client.apiKeys.get(contractorId)).toMatchObject({ version: 2, expiresAt: "2100-01-01T00:00:00.000Z" });
+          expect(await client.apiKeys.get(searchId)).toMatchObject({ version: 2, spendPolicy: { limitUnits: "750", resetPeriod: "monthly" } });
+        },
+      },
+      async afterDestroy() {
+        for (const secret of Object.values(secrets)) expect(await env.statusWith(secret)).toBe(401);
+      },
+    });
+    await client.close();
+    await expectNoLeaks(stack, "examples/team-budgets", { ...secrets, provisioningKey: env.gateway.provisioningKey });
+  });
+
   it("rotation: a new trigger rotates the service key in place with its old secret still working, and a new generation turns the partner pair", async () => {
     const stack = await stackOf("examples/rotation");
     const secrets: Record<string, string> = {};
