@@ -122,7 +122,7 @@ describe("ApiKey and the world outside the stack", () => {
     const failure = await expectFailure(preview(stack));
     expect(failure).toContain("gateway:ApiKey resource 'ci' has a problem: cannot adopt key");
     expect(failure).toContain(`cannot adopt key ${existing.keyId}: it differs from the program`);
-    expect(failure).toContain('spendPolicy: the key has {"currency":"unit","limitUnits":"50"}, the program declares {"currency":"unit","limitUnits":"75"}');
+    expect(failure).toContain('spendPolicy: the key has {"currency":"unit","limitUnits":"50","resetPeriod":"never"}, the program declares {"currency":"unit","limitUnits":"75","resetPeriod":"never"}');
     expect(await outside.apiKeys.get(existing.keyId)).toMatchObject({ version: 1, spendPolicy: { limitUnits: "50" } });
   });
 

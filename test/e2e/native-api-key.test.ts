@@ -170,7 +170,7 @@ describe("native plugin gatewaykeys", () => {
     const said = imported.stdout + imported.stderr;
     expect(said).toMatch(/imported key key_\w+: its secret is unknown to the stack/);
     expect(said).toContain('new native.ApiKey("legacy", {');
-    expect(said).toContain('spendPolicy: {"currency":"unit","limitUnits":"50"},');
+    expect(said).toContain('spendPolicy: {"currency":"unit","limitUnits":"50","resetPeriod":"never"},');
 
     await preview(stack, { expectNoChanges: true });
     env.recorder.reset();
