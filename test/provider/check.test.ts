@@ -46,6 +46,32 @@ describe("ApiKey check", () => {
     );
   });
 
+  it("names the failing path of each key policy: reset period, rate limits, expiry, labels", async () => {
+    const result = await provider.check({}, {
+      name: "ci",
+      spendPolicy: { limitUnits: "5", resetPeriod: "yearly" },
+      rateLimitPolicy: { requestsPerMinute: 0 },
+      expiresAt: "tomorrow",
+      labels: { "Bad Name": "x" },
+      connection,
+    });
+    expect(result.failures).toEqual(
+      expect.arrayContaining([
+        { property: "spendPolicy.resetPeriod", reason: 'expected "never", "daily", "weekly" or "monthly"' },
+        { property: "rateLimitPolicy.requestsPerMinute", reason: "expected a whole number of requests from 1 to 1000000" },
+        expect.objectContaining({ property: "expiresAt", reason: expect.stringContaining("ISO 8601") }),
+        expect.objectContaining({ property: expect.stringMatching(/^labels/), reason: expect.stringContaining("label names") }),
+      ]),
+    );
+    const empty = await provider.check({}, { name: "ci", rateLimitPolicy: {}, connection });
+    expect(empty.failures).toEqual([expect.objectContaining({ property: "rateLimitPolicy", reason: expect.stringContaining("at least one of") })]);
+  });
+
+  it("writes an expiry in UTC, so the same instant in another zone is no change", async () => {
+    const result = await provider.check({}, { name: "ci", expiresAt: "2099-01-01T01:00:00+01:00", connection });
+    expect(result.inputs).toMatchObject({ expiresAt: "2099-01-01T00:00:00.000Z" });
+  });
+
   it("passes values not known until apply through unchecked", async () => {
     const news = { name: UNKNOWN, spendPolicy: { limitUnits: UNKNOWN }, connection };
     expect(await provider.check({}, news)).toEqual({ inputs: news, failures: [] });
