@@ -53,6 +53,11 @@ testWithPostgres("a schema-1 database migrates to running spend totals that equa
       { key_id: "k_fresh", spent: "0", reserved: "0" },
       { key_id: "k_spent", spent: "345", reserved: "75" },
     ]);
+    // Schema 6: spend from before it has no day, so it is kept on day 0, inside a lifetime window.
+    const days = await client.query("SELECT key_id, day::TEXT AS day, requests::TEXT AS requests, spent_micros::TEXT AS spent FROM spend_days ORDER BY key_id");
+    expect(days.rows).toEqual([{ key_id: "k_spent", day: "0", requests: "4", spent: "345" }]);
+    const windows = await client.query("SELECT window_start::TEXT AS start, window_spent_micros::TEXT AS spent FROM spend_accounts WHERE key_id = 'k_spent'");
+    expect(windows.rows).toEqual([{ start: "0", spent: "345" }]);
 
     // The upgraded store: a reservation, its settle, and the sweep keep the totals equal to the sums.
     store = await openPostgresStore(url);
