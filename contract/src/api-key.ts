@@ -93,6 +93,8 @@ export const ApiKey = z.object({
   /** Whether `expiresAt` has passed: the key is refused with 401 `key_expired` until a PATCH extends it. */
   expired: z.boolean().default(false),
   labels: z.record(z.string(), z.string()).default({}),
+  /** When the key's last model request arrived (of any outcome), or null before its first. */
+  lastUsedAt: Timestamp.nullable().default(null),
   /** Credits spent so far, over the key's whole life, as a decimal string. */
   spentUnits: ReadUnits,
   /**

@@ -12,7 +12,7 @@ import { ResponseObject, ResponsesRequest } from "./model-api/responses";
 import { Principal } from "./principal";
 import { KeyPathParams, ModelPathParams, NoQuery } from "./route-inputs";
 import type { Scope } from "./scopes";
-import { LogEntry, LogsQuery, Metrics, SpendWindow, SpendWindowsQuery, UsageSummary } from "./usage";
+import { LogEntry, LogsQuery, Metrics, SpendWindow, SpendWindowsQuery, TimelineQuery, UsageSummary, UsageTimeline } from "./usage";
 
 /** Who may call a route: a provisioning key (with a scope, or any), a regular key, either a regular key or none, or anyone. */
 export type RouteAuth = { kind: "provisioning"; scope: Scope | "any" } | { kind: "apiKey" } | { kind: "optionalApiKey" } | { kind: "none" };
@@ -116,6 +116,8 @@ export const ROUTES = {
     answer: ok(ListPage(SpendWindow)),
   },
   usageSummary: { method: "GET", path: "/v1/account/usage/summary", auth: provisioning("usage:read"), query: NoQuery, answer: ok(UsageSummary) },
+  /** Requests and cost per hour or day, by model and status, from the request logs. */
+  usageTimeline: { method: "GET", path: "/v1/account/usage/timeline", auth: provisioning("usage:read"), query: TimelineQuery, answer: ok(UsageTimeline) },
   /** Extension `usage_metrics`. */
   metrics: { method: "GET", path: "/v1/account/metrics", auth: provisioning("usage:read"), query: NoQuery, answer: ok(Metrics) },
   /** Extension `request_logs`. */

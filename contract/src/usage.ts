@@ -80,3 +80,43 @@ export const SpendWindowsQuery = z.strictObject({
     .max(100, { error: "expected an integer from 1 to 100" })
     .default(12),
 });
+
+/** Bucket sizes of the usage timeline, and how far back each may reach. */
+export const TIMELINE_BUCKETS = { hour: { ms: 3_600_000, maxBuckets: 24 * 31 }, day: { ms: 86_400_000, maxBuckets: 366 } } as const;
+export type TimelineBucket = keyof typeof TIMELINE_BUCKETS;
+
+/**
+ * Query of `GET /v1/account/usage/timeline`: `bucket` (`hour` or `day`), optionally one key, and the
+ * span [`since`, `until`) — by default the last 24 hours (hour) or 30 days (day), at most 31 days of
+ * hours or 366 days.
+ */
+export const TimelineQuery = z.strictObject({
+  bucket: z.enum(["hour", "day"], { error: 'expected "hour" or "day"' }).default("hour"),
+  keyId: z.string().min(1).max(64).optional(),
+  since: Timestamp.optional(),
+  until: Timestamp.optional(),
+});
+
+/** One bucket of one model and status: the requests that began in it and what they cost. */
+export const TimelinePoint = z.object({
+  startedAt: Timestamp,
+  model: z.string(),
+  status: z.number().int(),
+  requests: z.number().int(),
+  costUnits: z.string(),
+});
+export type TimelinePoint = z.infer<typeof TimelinePoint>;
+
+/**
+ * `GET /v1/account/usage/timeline`: the owner's (or one key's) model requests per bucket, model and
+ * status, counted from the request logs (so as far back as each key's logging policy keeps them),
+ * oldest first; buckets without requests are left out.
+ */
+export const UsageTimeline = z.object({
+  object: z.literal("usage_timeline"),
+  bucket: z.enum(["hour", "day"]),
+  since: Timestamp,
+  until: Timestamp,
+  data: z.array(TimelinePoint),
+});
+export type UsageTimeline = z.infer<typeof UsageTimeline>;

@@ -1,6 +1,8 @@
+import fastifyCookie from "@fastify/cookie";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { DestinationStream, LevelWithSilent } from "pino";
 import { KeyCache } from "./auth/key-cache";
+import { consoleRoutes } from "./console/routes";
 import type { GatewayContext } from "./context";
 import { ReplyCipher } from "./crypto";
 import { resolveEncryptionKey } from "./encryption-key";
@@ -63,6 +65,11 @@ export interface AppDependencies {
   models?: readonly CatalogModel[];
   /** Where the app's Prometheus metrics go. Default: a registry of its own (`app.gateway.metrics`). */
   metrics?: GatewayMetrics;
+  /**
+   * Serve the read-only web console at `/console` (docs/console.md). Default `false`: an admin
+   * surface is opened only when asked (`gateway serve --console`).
+   */
+  console?: boolean;
 }
 
 /** Operations on a running app beyond HTTP. */
@@ -104,6 +111,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     keys: new KeyCache(deps.store),
     spend: ledgerFor(deps.store),
     rates: rateLimitsFor(deps.store),
+    consoleEnabled: deps.console === true,
   };
 
   const metrics = deps.metrics ?? new GatewayMetrics();
@@ -141,6 +149,8 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   registerOpenApi(app, packageVersion());
 
   app.register(healthRoutes, { store: deps.store, serving });
+  // Before any route: account reads accept the console's session cookie when the console is on.
+  if (ctx.consoleEnabled) app.register(fastifyCookie);
   // Every route below is declared once, in the contract's table (contract/src/routes.ts).
 
   app.register(publicRoutes, { ctx });
@@ -152,6 +162,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.register(accountKeyRoutes, { ctx });
   app.register(usageRoutes, { ctx });
   app.register(whoamiRoutes, { ctx });
+  if (ctx.consoleEnabled) app.register(consoleRoutes, { ctx });
 
   app.addHook("onClose", async () => ctx.keys.close());
 

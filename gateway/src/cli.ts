@@ -23,6 +23,7 @@ const DATABASE_URL_ENV = "GATEWAY_DATABASE_URL";
 const DEFAULT_DB = "./gateway.db";
 
 interface ServeOptions {
+  console?: boolean;
   port: number;
   host: string;
   db?: string;
@@ -120,6 +121,7 @@ async function main(argv: string[]): Promise<void> {
     )
     .addOption(new Option("--metrics-port <port>", "serve Prometheus metrics at GET /metrics on this port (default: off)").argParser(parsePort))
     .option("--metrics-host <address>", "address of the metrics listener (default: --host)")
+    .option("--console", "serve the read-only web console at /console (docs/console.md; default: off)")
     .addOption(new Option("--rate-limit <per-second>", "sustained requests per second per credential, in this process (docs/api.md)").default(200).argParser(parseRate))
     .addOption(new Option("--rate-burst <requests>", "requests a credential may make at once after being idle, in this process").default(1000).argParser(parseRate))
     .addOption(new Option("--drain-timeout <seconds>", "on SIGTERM/SIGINT, how long requests in flight (streams too) may finish").default(30).argParser(parseSeconds))
@@ -159,6 +161,7 @@ async function serve(options: ServeOptions): Promise<void> {
     ...(options.bootstrap ? { bootstrap: { ownerId: options.owner!, scopes: options.scopes } } : {}),
     ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort, metricsHost: options.metricsHost ?? options.host }),
     rateLimit: { ratePerSecond: options.rateLimit, burst: options.rateBurst },
+    console: options.console === true,
     drainTimeoutMs: Math.round(options.drainTimeout * 1000),
     shutdownDelayMs: Math.round(options.shutdownDelay * 1000),
   });
@@ -180,6 +183,7 @@ async function serve(options: ServeOptions): Promise<void> {
   process.once("SIGTERM", stop);
 
   process.stdout.write(`gateway listening on ${gateway.url} (database ${database.shown})\n`);
+  if (options.console) process.stdout.write(`console at ${gateway.url}/console (sign in with a provisioning key with keys:read and usage:read)\n`);
   if (gateway.provisioningKey) {
     process.stdout.write(`provisioning key for owner ${gateway.ownerId} (shown once; store it now): ${gateway.provisioningKey}\n`);
   }

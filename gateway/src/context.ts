@@ -23,6 +23,8 @@ export interface GatewayContext {
   spend: Ledger;
   /** Keys' rate limit policies: admissions and releases of model requests. */
   rates: RateLimits;
+  /** Whether the web console is served (`/console`), and so whether its session cookie signs in account reads. */
+  consoleEnabled: boolean;
 }
 
 /** Who is calling an account endpoint: a provisioning key and the owner it is bound to. */

@@ -4,7 +4,8 @@ import type { GatewayContext } from "../context";
 import { hashesEqual, sha256 } from "../crypto";
 import { isExpired, matchSecret } from "../keys/records";
 import { GatewayError } from "../errors";
-import type { StoredApiKey } from "../store/types";
+import type { StoredApiKey, StoredProvisioningKey } from "../store/types";
+import { consoleSessionOf } from "../console/session";
 import { bearerToken, modelCredential } from "./credentials";
 
 // Our decision: the kind of a key is part of its format (gwk_ / gwp_), so a well-formed key of the
@@ -16,29 +17,45 @@ const WRONG_KIND_ON_MODELS = "This is a provisioning key (gwp_…); model endpoi
 const MALFORMED = "The key is not well-formed (wrong prefix, length or checksum); check that it was copied whole.";
 
 /**
- * Authenticates `Authorization: Bearer <provisioning key>`, applies the rate limit and checks that
- * the key carries `scope` (`"any"`: only authentication). Sets `request.account`.
+ * Authenticates `Authorization: Bearer <provisioning key>` (or, on a GET with the console on, the
+ * console's session cookie), applies the rate limit and checks that the key carries `scope`
+ * (`"any"`: only authentication). Sets `request.account`.
  */
 export function requireProvisioningKey(ctx: GatewayContext, scope: Scope | "any"): onRequestAsyncHookHandler {
   return async (request) => {
-    const secret = bearerToken(request.headers);
-    if (secret === undefined) {
-      throw new GatewayError("invalid_credentials", "Send a provisioning key as Authorization: Bearer <key>.");
-    }
-    const kind = keyKindOf(secret);
-    if (kind === undefined) throw new GatewayError("invalid_credentials", MALFORMED);
-    if (kind === "regular") throw new GatewayError("wrong_key_kind", WRONG_KIND_ON_ACCOUNT);
-    const hash = sha256(secret);
-    const key = await ctx.store.findProvisioningKeyByHash(hash);
-    if (!key || !hashesEqual(key.secretHash, hash) || key.revokedAt !== null) {
-      throw new GatewayError("invalid_credentials", "The provisioning key is not valid; it may have been revoked or never existed.");
-    }
+    const key = await provisioningKeyOf(ctx, request);
     ctx.rateLimiter.take(`pk:${key.id}`, ctx.now());
     if (scope !== "any" && !key.scopes.includes(scope)) {
       throw new GatewayError("missing_scope", `This provisioning key lacks the scope ${scope}; use a key that carries it.`);
     }
     request.account = { ownerId: key.ownerId, provisioningKeyId: key.id, hint: key.hint, scopes: key.scopes };
   };
+}
+
+/**
+ * The provisioning key a request presents. The console signs in once with a provisioning key and
+ * then reads with its session cookie, which only a GET may use: nothing the console does can change
+ * a key, and the session ends the moment its provisioning key is revoked (the key is looked up on
+ * every request, as a bearer key is).
+ */
+async function provisioningKeyOf(ctx: GatewayContext, request: FastifyRequest): Promise<StoredProvisioningKey> {
+  const secret = bearerToken(request.headers);
+  if (secret === undefined) {
+    const session = ctx.consoleEnabled && request.method === "GET" ? consoleSessionOf(ctx, request) : undefined;
+    if (session) return validProvisioningKey(ctx, session.provisioningKeyHash, "The console session's provisioning key is no longer valid; sign in again.");
+    throw new GatewayError("invalid_credentials", "Send a provisioning key as Authorization: Bearer <key>.");
+  }
+  const kind = keyKindOf(secret);
+  if (kind === undefined) throw new GatewayError("invalid_credentials", MALFORMED);
+  if (kind === "regular") throw new GatewayError("wrong_key_kind", WRONG_KIND_ON_ACCOUNT);
+  return validProvisioningKey(ctx, sha256(secret), "The provisioning key is not valid; it may have been revoked or never existed.");
+}
+
+/** The provisioning key whose secret hashes to `hash`, unless it is unknown or revoked (401 with `message`). */
+export async function validProvisioningKey(ctx: GatewayContext, hash: Buffer, message: string): Promise<StoredProvisioningKey> {
+  const key = await ctx.store.findProvisioningKeyByHash(hash);
+  if (!key || !hashesEqual(key.secretHash, hash) || key.revokedAt !== null) throw new GatewayError("invalid_credentials", message);
+  return key;
 }
 
 /** Looks up a regular key and refuses it unless it may call models now. */

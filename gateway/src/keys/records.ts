@@ -51,6 +51,7 @@ export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: numb
     expiresAt: isoOrNull(key.expiresAt),
     expired: isExpired(key, now),
     labels: { ...key.labels },
+    lastUsedAt: isoOrNull(key.lastRequestAt),
     spentUnits: formatUnits(key.spentMicros),
     spendWindow: {
       startedAt: iso(lifetime ? key.createdAt : windowStart),

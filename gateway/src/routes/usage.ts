@@ -1,5 +1,16 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { formatUnits, LogEntry, Metrics, ROUTES, UsageSummary, windowEndOf, windowStartOf, type SpendWindow } from "@gateway-keys/contract";
+import {
+  formatUnits,
+  LogEntry,
+  Metrics,
+  ROUTES,
+  TIMELINE_BUCKETS,
+  UsageSummary,
+  windowEndOf,
+  windowStartOf,
+  type SpendWindow,
+  type UsageTimeline,
+} from "@gateway-keys/contract";
 import { accountOf } from "../context";
 import { GatewayError } from "../errors";
 import { isExpired } from "../keys/records";
@@ -117,6 +128,43 @@ export const usageRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
       const days = await ctx.store.spendDays(key.id, key.resetPeriod === "never" ? 0 : windowStartOf(key.resetPeriod, now) - request.query.limit * 31 * 86_400_000);
       const data = windowsOf(key, days, now, request.query.limit);
       return { object: "list" as const, data, has_more: false, next_cursor: null };
+    },
+  });
+
+  app.route({
+    ...routeOf(ctx, ROUTES.usageTimeline),
+    handler: async (request): Promise<UsageTimeline> => {
+      const { ownerId } = accountOf(request);
+      const { bucket, keyId, since, until } = request.query;
+      if (keyId !== undefined && !(await ctx.store.getApiKey(ownerId, keyId))) {
+        throw new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
+      }
+      const { ms, maxBuckets } = TIMELINE_BUCKETS[bucket];
+      const now = ctx.now();
+      // Whole buckets: the span runs from a bucket's start to the end of the bucket that holds `until`.
+      const end = Math.ceil((until === undefined ? now + 1 : Date.parse(until)) / ms) * ms;
+      const start = Math.floor((since === undefined ? end - (bucket === "hour" ? 24 : 30) * ms : Date.parse(since)) / ms) * ms;
+      if (start >= end || (end - start) / ms > maxBuckets) {
+        throw new GatewayError(
+          "validation_failed",
+          `Invalid query parameters: since: must be before until, and the span at most ${maxBuckets} ${bucket}s.`,
+          { param: "since" },
+        );
+      }
+      const rows = await ctx.store.logTimeline({ ownerId, keyId, since: start, until: end, bucketMs: ms, now });
+      return {
+        object: "usage_timeline",
+        bucket,
+        since: new Date(start).toISOString(),
+        until: new Date(end).toISOString(),
+        data: rows.map((row) => ({
+          startedAt: new Date(row.bucket).toISOString(),
+          model: row.model,
+          status: row.status,
+          requests: row.requests,
+          costUnits: formatUnits(row.costMicros),
+        })),
+      };
     },
   });
 

@@ -1,5 +1,5 @@
 import type { KeyState, Labels, ModelPolicy, RateLimitPolicy, ResetPeriod, Scope } from "@gateway-keys/contract";
-import type { StoredApiKey, StoredLogEntry, StoredProvisioningKey, UsageLine } from "./types";
+import type { StoredApiKey, StoredLogEntry, StoredProvisioningKey, TimelineRow, UsageLine } from "./types";
 
 // Rows of both stores, which share their column names and types. An integer column arrives as a
 // bigint or a number depending on the driver (SQLite statements that read credits use
@@ -38,6 +38,7 @@ export interface ApiKeyRow {
   expires_at: Int | null;
   rate_limits: string | null;
   labels: string;
+  last_request_at: Int | null;
 }
 
 export function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
@@ -69,6 +70,7 @@ export function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
     expiresAt: numOrNull(row.expires_at),
     rateLimitPolicy: row.rate_limits === null ? null : (JSON.parse(row.rate_limits) as RateLimitPolicy),
     labels: JSON.parse(row.labels) as Labels,
+    lastRequestAt: numOrNull(row.last_request_at),
   };
 }
 
@@ -150,4 +152,16 @@ export function usageFromRow(row: UsageRow): UsageLine {
     rejected: num(row.rejected),
     spentMicros: big(row.spent_micros),
   };
+}
+
+export interface TimelineDbRow {
+  bucket: Int;
+  model: string;
+  status: Int;
+  requests: Int;
+  cost_micros: Int;
+}
+
+export function timelineFromRow(row: TimelineDbRow): TimelineRow {
+  return { bucket: num(row.bucket), model: row.model, status: num(row.status), requests: num(row.requests), costMicros: big(row.cost_micros) };
 }

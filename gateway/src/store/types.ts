@@ -70,6 +70,8 @@ export interface Store {
    */
   recordRequest(entry: NewLogEntry, outcome: RequestOutcome): Promise<void>;
 
+  /** The owner's (or one key's) requests logged in [since, until), counted per bucket, model and status; logs past their retention left out. */
+  logTimeline(query: TimelineQuery): Promise<TimelineRow[]>;
   /** The owner's usage per key and model. */
   usageLines(ownerId: string): Promise<UsageLine[]>;
   /**
@@ -273,6 +275,8 @@ export interface StoredApiKey extends NewApiKey {
   seq: number;
   /** Credits spent over the key's life when the record was read. */
   spentMicros: bigint;
+  /** When its last model request (of any outcome) began, or null. */
+  lastRequestAt: number | null;
 }
 
 /**
@@ -333,6 +337,24 @@ export interface LogsQuery {
   beforeSeq: number;
   limit: number;
   now: number;
+}
+
+export interface TimelineQuery {
+  ownerId: string;
+  keyId?: string;
+  since: number;
+  until: number;
+  bucketMs: number;
+  now: number;
+}
+
+/** One bucket of one model and status (`bucket`: its start, ms). */
+export interface TimelineRow {
+  bucket: number;
+  model: string;
+  status: number;
+  requests: number;
+  costMicros: bigint;
 }
 
 /** Counters of one key and model. */

@@ -75,10 +75,10 @@ export function isSettled(inputs: CheckedInputs): inputs is DesiredKey {
 
 /**
  * Fields of the gateway's record the stack does not keep: readings of traffic (`spentUnits`,
- * `spendWindow`) that would make every refresh show a change, what a live key never has
+ * `spendWindow`, `lastUsedAt`) that would make every refresh show a change, what a live key never has
  * (`revokedAt`), and the reference the stack sets itself (`clientReference`, an input).
  */
-const NOT_KEPT = ["object", "spentUnits", "spendWindow", "revokedAt", "clientReference"] as const;
+const NOT_KEPT = ["object", "spentUnits", "spendWindow", "lastUsedAt", "revokedAt", "clientReference"] as const;
 
 /** The policies a key may have none of: kept only when set (the engine's state holds no `undefined`). */
 type NullablePolicy = (typeof NULLABLE_POLICIES)[number];

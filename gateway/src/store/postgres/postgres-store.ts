@@ -17,6 +17,8 @@ import type {
   SharedSpend,
   SpendDay,
   Store,
+  TimelineQuery,
+  TimelineRow,
   StoreTransaction,
   StoredApiKey,
   StoredLogEntry,
@@ -30,6 +32,8 @@ import {
   logFromRow,
   policyColumns,
   provisioningKeyFromRow,
+  timelineFromRow,
+  type TimelineDbRow,
   usageFromRow,
   type ApiKeyRow,
   type LogRow,
@@ -321,6 +325,19 @@ class PostgresStore implements Store {
   async usageLines(ownerId: string): Promise<UsageLine[]> {
     const { rows } = await this.#query<UsageRow>(SQL.usageByOwner, [ownerId]);
     return rows.map(usageFromRow);
+  }
+
+  async logTimeline(query: TimelineQuery): Promise<TimelineRow[]> {
+    const { rows } = await this.#query<TimelineDbRow>(SQL.logTimeline, [
+      query.ownerId,
+      query.keyId ?? null,
+      query.since,
+      query.until,
+      query.bucketMs,
+      query.now,
+      DAY_MS,
+    ]);
+    return rows.map(timelineFromRow);
   }
 
   async listLogs(query: LogsQuery): Promise<StoredLogEntry[]> {

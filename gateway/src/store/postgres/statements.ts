@@ -14,7 +14,8 @@ const API_KEY_COLUMNS = `k.seq, k.id, k.owner_id, k.name, k.state, k.version, k.
   (SELECT COALESCE(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = k.id)::BIGINT AS spent_micros,
   k.store_request, k.store_response, k.retention_days, k.model_mode, k.model_ids, k.created_at, k.updated_at,
   k.rotated_at, k.revoked_at, k.client_reference, k.previous_secret_hash, k.previous_secret_expires_at,
-  k.reset_period, k.expires_at, k.rate_limits, k.labels`;
+  k.reset_period, k.expires_at, k.rate_limits, k.labels,
+  (SELECT a.last_request_at FROM spend_accounts a WHERE a.key_id = k.id) AS last_request_at`;
 
 const API_KEY_WRITABLE = `name, state, version, secret_hash, hint, spend_limit_micros, store_request, store_response,
   retention_days, model_mode, model_ids, updated_at, rotated_at, revoked_at, previous_secret_hash, previous_secret_expires_at,
@@ -156,6 +157,16 @@ export const SQL = {
   // Gives each key's account back what its swept reservations held, in the same transaction.
   purgeReservations: query("purge_reservations", "SELECT gateway_sweep_spend_reservations() AS swept"),
 
+  // $1 owner, $2 key or NULL, [$3, $4) the span, $5 the bucket, $6 now, $7 a day: logs past retention left out.
+  logTimeline: query(
+    "log_timeline",
+    `SELECT (l.created_at / $5::BIGINT) * $5::BIGINT AS bucket, l.model, l.status, COUNT(*)::BIGINT AS requests,
+      SUM(l.cost_micros)::BIGINT AS cost_micros
+    FROM request_logs l JOIN api_keys k ON k.id = l.key_id
+    WHERE l.owner_id = $1 AND ($2::TEXT IS NULL OR l.key_id = $2) AND l.created_at >= $3 AND l.created_at < $4
+      AND l.created_at > $6 - k.retention_days * $7::BIGINT
+    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+  ),
   // A row past its key's retention is hidden at once, whether or not the purge has run yet.
   listLogs: query(
     "list_logs",

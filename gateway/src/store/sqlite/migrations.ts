@@ -139,6 +139,12 @@ const MIGRATIONS: readonly string[] = [
   INSERT INTO spend_days (key_id, day, owner_id, requests, spent_micros)
     SELECT key_id, 0, MIN(owner_id), SUM(total), SUM(spent_micros) FROM usage_counters GROUP BY key_id;
   `,
+  // 5: when each key and model was last asked for (a key's last use is the latest of its rows).
+  `
+  ALTER TABLE usage_counters ADD COLUMN last_request_at INTEGER;
+  UPDATE usage_counters SET last_request_at = (
+    SELECT MAX(l.created_at) FROM request_logs l WHERE l.key_id = usage_counters.key_id AND l.model = usage_counters.model);
+  `,
 ];
 
 /** The schema version this build expects. */

@@ -12,6 +12,8 @@ import type {
   RequestOutcome,
   SpendDay,
   Store,
+  TimelineQuery,
+  TimelineRow,
   StoreTransaction,
   StoredApiKey,
   StoredLogEntry,
@@ -25,6 +27,8 @@ import {
   logFromRow,
   policyColumns,
   provisioningKeyFromRow,
+  timelineFromRow,
+  type TimelineDbRow,
   usageFromRow,
   type ApiKeyRow,
   type LogRow,
@@ -285,13 +289,29 @@ class SqliteStore implements Store {
       );
       const succeeded = outcome === "succeeded" ? 1 : 0;
       const rejected = outcome === "rejected" ? 1 : 0;
-      this.#sql.countUsage.run(entry.keyId, entry.model, entry.ownerId, succeeded, rejected, entry.costMicros);
+      this.#sql.countUsage.run(entry.keyId, entry.model, entry.ownerId, succeeded, rejected, entry.costMicros, entry.createdAt);
       this.#sql.countDay.run(entry.keyId, dayOf(entry.createdAt), entry.ownerId, entry.costMicros);
     });
   }
 
   usageLines(ownerId: string): Promise<UsageLine[]> {
     return this.#gate.read(() => (this.#sql.usageByOwner.all(ownerId) as unknown as UsageRow[]).map(usageFromRow));
+  }
+
+  logTimeline(query: TimelineQuery): Promise<TimelineRow[]> {
+    return this.#gate.read(() =>
+      (
+        this.#sql.logTimeline.all({
+          owner_id: query.ownerId,
+          key_id: query.keyId ?? null,
+          since: query.since,
+          until: query.until,
+          bucket_ms: query.bucketMs,
+          now: query.now,
+          day_ms: DAY_MS,
+        }) as unknown as TimelineDbRow[]
+      ).map(timelineFromRow),
+    );
   }
 
   listLogs(query: LogsQuery): Promise<StoredLogEntry[]> {

@@ -2,7 +2,8 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 
 const API_KEY_COLUMNS = `seq, id, owner_id, name, state, version, secret_hash, hint, spend_limit_micros,
   (SELECT IFNULL(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = api_keys.id) AS spent_micros, store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at,
-  client_reference, previous_secret_hash, previous_secret_expires_at, reset_period, expires_at, rate_limits, labels`;
+  client_reference, previous_secret_hash, previous_secret_expires_at, reset_period, expires_at, rate_limits, labels,
+  (SELECT MAX(u.last_request_at) FROM usage_counters u WHERE u.key_id = api_keys.id) AS last_request_at`;
 
 /** Every statement the store runs, prepared once: parsing SQL per request would dominate the hot path. */
 export function prepareStatements(db: DatabaseSync) {
@@ -80,10 +81,11 @@ export function prepareStatements(db: DatabaseSync) {
     insertLog: prepare(`INSERT INTO request_logs
         (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    countUsage: prepare(`INSERT INTO usage_counters (key_id, model, owner_id, total, succeeded, rejected, spent_micros)
-      VALUES (?, ?, ?, 1, ?, ?, ?)
+    countUsage: prepare(`INSERT INTO usage_counters (key_id, model, owner_id, total, succeeded, rejected, spent_micros, last_request_at)
+      VALUES (?, ?, ?, 1, ?, ?, ?, ?)
       ON CONFLICT (key_id, model) DO UPDATE SET total = total + 1, succeeded = succeeded + excluded.succeeded,
-        rejected = rejected + excluded.rejected, spent_micros = spent_micros + excluded.spent_micros`),
+        rejected = rejected + excluded.rejected, spent_micros = spent_micros + excluded.spent_micros,
+        last_request_at = MAX(IFNULL(last_request_at, 0), excluded.last_request_at)`),
     countDay: prepare(`INSERT INTO spend_days (key_id, day, owner_id, requests, spent_micros) VALUES (?, ?, ?, 1, ?)
       ON CONFLICT (key_id, day) DO UPDATE SET requests = requests + 1, spent_micros = spent_micros + excluded.spent_micros`),
     usageByOwner: prepare(
@@ -91,6 +93,15 @@ export function prepareStatements(db: DatabaseSync) {
       true,
     ),
 
+    // Counted over the owner's logs by sequence (the owner index), kept to the span by time.
+    logTimeline: prepare(
+      `SELECT (l.created_at / :bucket_ms) * :bucket_ms AS bucket, l.model, l.status, COUNT(*) AS requests, SUM(l.cost_micros) AS cost_micros
+      FROM request_logs l JOIN api_keys k ON k.id = l.key_id
+      WHERE l.owner_id = :owner_id AND (:key_id IS NULL OR l.key_id = :key_id)
+        AND l.created_at >= :since AND l.created_at < :until AND l.created_at > :now - k.retention_days * :day_ms
+      GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      true,
+    ),
     // A row past its key's retention is hidden at once, whether or not the purge has run yet.
     listLogs: prepare(
       `SELECT l.seq, l.id, l.owner_id, l.key_id, l.model, l.status, l.cost_micros, l.created_at, l.request_input, l.response_text

@@ -1,0 +1,56 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { GatewayContext } from "../context";
+import type { ReplyCipher } from "../crypto";
+
+/** The console's session cookie. */
+export const SESSION_COOKIE = "gateway_console";
+/** How long a console session lasts: short, since it stands for a provisioning key. */
+export const SESSION_LIFETIME_MS = 30 * 60 * 1000;
+/** Binds a sealed session to its purpose: a sealed reply can never pass for one, nor the reverse. */
+const SEALED_FOR = "console-session";
+
+/** What a session stands for: the provisioning key (by its secret's hash) and when it ends. */
+export interface ConsoleSession {
+  provisioningKeyHash: Buffer;
+  expiresAt: number;
+}
+
+/**
+ * A session as its cookie holds it: sealed with the gateway's reply key (AES-256-GCM), so it needs
+ * no server state — every process sharing a database opens it — and holds nothing a reader of the
+ * cookie could use: the provisioning key itself is never in it, only its hash, encrypted.
+ */
+export function sealSession(cipher: ReplyCipher, session: ConsoleSession): string {
+  const plain = JSON.stringify({ h: session.provisioningKeyHash.toString("base64"), e: session.expiresAt });
+  return cipher.seal(plain, SEALED_FOR).toString("base64url");
+}
+
+/** The session of a cookie value, or `undefined` when it is not one of ours, was altered, or has ended at `now`. */
+export function openSession(cipher: ReplyCipher, value: string, now: number): ConsoleSession | undefined {
+  const plain = cipher.open(Buffer.from(value, "base64url"), SEALED_FOR);
+  if (plain === undefined) return undefined;
+  const { h, e } = JSON.parse(plain) as { h: string; e: number };
+  if (!(now < e)) return undefined;
+  return { provisioningKeyHash: Buffer.from(h, "base64"), expiresAt: e };
+}
+
+/** The live session of a request's cookie, if it carries one. */
+export function consoleSessionOf(ctx: GatewayContext, request: FastifyRequest): ConsoleSession | undefined {
+  const value = request.cookies?.[SESSION_COOKIE];
+  return value ? openSession(ctx.cipher, value, ctx.now()) : undefined;
+}
+
+/**
+ * Sets (or, with `undefined`, clears) the session cookie: `HttpOnly` (no script reads it),
+ * `SameSite=Strict` (no other site's page sends it), `Secure` when the request came over TLS,
+ * on the whole origin (the console's pages and the account API it reads).
+ */
+export function writeSessionCookie(reply: FastifyReply, request: FastifyRequest, sealed: string | undefined, maxAgeMs = SESSION_LIFETIME_MS): void {
+  reply.setCookie(SESSION_COOKIE, sealed ?? "", {
+    httpOnly: true,
+    sameSite: "strict",
+    secure: request.protocol === "https",
+    path: "/",
+    maxAge: sealed === undefined ? 0 : Math.floor(maxAgeMs / 1000),
+  });
+}
