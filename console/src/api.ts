@@ -1,0 +1,63 @@
+import type { ApiKey, ListPage, LogEntry, UsageSummary, UsageTimeline } from "@gateway-keys/contract";
+
+/** Who is signed in, as `/console/session` says. */
+export interface Session {
+  ownerId: string;
+  hint: string;
+  expiresAt: string;
+}
+
+/** A failed call: the gateway's error code and message, or the HTTP status when the body was not ours. */
+export class ConsoleError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Every read goes to the same origin with the session cookie (HttpOnly: no script ever holds the
+ * provisioning key or the session). The console sends no request that changes a key.
+ */
+async function call<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    credentials: "same-origin",
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  const parsed: unknown = text ? JSON.parse(text) : undefined;
+  if (!response.ok) {
+    const error = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
+    throw new ConsoleError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? `The gateway answered ${response.status}.`);
+  }
+  return parsed as T;
+}
+
+export const api = {
+  session: () => call<Session>("GET", "/console/session"),
+  signIn: (provisioningKey: string) => call<Session>("POST", "/console/session", { provisioningKey }),
+  signOut: () => call<void>("DELETE", "/console/session"),
+  /** Every key of the owner, a page of 100 at a time. */
+  async keys(): Promise<ApiKey[]> {
+    const keys: ApiKey[] = [];
+    let after: string | null = null;
+    do {
+      const query: string = after === null ? "" : `&after=${encodeURIComponent(after)}`;
+      const page: ListPage<ApiKey> = await call("GET", `/v1/account/api-keys?limit=100${query}`);
+      keys.push(...page.data);
+      after = page.has_more ? page.next_cursor : null;
+    } while (after !== null);
+    return keys;
+  },
+  key: (keyId: string) => call<ApiKey>("GET", `/v1/account/api-keys/${encodeURIComponent(keyId)}`),
+  usage: () => call<UsageSummary>("GET", "/v1/account/usage/summary"),
+  timeline: (bucket: "hour" | "day", keyId?: string) =>
+    call<UsageTimeline>("GET", `/v1/account/usage/timeline?bucket=${bucket}${keyId ? `&keyId=${encodeURIComponent(keyId)}` : ""}`),
+  logs: (keyId: string) => call<ListPage<LogEntry>>("GET", `/v1/account/logs?limit=20&keyId=${encodeURIComponent(keyId)}`),
+};

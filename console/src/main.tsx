@@ -1,0 +1,128 @@
+import type { ApiKey, UsageSummary, UsageTimeline } from "@gateway-keys/contract";
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { api, ConsoleError, type Session } from "./api";
+import { KeyPage, type KeyView } from "./pages/key";
+import { KeysPage } from "./pages/keys";
+import { SignIn } from "./pages/sign-in";
+import { UsagePage } from "./pages/usage";
+import "./app.css";
+
+/** The pages, by the URL's hash: `#/keys`, `#/keys/<keyId>`, `#/usage`. */
+type Route = { page: "keys" } | { page: "key"; keyId: string } | { page: "usage" };
+
+function routeOf(hash: string): Route {
+  const key = /^#\/keys\/([^/]+)$/.exec(hash);
+  if (key) return { page: "key", keyId: decodeURIComponent(key[1]!) };
+  return hash === "#/usage" ? { page: "usage" } : { page: "keys" };
+}
+
+type Loaded =
+  | { page: "keys"; keys: ApiKey[]; usage: UsageSummary }
+  | { page: "key"; view: KeyView }
+  | { page: "usage"; usage: UsageSummary; days: UsageTimeline };
+
+async function load(route: Route): Promise<Loaded> {
+  switch (route.page) {
+    case "keys": {
+      const [keys, usage] = await Promise.all([api.keys(), api.usage()]);
+      return { page: "keys", keys, usage };
+    }
+    case "key": {
+      const [apiKey, days, hours, logs] = await Promise.all([
+        api.key(route.keyId),
+        api.timeline("day", route.keyId),
+        api.timeline("hour", route.keyId),
+        api.logs(route.keyId),
+      ]);
+      return { page: "key", view: { apiKey, days, hours, logs } };
+    }
+    case "usage": {
+      const [usage, days] = await Promise.all([api.usage(), api.timeline("day")]);
+      return { page: "usage", usage, days };
+    }
+  }
+}
+
+function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [route, setRoute] = useState<Route>(routeOf(location.hash));
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    api.session().then(setSession, () => setSession(null));
+    const onHash = () => setRoute(routeOf(location.hash));
+    addEventListener("hashchange", onHash);
+    return () => removeEventListener("hashchange", onHash);
+  }, []);
+
+  useEffect(() => {
+    if (!session) return;
+    let current = true;
+    setLoaded(null);
+    setError(null);
+    load(route).then(
+      (data) => current && setLoaded(data),
+      (failure: unknown) => {
+        if (!current) return;
+        // The session ended (expired, or its provisioning key was revoked): back to sign-in.
+        if (failure instanceof ConsoleError && failure.status === 401) setSession(null);
+        else setError(failure instanceof Error ? failure.message : String(failure));
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [session, route]);
+
+  useEffect(() => {
+    document.title = `${route.page === "key" ? "Key" : route.page === "usage" ? "Usage" : "Keys"} · Gateway console`;
+  }, [route]);
+
+  if (session === undefined) return <p class="loading">Loading…</p>;
+  if (session === null) return <SignIn onSignedIn={setSession} />;
+  const signOut = async () => {
+    await api.signOut();
+    setSession(null);
+  };
+  return (
+    <>
+      <header class="top">
+        <nav aria-label="Console">
+          <a href="#/keys" aria-current={route.page !== "usage" ? "page" : undefined}>
+            Keys
+          </a>
+          <a href="#/usage" aria-current={route.page === "usage" ? "page" : undefined}>
+            Usage
+          </a>
+        </nav>
+        <span class="who">
+          Owner <strong>{session.ownerId}</strong> · key {session.hint}
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        </span>
+      </header>
+      {error ? (
+        <main id="main">
+          <p class="error" role="alert">
+            {error}
+          </p>
+        </main>
+      ) : loaded === null ? (
+        <main id="main">
+          <p class="loading">Loading…</p>
+        </main>
+      ) : loaded.page === "keys" ? (
+        <KeysPage keys={loaded.keys} usage={loaded.usage} />
+      ) : loaded.page === "key" ? (
+        <KeyPage view={loaded.view} />
+      ) : (
+        <UsagePage usage={loaded.usage} days={loaded.days} />
+      )}
+    </>
+  );
+}
+
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,157 @@
+import type { ApiKey, ListPage, LogEntry, UsageTimeline } from "@gateway-keys/contract";
+import { Chart } from "../components/chart";
+import { SpendBar } from "../components/spend-bar";
+import { Labels, StateBadge } from "../components/state";
+import { dateTime, managedBy, relative, units } from "../format";
+import { bucketStarts, byModelAndStatus, perBucket } from "../series";
+
+export interface KeyView {
+  apiKey: ApiKey;
+  days: UsageTimeline;
+  hours: UsageTimeline;
+  logs: ListPage<LogEntry>;
+}
+
+function Policy({ name, children }: { name: string; children: preact.ComponentChildren }) {
+  return (
+    <>
+      <dt>{name}</dt>
+      <dd>{children}</dd>
+    </>
+  );
+}
+
+/** One key: its policies as declared, spend and traffic over time, and its recent requests. */
+export function KeyPage({ view }: { view: KeyView }) {
+  const { apiKey: key, days, hours, logs } = view;
+  const manager = managedBy(key.clientReference);
+  const rates = key.rateLimitPolicy;
+  const hourly = byModelAndStatus(hours);
+  return (
+    <main id="main">
+      <p>
+        <a href="#/keys">← All keys</a>
+      </p>
+      <h1>
+        {key.name} <StateBadge apiKey={key} />
+      </h1>
+      <p class="mono muted">{key.keyId}</p>
+      <p class="managed">
+        {manager ? (
+          <>
+            Managed as code by {manager.tool}
+            {manager.where ? ` (${manager.where})` : ""}: <code>{manager.name}</code>. Change it there and apply; this console never changes a key.
+          </>
+        ) : (
+          "Created without a client reference. This console never changes a key."
+        )}
+      </p>
+      <section aria-labelledby="policies">
+        <h2 id="policies">Policies</h2>
+        <dl class="policies">
+          <Policy name="Spend">
+            <SpendBar apiKey={key} />
+            {key.spendPolicy ? ` per ${key.spendPolicy.resetPeriod === "never" ? "lifetime" : key.spendPolicy.resetPeriod} window` : ""}
+            {key.spendWindow?.resetsAt ? `, resets ${dateTime(key.spendWindow.resetsAt)}` : ""}; {units(key.spentUnits)} over its life
+          </Policy>
+          <Policy name="Rate limits">
+            {rates
+              ? [
+                  rates.requestsPerMinute !== undefined ? `${rates.requestsPerMinute} requests/min` : null,
+                  rates.tokensPerMinute !== undefined ? `${rates.tokensPerMinute} tokens/min` : null,
+                  rates.maxConcurrentRequests !== undefined ? `${rates.maxConcurrentRequests} in flight` : null,
+                ]
+                  .filter(Boolean)
+                  .join(", ")
+              : "none"}
+          </Policy>
+          <Policy name="Expires">{key.expiresAt ? `${dateTime(key.expiresAt)} (${relative(key.expiresAt)})` : "never"}</Policy>
+          <Policy name="Models">{key.modelPolicy.mode === "all" ? "all" : key.modelPolicy.modelIds.join(", ")}</Policy>
+          <Policy name="Logging">
+            {key.loggingPolicy.storeRequest ? "stores requests" : "no request content"}, {key.loggingPolicy.storeResponse ? "stores responses" : "no response content"},
+            kept {key.loggingPolicy.retentionDays} days
+          </Policy>
+          <Policy name="Labels">
+            <Labels labels={key.labels} />
+          </Policy>
+          <Policy name="Version">
+            {key.version}, updated {dateTime(key.updatedAt)}
+            {key.rotatedAt ? `, rotated ${dateTime(key.rotatedAt)}` : ""}
+            {key.previousSecretExpiresAt && Date.parse(key.previousSecretExpiresAt) > Date.now() ? `; the replaced secret works until ${dateTime(key.previousSecretExpiresAt)}` : ""}
+          </Policy>
+          <Policy name="Last used">{key.lastUsedAt ? `${dateTime(key.lastUsedAt)} (${relative(key.lastUsedAt)})` : "never"}</Policy>
+        </dl>
+      </section>
+      <section aria-labelledby="traffic">
+        <h2 id="traffic">Spend and traffic</h2>
+        <Chart
+          title="Spend per day, last 30 days (credits)"
+          times={bucketStarts(days)}
+          series={[{ label: "spend", values: perBucket(days, (point) => Number(point.costUnits)), stroke: "#1d4ed8" }]}
+          summary={`Spend per day: ${perBucket(days, (point) => Number(point.costUnits)).reduce((a, b) => a + b, 0)} credits over 30 days`}
+        />
+        <Chart
+          title="Requests per hour, last 24 hours"
+          times={bucketStarts(hours)}
+          series={[
+            { label: "answered (2xx)", values: perBucket(hours, (point) => (point.status < 300 ? point.requests : 0)), stroke: "#15803d" },
+            { label: "refused or failed", values: perBucket(hours, (point) => (point.status >= 300 ? point.requests : 0)), stroke: "#b91c1c" },
+          ]}
+          summary={`Requests in the last 24 hours: ${hourly.reduce((sum, row) => sum + row.requests, 0)}`}
+        />
+        <table class="by-model">
+          <caption>Requests in the last 24 hours, by model and status</caption>
+          <thead>
+            <tr>
+              <th scope="col">Model</th>
+              <th scope="col">Status</th>
+              <th scope="col">Requests</th>
+              <th scope="col">Cost</th>
+            </tr>
+          </thead>
+          <tbody>
+            {hourly.map((row) => (
+              <tr key={`${row.model}-${row.status}`}>
+                <td>{row.model}</td>
+                <td>{row.status}</td>
+                <td>{row.requests}</td>
+                <td>{units(String(Math.round(row.cost * 1e6) / 1e6))}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section aria-labelledby="logs">
+        <h2 id="logs">Recent requests</h2>
+        {logs.data.length === 0 ? (
+          <p class="muted">No requests logged (or none within the logging policy's retention).</p>
+        ) : (
+          <table class="logs">
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Model</th>
+                <th scope="col">Status</th>
+                <th scope="col">Cost</th>
+                <th scope="col">Request</th>
+                <th scope="col">Response</th>
+              </tr>
+            </thead>
+            <tbody>
+              {logs.data.map((entry) => (
+                <tr key={entry.id}>
+                  <td>{dateTime(entry.createdAt)}</td>
+                  <td>{entry.model}</td>
+                  <td>{entry.status}</td>
+                  <td>{units(entry.costUnits)}</td>
+                  <td class="content">{entry.request?.input ?? <span class="muted">not stored</span>}</td>
+                  <td class="content">{entry.response?.text ?? <span class="muted">not stored</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,72 @@
+import type { UsageSummary, UsageTimeline } from "@gateway-keys/contract";
+import { Chart } from "../components/chart";
+import { units } from "../format";
+import { bucketStarts, perBucket } from "../series";
+
+/** The owner's usage: totals, spend per day, and spend by model and by label. */
+export function UsagePage({ usage, days }: { usage: UsageSummary; days: UsageTimeline }) {
+  const spend = perBucket(days, (point) => Number(point.costUnits));
+  return (
+    <main id="main">
+      <h1>Usage</h1>
+      <p class="totals">
+        <span>
+          <strong data-figure="requests">{usage.requests}</strong> requests answered
+        </span>
+        <span>
+          <strong data-figure="spent">{units(usage.spentUnits)}</strong> credits spent
+        </span>
+      </p>
+      <Chart
+        title="Spend per day, last 30 days (credits)"
+        times={bucketStarts(days)}
+        series={[{ label: "spend", values: spend, stroke: "#1d4ed8" }]}
+        summary={`Spend over the last 30 days: ${spend.reduce((a, b) => a + b, 0)} credits`}
+      />
+      <h2>By model</h2>
+      <table class="by-model">
+        <thead>
+          <tr>
+            <th scope="col">Model</th>
+            <th scope="col">Requests</th>
+            <th scope="col">Spent</th>
+          </tr>
+        </thead>
+        <tbody>
+          {usage.byModel.map((line) => (
+            <tr key={line.model} data-model={line.model}>
+              <td>{line.model}</td>
+              <td>{line.requests}</td>
+              <td>{units(line.spentUnits)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h2>By label</h2>
+      {usage.byLabel.length === 0 ? (
+        <p class="muted">No labelled key has spent yet.</p>
+      ) : (
+        <table class="by-label">
+          <thead>
+            <tr>
+              <th scope="col">Label</th>
+              <th scope="col">Requests</th>
+              <th scope="col">Spent</th>
+            </tr>
+          </thead>
+          <tbody>
+            {usage.byLabel.map((line) => (
+              <tr key={`${line.label}=${line.value}`}>
+                <td>
+                  {line.label}={line.value}
+                </td>
+                <td>{line.requests}</td>
+                <td>{units(line.spentUnits)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </main>
+  );
+}
