@@ -52,7 +52,8 @@ function App() {
 
   useEffect(() => {
     api.session().then(setSession, () => setSession(null));
-    const onHash = () => setRoute(routeOf(location.hash));
+    // Only `#/…` is a page; another hash (the skip link's `#main`) moves the focus, not the page.
+    const onHash = () => location.hash.startsWith("#/") && setRoute(routeOf(location.hash));
     addEventListener("hashchange", onHash);
     return () => removeEventListener("hashchange", onHash);
   }, []);
@@ -105,13 +106,13 @@ function App() {
         </span>
       </header>
       {error ? (
-        <main id="main">
+        <main id="main" tabIndex={-1}>
           <p class="error" role="alert">
             {error}
           </p>
         </main>
       ) : loaded === null ? (
-        <main id="main">
+        <main id="main" tabIndex={-1}>
           <p class="loading">Loading…</p>
         </main>
       ) : loaded.page === "keys" ? (

@@ -1,4 +1,3 @@
-import fastifyCookie from "@fastify/cookie";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { DestinationStream, LevelWithSilent } from "pino";
 import { KeyCache } from "./auth/key-cache";
@@ -149,8 +148,6 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   registerOpenApi(app, packageVersion());
 
   app.register(healthRoutes, { store: deps.store, serving });
-  // Before any route: account reads accept the console's session cookie when the console is on.
-  if (ctx.consoleEnabled) app.register(fastifyCookie);
   // Every route below is declared once, in the contract's table (contract/src/routes.ts).
 
   app.register(publicRoutes, { ctx });

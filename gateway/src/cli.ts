@@ -143,6 +143,14 @@ async function main(argv: string[]): Promise<void> {
     .addOption(new Option("--scopes <list>", "comma-separated scopes").default([...SCOPES], SCOPES.join(",")).argParser(parseScopes))
     .action((options: CreateKeyOptions) => createKey(options));
 
+  program
+    .command("provisioning-key-revoke")
+    .description("Revoke a provisioning key by its id (pk_…): its account API calls and console sessions stop at once.")
+    .option("--db <file>", "SQLite database file of the gateway")
+    .addOption(new Option("--database <url>", "PostgreSQL database of the gateway").env(DATABASE_URL_ENV))
+    .requiredOption("--id <id>", "the provisioning key's id, as `provisioning-key create` printed it")
+    .action((options: RevokeKeyOptions) => revokeKey(options));
+
   await program.parseAsync(argv);
 }
 
@@ -216,6 +224,25 @@ async function createKey(options: CreateKeyOptions): Promise<void> {
     const key = await createProvisioningKey(store, { ownerId: options.owner, scopes: options.scopes });
     process.stderr.write(`created provisioning key ${key.id} for owner ${key.ownerId} with scopes ${key.scopes.join(",")}; the secret below is shown once\n`);
     process.stdout.write(`${key.secret}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+interface RevokeKeyOptions {
+  db?: string;
+  database?: string;
+  id: string;
+}
+
+async function revokeKey(options: RevokeKeyOptions): Promise<void> {
+  if (options.db === undefined && options.database === undefined) {
+    throw new Error(`provisioning-key-revoke needs --db <file> or --database <url> (or ${DATABASE_URL_ENV})`);
+  }
+  const store = await openStore(options);
+  try {
+    if (!(await store.revokeProvisioningKey(options.id, Date.now()))) throw new Error(`no live provisioning key ${options.id}`);
+    process.stderr.write(`revoked provisioning key ${options.id}\n`);
   } finally {
     await store.close();
   }

@@ -27,8 +27,12 @@ export function KeyPage({ view }: { view: KeyView }) {
   const manager = managedBy(key.clientReference);
   const rates = key.rateLimitPolicy;
   const hourly = byModelAndStatus(hours);
+  const spendPerDay = perBucket(days, (point) => Number(point.costUnits));
+  const answered = perBucket(hours, (point) => (point.status < 300 ? point.requests : 0));
+  const refused = perBucket(hours, (point) => (point.status >= 300 ? point.requests : 0));
+  const total = (values: number[]) => Math.round(values.reduce((sum, value) => sum + value, 0) * 1e6) / 1e6;
   return (
-    <main id="main">
+    <main id="main" tabIndex={-1}>
       <p>
         <a href="#/keys">← All keys</a>
       </p>
@@ -87,17 +91,17 @@ export function KeyPage({ view }: { view: KeyView }) {
         <Chart
           title="Spend per day, last 30 days (credits)"
           times={bucketStarts(days)}
-          series={[{ label: "spend", values: perBucket(days, (point) => Number(point.costUnits)), stroke: "#1d4ed8" }]}
-          summary={`Spend per day: ${perBucket(days, (point) => Number(point.costUnits)).reduce((a, b) => a + b, 0)} credits over 30 days`}
+          series={[{ label: "spend", values: spendPerDay, stroke: "#1d4ed8" }]}
+          summary={`Spend over the last 30 days: ${total(spendPerDay)} credits`}
         />
         <Chart
           title="Requests per hour, last 24 hours"
           times={bucketStarts(hours)}
           series={[
-            { label: "answered (2xx)", values: perBucket(hours, (point) => (point.status < 300 ? point.requests : 0)), stroke: "#15803d" },
-            { label: "refused or failed", values: perBucket(hours, (point) => (point.status >= 300 ? point.requests : 0)), stroke: "#b91c1c" },
+            { label: "answered (2xx)", values: answered, stroke: "#15803d" },
+            { label: "refused or failed", values: refused, stroke: "#b91c1c" },
           ]}
-          summary={`Requests in the last 24 hours: ${hourly.reduce((sum, row) => sum + row.requests, 0)}`}
+          summary={`Requests in the last 24 hours: ${total(answered)} answered, ${total(refused)} refused or failed`}
         />
         <table class="by-model">
           <caption>Requests in the last 24 hours, by model and status</caption>

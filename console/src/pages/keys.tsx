@@ -66,7 +66,7 @@ export function KeysPage({ keys, usage }: { keys: ApiKey[]; usage: UsageSummary 
   }, [keys, filter, state, sort]);
 
   return (
-    <main id="main">
+    <main id="main" tabIndex={-1}>
       <h1>Keys</h1>
       <p class="muted">
         {keys.length} keys. Read-only: change a key in the code that declares it (its “Managed by” column), then apply.

@@ -25,7 +25,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
     }
   };
   return (
-    <main id="main" class="sign-in">
+    <main id="main" class="sign-in" tabIndex={-1}>
       <h1>Gateway console</h1>
       <p>Read-only: keys are managed as code. Sign in with a provisioning key that carries keys:read and usage:read.</p>
       <form onSubmit={submit}>

@@ -7,7 +7,7 @@ import { bucketStarts, perBucket } from "../series";
 export function UsagePage({ usage, days }: { usage: UsageSummary; days: UsageTimeline }) {
   const spend = perBucket(days, (point) => Number(point.costUnits));
   return (
-    <main id="main">
+    <main id="main" tabIndex={-1}>
       <h1>Usage</h1>
       <p class="totals">
         <span>
@@ -21,7 +21,7 @@ export function UsagePage({ usage, days }: { usage: UsageSummary; days: UsageTim
         title="Spend per day, last 30 days (credits)"
         times={bucketStarts(days)}
         series={[{ label: "spend", values: spend, stroke: "#1d4ed8" }]}
-        summary={`Spend over the last 30 days: ${spend.reduce((a, b) => a + b, 0)} credits`}
+        summary={`Spend over the last 30 days: ${Math.round(spend.reduce((a, b) => a + b, 0) * 1e6) / 1e6} credits`}
       />
       <h2>By model</h2>
       <table class="by-model">

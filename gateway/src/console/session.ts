@@ -1,3 +1,4 @@
+import { parse as parseCookies, serialize as serializeCookie } from "cookie";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { GatewayContext } from "../context";
 import type { ReplyCipher } from "../crypto";
@@ -36,7 +37,8 @@ export function openSession(cipher: ReplyCipher, value: string, now: number): Co
 
 /** The live session of a request's cookie, if it carries one. */
 export function consoleSessionOf(ctx: GatewayContext, request: FastifyRequest): ConsoleSession | undefined {
-  const value = request.cookies?.[SESSION_COOKIE];
+  const header = request.headers.cookie;
+  const value = header === undefined ? undefined : parseCookies(header)[SESSION_COOKIE];
   return value ? openSession(ctx.cipher, value, ctx.now()) : undefined;
 }
 
@@ -46,11 +48,14 @@ export function consoleSessionOf(ctx: GatewayContext, request: FastifyRequest): 
  * on the whole origin (the console's pages and the account API it reads).
  */
 export function writeSessionCookie(reply: FastifyReply, request: FastifyRequest, sealed: string | undefined, maxAgeMs = SESSION_LIFETIME_MS): void {
-  reply.setCookie(SESSION_COOKIE, sealed ?? "", {
-    httpOnly: true,
-    sameSite: "strict",
-    secure: request.protocol === "https",
-    path: "/",
-    maxAge: sealed === undefined ? 0 : Math.floor(maxAgeMs / 1000),
-  });
+  reply.header(
+    "set-cookie",
+    serializeCookie(SESSION_COOKIE, sealed ?? "", {
+      httpOnly: true,
+      sameSite: "strict",
+      secure: request.protocol === "https",
+      path: "/",
+      maxAge: sealed === undefined ? 0 : Math.floor(maxAgeMs / 1000),
+    }),
+  );
 }

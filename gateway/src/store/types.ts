@@ -41,6 +41,8 @@ export interface Store {
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
 
   insertProvisioningKey(key: StoredProvisioningKey): Promise<void>;
+  /** Revokes a provisioning key at `now`: true when it was live, false when unknown or already revoked. */
+  revokeProvisioningKey(id: string, now: number): Promise<boolean>;
   /** The provisioning key whose secret hashes to `secretHash`, revoked or not. */
   findProvisioningKeyByHash(secretHash: Buffer): Promise<StoredProvisioningKey | undefined>;
 

@@ -233,6 +233,11 @@ class PostgresStore implements Store {
     ]);
   }
 
+  async revokeProvisioningKey(id: string, now: number): Promise<boolean> {
+    const result = await this.#query(SQL.revokeProvisioningKey, [now, id]);
+    return result.rowCount === 1;
+  }
+
   async findProvisioningKeyByHash(secretHash: Buffer): Promise<StoredProvisioningKey | undefined> {
     const { rows } = await this.#query<ProvisioningKeyRow>(SQL.provisioningKeyByHash, [secretHash]);
     return rows[0] && provisioningKeyFromRow(rows[0]);

@@ -30,6 +30,7 @@ export const SQL = {
     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
   ),
   provisioningKeyByHash: query("provisioning_key_by_hash", "SELECT * FROM provisioning_keys WHERE secret_hash = $1"),
+  revokeProvisioningKey: query("revoke_provisioning_key", "UPDATE provisioning_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL"),
 
   // Two indexed look-ups: a current secret, or a secret a grace rotation replaced.
   apiKeyByHash: query(

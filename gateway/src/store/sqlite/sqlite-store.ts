@@ -225,6 +225,10 @@ class SqliteStore implements Store {
     );
   }
 
+  revokeProvisioningKey(id: string, now: number): Promise<boolean> {
+    return this.#gate.exclusive(() => this.#write(true, () => Number(this.#sql.revokeProvisioningKey.run(now, id).changes) === 1));
+  }
+
   findProvisioningKeyByHash(secretHash: Buffer): Promise<StoredProvisioningKey | undefined> {
     return this.#gate.read(() => {
       const row = this.#sql.provisioningKeyByHash.get(secretHash) as ProvisioningKeyRow | undefined;

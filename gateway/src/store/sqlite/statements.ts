@@ -25,6 +25,7 @@ export function prepareStatements(db: DatabaseSync) {
     insertProvisioningKey: prepare(`INSERT INTO provisioning_keys (id, owner_id, secret_hash, hint, scopes, created_at, revoked_at)
       VALUES (:id, :owner_id, :secret_hash, :hint, :scopes, :created_at, :revoked_at)`),
     provisioningKeyByHash: prepare("SELECT * FROM provisioning_keys WHERE secret_hash = ?"),
+    revokeProvisioningKey: prepare("UPDATE provisioning_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
 
     // Two indexed look-ups: a current secret, or a secret a grace rotation replaced.
     apiKeyByHash: prepare(
@@ -95,7 +96,8 @@ export function prepareStatements(db: DatabaseSync) {
 
     // Counted over the owner's logs by sequence (the owner index), kept to the span by time.
     logTimeline: prepare(
-      `SELECT (l.created_at / :bucket_ms) * :bucket_ms AS bucket, l.model, l.status, COUNT(*) AS requests, SUM(l.cost_micros) AS cost_micros
+      // node:sqlite binds numbers as REAL, so the bucket is cut with % (which works on integers), not /.
+      `SELECT l.created_at - l.created_at % :bucket_ms AS bucket, l.model, l.status, COUNT(*) AS requests, SUM(l.cost_micros) AS cost_micros
       FROM request_logs l JOIN api_keys k ON k.id = l.key_id
       WHERE l.owner_id = :owner_id AND (:key_id IS NULL OR l.key_id = :key_id)
         AND l.created_at >= :since AND l.created_at < :until AND l.created_at > :now - k.retention_days * :day_ms
