@@ -8,11 +8,15 @@
  * exit code 1. Secrets are never printed, only their hints. Everything it made is removed at the
  * end, whether it passed or not.
  *
+ * It ends by printing the web console's address for the demo's key. With `--keep`
+ * (`npm run demo -- --keep`) the gateway stays up until Ctrl-C, so the console can be opened; the
+ * provisioning key to sign in with is then in a file readable only by you (it is never printed).
+ *
  * Run with Node >= 22 from the repository root: `npm run demo` (or `node scripts/demo.ts` with the
  * toolchain on PATH).
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as auto from "@pulumi/pulumi/automation/index.js";
@@ -55,6 +59,7 @@ function keyOutputs(result: auto.UpResult): KeyOutputs {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  const keep = process.argv.includes("--keep");
   const scratch = mkdtempSync(join(tmpdir(), "gateway-keys-demo-"));
   let gateway: RunningGateway | undefined;
   let sandbox: EngineSandbox | undefined;
@@ -63,14 +68,16 @@ async function main(): Promise<void> {
   let interrupted = false;
   // `on`, not `once`: execa's exit hook re-raises the signal (killing us before the cleanup) when
   // it finds no other listener left. A second Ctrl-C quits at once.
+  let release: (() => void) | undefined;
   process.on("SIGINT", () => {
+    if (release) return release();
     if (interrupted) process.exit(130);
     interrupted = true;
     say("\ninterrupted: stopping after this step, then cleaning up (Ctrl-C again to quit at once)");
   });
 
   try {
-    gateway = await startGateway({ port: 0, host: "127.0.0.1", dbPath: join(scratch, "gateway.db"), bootstrap: { ownerId: "demo" } });
+    gateway = await startGateway({ port: 0, host: "127.0.0.1", dbPath: join(scratch, "gateway.db"), bootstrap: { ownerId: "demo" }, console: true });
     const provisioningKey = gateway.provisioningKey!;
     const client = new GatewayClient({ baseUrl: gateway.url, provisioningKey });
     /** HTTP status of a model request with `secret`: 200 while the key works, 401 once rotated away or revoked. */
@@ -166,6 +173,18 @@ async function main(): Promise<void> {
 
     step = "done";
     say(`\nDone in ${Math.round((Date.now() - started) / 1000)} s: every step checked. Next: examples/README.md`);
+    const consoleUrl = `${gateway.url}/console#/keys/${first.keyId}`;
+    if (keep) {
+      const keyFile = join(scratch, "provisioning-key");
+      writeFileSync(keyFile, `${provisioningKey}\n`, { mode: 0o600 });
+      say(`\nconsole  ${consoleUrl}`);
+      detail(`sign in with the provisioning key in ${keyFile} (readable only by you); Ctrl-C stops the gateway and removes it`);
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    } else {
+      say(`\nconsole  ${consoleUrl}  (the gateway stops now; \`npm run demo -- --keep\` keeps it up to browse the console)`);
+    }
   } catch (error) {
     const where = /^\d$/.test(step) ? `step ${step}` : step;
     if (interrupted || error instanceof Interrupted) {
