@@ -84,9 +84,12 @@ export function internalDependencies(name: string, workspaces: Map<string, Works
 /** Copies one package's shipped files into `target` and writes its package.json there. */
 function copyPackage(workspace: Workspace, target: string, licenseFile: string, manifest: PackageJson): void {
   const dist = join(workspace.dir, "dist");
-  if (!existsSync(join(dist, "index.js"))) throw new Error(`${workspace.manifest.name} is not built (${dist}/index.js is missing): run npm run build`);
+  // A package with a `main` is compiled by tsc; one without (the console) is a bundle of static files.
+  const compiled = workspace.manifest.main !== undefined;
+  const built = join(dist, compiled ? "index.js" : "index.html");
+  if (!existsSync(built)) throw new Error(`${workspace.manifest.name} is not built (${built} is missing): run npm run build`);
   mkdirSync(target, { recursive: true });
-  cpSync(dist, join(target, "dist"), { recursive: true, filter: (path) => isShipped(path) && hasSource(workspace.dir, path) });
+  cpSync(dist, join(target, "dist"), { recursive: true, filter: (path) => isShipped(path) && (!compiled || hasSource(workspace.dir, path)) });
   stripSourceMapComments(join(target, "dist"));
   for (const extra of manifest.files ?? []) {
     if (extra !== "dist") cpSync(join(workspace.dir, extra), join(target, extra), { recursive: true, filter: isShipped });

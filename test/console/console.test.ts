@@ -332,7 +332,7 @@ describeWithBrowser("the web console", () => {
     await page.locator("tr[data-key-id]").nth(999).waitFor();
     const renderMs = Date.now() - started;
     expect(await page.locator("tr[data-key-id]").count()).toBe(1000);
-    await screenshot(page, "keys-1000");
+    await screenshot(page, "keys-1000", false);
     const total = (field: "bytes" | "gzip", only?: (url: string) => boolean) =>
       loaded.filter((entry) => !only || only(entry.url)).reduce((sum, entry) => sum + entry[field], 0);
     const isAsset = (url: string) => url.startsWith("/console");

@@ -14,10 +14,11 @@ type Element = any;
 /** Where the run's screenshots go (not tracked: a run makes them anew). */
 export const SCREENSHOTS = join(REPO_ROOT, "test-results", "console");
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** Saves a screenshot of the page (the whole page, or only the window for a page thousands of rows long). */
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage });
   return path;
 }
 

@@ -102,7 +102,7 @@ describe.each(VERSIONS)("a project outside the repository with @pulumi/pulumi %s
 });
 
 describe("the gateway and SDK tarballs in a project outside the repository", () => {
-  it("its gateway command (what 'npx gateway' runs) serves and stops cleanly, and the installed SDK makes a key that calls a model", async () => {
+  it("its gateway command (what 'npx gateway' runs) serves, the console included, and stops cleanly, and the installed SDK makes a key that calls a model", async () => {
     const project = await newOutsideFolder("gateway");
     try {
       await npmInstall(project, [release.gateway, release.sdk]);
@@ -123,6 +123,11 @@ describe("the gateway and SDK tarballs in a project outside the repository", () 
           })().catch((error) => { console.error(error.message); process.exit(1); });`;
         const printed = await nodeIn(project, script, { GATEWAY_URL: gateway.baseUrl, GATEWAY_PROVISIONING_KEY: gateway.provisioningKey });
         expect(JSON.parse(printed)).toEqual({ ownerId: "outside", status: 200, text: "olleh" });
+        // The console's built files ship inside the gateway's tarball.
+        const page = await fetch(`${gateway.baseUrl}/console`);
+        expect(page.status).toBe(200);
+        const appScript = /src="(\/console\/assets\/app\.js)"/.exec(await page.text())![1]!;
+        expect((await fetch(`${gateway.baseUrl}${appScript}`)).status).toBe(200);
       } finally {
         expect(await gateway.stop()).toBe(0);
       }

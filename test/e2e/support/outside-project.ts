@@ -133,7 +133,7 @@ export interface InstalledGateway {
  */
 export async function serveInstalledGateway(dir: string): Promise<InstalledGateway> {
   const bin = join(dir, "node_modules", ".bin", "gateway");
-  const child: ChildProcess = spawn(bin, ["serve", "--port", "0", "--db", join(dir, "gateway.db"), "--bootstrap", "--owner", "outside"], {
+  const child: ChildProcess = spawn(bin, ["serve", "--port", "0", "--db", join(dir, "gateway.db"), "--bootstrap", "--owner", "outside", "--console"], {
     cwd: dir,
     env: outsideEnv(),
     stdio: ["ignore", "pipe", "pipe"],
