@@ -1,11 +1,12 @@
 /**
  * Builds the console into dist/: the page shell (index.html) and, under assets/, one minified
- * script (Preact and uPlot bundled in) and one style sheet. The gateway serves these files as
+ * script (Preact and uPlot bundled in) and one style sheet, each also gzip- and brotli-compressed. The gateway serves these files as
  * they are; nothing is fetched from elsewhere at run time. Run by `npm run build` (and setup).
  */
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { build } from "esbuild";
 
 const root = dirname(fileURLToPath(import.meta.url));
@@ -28,4 +29,11 @@ await build({
   logLevel: "warning",
 });
 copyFileSync(join(root, "src/index.html"), join(dist, "index.html"));
+// Compressed once here rather than on every request: the gateway serves the variant a browser accepts.
+for (const name of readdirSync(join(dist, "assets"))) {
+  const file = join(dist, "assets", name);
+  const bytes = readFileSync(file);
+  writeFileSync(`${file}.gz`, gzipSync(bytes, { level: 9 }));
+  writeFileSync(`${file}.br`, brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+}
 console.log(`console built into ${dist}`);

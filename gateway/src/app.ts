@@ -1,3 +1,4 @@
+import fastifyCompress from "@fastify/compress";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { DestinationStream, LevelWithSilent } from "pino";
 import { KeyCache } from "./auth/key-cache";
@@ -148,6 +149,8 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   registerOpenApi(app, packageVersion());
 
   app.register(healthRoutes, { store: deps.store, serving });
+  // Off unless a route asks (route-table.ts: the account reads), for clients that accept it.
+  app.register(fastifyCompress, { global: false });
   // Every route below is declared once, in the contract's table (contract/src/routes.ts).
 
   app.register(publicRoutes, { ctx });

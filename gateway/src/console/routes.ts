@@ -61,7 +61,8 @@ export const consoleRoutes: FastifyPluginAsync<{ ctx: GatewayContext }> = async 
     if (request.url.startsWith("/console")) secured(reply);
   });
 
-  await app.register(fastifyStatic, { root: join(dist, "assets"), prefix: "/console/assets/", decorateReply: false, index: false, schemaHide: true });
+  // The build writes .br and .gz beside each asset: served to browsers that accept them.
+  await app.register(fastifyStatic, { root: join(dist, "assets"), prefix: "/console/assets/", decorateReply: false, index: false, schemaHide: true, preCompressed: true });
 
   app.get("/console", { schema: { hide: true } }, async (_request, reply) =>
     reply.header("cache-control", "no-store").type("text/html; charset=utf-8").send(page),

@@ -47,6 +47,9 @@ export function routeOf<Spec extends RouteSpec>(ctx: GatewayContext, spec: Spec,
     onRequest: hooksFor(ctx, spec),
     ...(extra.bodyLimit !== undefined && { bodyLimit: extra.bodyLimit }),
     config: { ...extra.config, ...(spec.errorWire && { errorWire: spec.errorWire }) },
+    // Account reads may be long (a thousand keys); compressed for a client that accepts it. Model
+    // routes never are: their bytes are relayed as the provider wrote them, and streams must flow.
+    ...(spec.method === "GET" && spec.auth.kind === "provisioning" && { compress: {} }),
     schema,
   };
 }
