@@ -17,6 +17,7 @@ function downgradeToSchema2(dbPath: string): void {
   const db = new DatabaseSync(dbPath);
   try {
     db.exec(`
+      ALTER TABLE usage_counters DROP COLUMN last_request_at;
       DROP TABLE spend_days;
       ALTER TABLE api_keys DROP COLUMN reset_period;
       ALTER TABLE api_keys DROP COLUMN expires_at;
@@ -52,7 +53,7 @@ test("migrates a schema-2 database: old keys read with null extension fields, au
     const referenced = await account.create({ name: "new", clientReference: "ref-after-upgrade" });
     expect(referenced.body.clientReference).toBe("ref-after-upgrade");
     const version = new DatabaseSync(dbPath, { readOnly: true });
-    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 4 });
+    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 5 });
     version.close();
   } finally {
     await second.stop();
