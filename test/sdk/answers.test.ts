@@ -45,6 +45,7 @@ describe("answers that fit the contract", () => {
       expiresAt: null,
       expired: false,
       labels: {},
+      lastUsedAt: null,
       spendWindow: null,
       secret: NEW_SECRET,
     });
