@@ -13,7 +13,14 @@ type Route = { page: "keys" } | { page: "key"; keyId: string } | { page: "usage"
 
 function routeOf(hash: string): Route {
   const key = /^#\/keys\/([^/]+)$/.exec(hash);
-  if (key) return { page: "key", keyId: decodeURIComponent(key[1]!) };
+  if (key) {
+    try {
+      return { page: "key", keyId: decodeURIComponent(key[1]!) };
+    } catch {
+      // Not a key id a link of ours would write: the list instead.
+      return { page: "keys" };
+    }
+  }
   return hash === "#/usage" ? { page: "usage" } : { page: "keys" };
 }
 

@@ -68,14 +68,11 @@ describe("ApiKey policies", () => {
     expect(plan.output).toMatch(/~\s+requestsPerMinute\s*:\s*60\s*=>\s*120/);
     const updated = await up(stack);
     expect(updated.result.outputs.keyId!.value).toBe(keyId);
-    // One PATCH carried every change.
-    expect(await outside.apiKeys.get(keyId)).toMatchObject({
-      version: 2,
-      spendPolicy: { resetPeriod: "weekly" },
-      rateLimitPolicy: { requestsPerMinute: 120 },
-      expiresAt: "2099-06-01T00:00:00.000Z",
-      labels: { team: "search", env: "staging" },
-    });
+    // One PATCH carried every change, each policy replaced whole.
+    const live = await outside.apiKeys.get(keyId);
+    expect(live).toMatchObject({ version: 2, spendPolicy: { limitUnits: "10", currency: "unit", resetPeriod: "weekly" }, expiresAt: "2099-06-01T00:00:00.000Z" });
+    expect(live.rateLimitPolicy).toEqual({ requestsPerMinute: 120 });
+    expect(live.labels).toEqual({ team: "search", env: "staging" });
 
     // Extended by hand, outside the stack: refresh shows it, and the next preview names it.
     await outside.apiKeys.update(keyId, { expectedVersion: 2, expiresAt: "2100-01-01T00:00:00Z" });

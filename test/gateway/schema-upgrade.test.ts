@@ -39,13 +39,22 @@ test("migrates a schema-2 database: old keys read with null extension fields, au
   const dbPath = join(dir, "gateway.db");
   const first = await startTestGateway({ dbPath });
   const old = (await accountClient(first).create({ name: "from schema 2" })).body;
+  // Spent before the upgrade: 0.003.
+  expect((await respond(first, old.secret, { model: "echo-1", input: "hello", max_output_tokens: 1 })).status).toBe(200);
   await first.stop();
   downgradeToSchema2(dbPath);
 
   const second = await startTestGateway({ dbPath });
   try {
     const account = accountClient(second, first.provisioningKey);
-    expect((await account.get(old.keyId)).body).toMatchObject({ clientReference: null, previousSecretExpiresAt: null, version: 1 });
+    expect((await account.get(old.keyId)).body).toMatchObject({ clientReference: null, previousSecretExpiresAt: null, version: 1, spentUnits: "0.003" });
+    // Schema 4 keeps spend from before it on day 0 (so in lifetime windows only), schema 5 the last request of each key and model.
+    const upgraded = new DatabaseSync(dbPath, { readOnly: true });
+    expect(upgraded.prepare("SELECT day, requests, spent_micros FROM spend_days WHERE key_id = ?").all(old.keyId)).toEqual([
+      { day: 0, requests: 1, spent_micros: 3000 },
+    ]);
+    expect(upgraded.prepare("SELECT last_request_at IS NOT NULL AS known FROM usage_counters WHERE key_id = ?").get(old.keyId)).toEqual({ known: 1 });
+    upgraded.close();
     expect((await respond(second, old.secret)).status).toBe(200);
     const rotated = await account.rotate(old.keyId, { expectedVersion: 1, gracePeriodSeconds: 60 });
     expect(rotated.status).toBe(200);

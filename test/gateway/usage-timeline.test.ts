@@ -63,4 +63,8 @@ test("refuses a span that is too long or backwards, an unknown bucket, and anoth
   expect(expectError(await timeline("?since=2030-03-02T00:00:00Z&until=2030-03-01T00:00:00Z"), 400, "validation_failed").param).toBe("since");
   expect(expectError(await timeline("?bucket=week"), 400, "validation_failed").param).toBe("bucket");
   expect(expectError(await timeline("?keyId=key_notmine"), 404, "key_not_found").param).toBe("keyId");
+  // Another owner's key is as unknown as a key that does not exist.
+  const stranger = await gateway.newProvisioningKey("timeline-stranger");
+  const theirs = await gateway.createRegularKey({ name: "theirs" }, { provisioningKey: stranger });
+  expect(expectError(await timeline(`?keyId=${theirs.keyId}`), 404, "key_not_found").param).toBe("keyId");
 });

@@ -51,6 +51,15 @@ describe("ApiKey diff", () => {
     expect(await provider.diff(id, stored, desired)).toMatchObject({ changes: false, replaces: [] });
   });
 
+  it("reports no change for a state written before key policies (no resetPeriod, labels, expiry or rate limits in it)", async () => {
+    const { id, stored, desired } = await storedKey();
+    const { labels: _labels, expired: _expired, ...older } = stored;
+    const olderState = { ...older, spendPolicy: { limitUnits: stored.spendPolicy!.limitUnits, currency: stored.spendPolicy!.currency } } as StoredKey;
+    expect(await provider.diff(id, olderState, desired)).toMatchObject({ changes: false, replaces: [] });
+    // And a real change is still one.
+    expect(await provider.diff(id, olderState, { ...desired, labels: { team: "a" } })).toMatchObject({ changes: true });
+  });
+
   it("asks the gateway nothing about an unchanged program", async () => {
     const { id, stored, desired } = await storedKey();
     const before = clients.requests.length;

@@ -44,8 +44,10 @@ export function consoleSessionOf(ctx: GatewayContext, request: FastifyRequest): 
 
 /**
  * Sets (or, with `undefined`, clears) the session cookie: `HttpOnly` (no script reads it),
- * `SameSite=Strict` (no other site's page sends it), `Secure` when the request came over TLS,
- * on the whole origin (the console's pages and the account API it reads).
+ * `SameSite=Strict` (no other site's page sends it), `Secure` when the request came over TLS — to
+ * the gateway, or to the proxy in front of it, which says so with `X-Forwarded-Proto: https` (a
+ * client that sends that header only makes its own cookie stricter) — on the whole origin (the
+ * console's pages and the account API it reads).
  */
 export function writeSessionCookie(reply: FastifyReply, request: FastifyRequest, sealed: string | undefined, maxAgeMs = SESSION_LIFETIME_MS): void {
   reply.header(
@@ -53,7 +55,7 @@ export function writeSessionCookie(reply: FastifyReply, request: FastifyRequest,
     serializeCookie(SESSION_COOKIE, sealed ?? "", {
       httpOnly: true,
       sameSite: "strict",
-      secure: request.protocol === "https",
+      secure: request.protocol === "https" || request.headers["x-forwarded-proto"] === "https",
       path: "/",
       maxAge: sealed === undefined ? 0 : Math.floor(maxAgeMs / 1000),
     }),

@@ -89,7 +89,8 @@ export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: numb
       spendLimitMicros: params.spendPolicy ? parseUnits(params.spendPolicy.limitUnits) : null,
       resetPeriod: params.spendPolicy?.resetPeriod ?? "never",
       rateLimitPolicy: params.rateLimitPolicy ?? null,
-      expiresAt: params.expiresAt ? futureExpiry(params.expiresAt, now) : null,
+      // Checked to be in the future by the create itself (assertFutureExpiry), after a replay would have answered.
+      expiresAt: params.expiresAt ? Date.parse(params.expiresAt) : null,
       labels: { ...params.labels },
       loggingPolicy: { ...params.loggingPolicy },
       modelPolicy: { mode: params.modelPolicy.mode, modelIds: [...params.modelPolicy.modelIds] },
@@ -107,14 +108,19 @@ export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: numb
 /** An `expiresAt` a create or change may set: after `now`, else 400 naming the field. */
 function futureExpiry(expiresAt: string, now: number): number {
   const at = Date.parse(expiresAt);
-  if (at <= now) {
+  assertFutureExpiry(at, now);
+  return at;
+}
+
+/** Refuses (400, naming the field) an expiry that is not after `now`; none is fine. */
+export function assertFutureExpiry(at: number | null, now: number): void {
+  if (at !== null && at <= now) {
     throw new GatewayError(
       "validation_failed",
       `Invalid fields: expiresAt: must be in the future (it is now ${iso(now)}); to stop a key at once, set state "disabled" or revoke it.`,
       { param: "expiresAt" },
     );
   }
-  return at;
 }
 
 /**

@@ -11,7 +11,7 @@ export interface SpendReservation {
 /**
  * The spend policy as model calls use it: reserve the most a request can cost before it runs,
  * settle its actual cost once known. A key with a reset period is checked against its current
- * window (metering/windows.ts) at the request's time `at`; a charge counts in the window its
+ * window (contract/src/spend-windows.ts) at the request's time `at`; a charge counts in the window its
  * request began in. `ledgerFor` (metering/index.ts) picks the implementation a store needs.
  */
 export interface Ledger {

@@ -80,8 +80,10 @@ export class MemoryLedger implements Ledger {
       account.spent = 0n;
       return account;
     }
-    // The period changed (or the clock went back): the window's spend is read again from the days
-    // it covers. A charge committed while this reads may be counted twice, never missed.
+    // A request of an earlier window (it began before the boundary, and reserves after a request of
+    // the new one did): checked against the current window, which counts every reservation anyway.
+    if (account.period === key.resetPeriod) return account;
+    // The period changed: the window's spend is read again from the days it covers. A charge committed while this reads may be counted twice, never missed.
     const reloaded = await this.#store.spentSince(key.id, windowStart);
     account.period = key.resetPeriod;
     account.windowStart = windowStart;

@@ -94,14 +94,16 @@ export class MeteredCall {
       return outputBound;
     }
     await this.#admitRate(inputTokens + outputBound);
-    this.#reservation = await this.#ctx.spend.reserve(this.#key, costFor(outputBound), this.#now);
-    if (this.#reservation) return outputBound;
-    const headroom = await this.#ctx.spend.headroom(this.#key, this.#now);
-    const affordable = headroom === null || model.pricing.unit !== "tokens" ? 0 : affordableOutputTokens(model.pricing, inputTokens, headroom, outputBound);
-    if (affordable >= 1) {
-      this.#reservation = await this.#ctx.spend.reserve(this.#key, costFor(affordable), this.#now);
-      if (this.#reservation) return affordable;
-    }
+    const affordable = await this.#releasingOnError(async () => {
+      this.#reservation = await this.#ctx.spend.reserve(this.#key, costFor(outputBound), this.#now);
+      if (this.#reservation) return outputBound;
+      const headroom = await this.#ctx.spend.headroom(this.#key, this.#now);
+      const tokens = headroom === null || model.pricing.unit !== "tokens" ? 0 : affordableOutputTokens(model.pricing, inputTokens, headroom, outputBound);
+      if (tokens < 1) return 0;
+      this.#reservation = await this.#ctx.spend.reserve(this.#key, costFor(tokens), this.#now);
+      return this.#reservation ? tokens : 0;
+    });
+    if (affordable >= 1) return affordable;
     return this.#refuse(
       new GatewayError(
         "spend_limit_reached",
@@ -114,7 +116,7 @@ export class MeteredCall {
   /** Admits a request of up to `tokens` tokens under the rate limit policy and reserves `maxCostMicros`, the most it can cost, or records and throws 429 or 402. */
   async reserveMicros(maxCostMicros: bigint, tokens = 0): Promise<void> {
     await this.#admitRate(tokens);
-    const reservation = await this.#ctx.spend.reserve(this.#key, maxCostMicros, this.#now);
+    const reservation = await this.#releasingOnError(() => this.#ctx.spend.reserve(this.#key, maxCostMicros, this.#now));
     if (!reservation) {
       await this.#refuse(
         new GatewayError(
@@ -190,6 +192,16 @@ export class MeteredCall {
     if (!verdict.admission) return this.#refuse(rateLimitRefusal(verdict, policy, tokens), "rejected");
     this.#admission = verdict.admission;
     this.#reply.headers(rateLimitHeaders(verdict));
+  }
+
+  /** Runs `work`; should it throw (the database failed), the rate admission is given back first, so no place in flight leaks. */
+  async #releasingOnError<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      await this.#releaseRate(0);
+      throw error;
+    }
   }
 
   /** Gives the rate admission back (the tokens not used, the place in flight); a failure only costs the key those tokens until they drain. */

@@ -5,7 +5,7 @@ import { accountOf } from "../context";
 import { newSecret } from "../crypto";
 import { GatewayError } from "../errors";
 import { runIdempotent, type IdempotentOutcome } from "../idempotency/runner";
-import { applyRevoke, applyRotate, applyUpdate, assertReferenceFree, newApiKey, toWireKey, toWireKeyWithSecret } from "../keys/records";
+import { applyRevoke, applyRotate, applyUpdate, assertFutureExpiry, assertReferenceFree, newApiKey, toWireKey, toWireKeyWithSecret } from "../keys/records";
 import type { ApiKeyUpdate, LabelSelector, StoredApiKey, StoreTransaction } from "../store/types";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";
@@ -93,7 +93,9 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
         request,
         { status: 201, body: ApiKeyWithSecret },
         async (tx) => {
-          // Checked in the unit of work, so of two concurrent creates with one reference only one wins.
+          // Checked in the unit of work, after a replay would have answered: a retried create replays even
+          // once its expiresAt has passed, and of two concurrent creates with one reference only one wins.
+          assertFutureExpiry(key.expiresAt, now);
           if (key.clientReference !== null) assertReferenceFree(await tx.findLiveApiKeyByReference(ownerId, key.clientReference));
           return toWireKeyWithSecret(tx, await tx.insertApiKey(key), secret, now);
         },

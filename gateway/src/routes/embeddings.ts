@@ -36,15 +36,15 @@ export const embeddingsRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
       const model = await call.admit("embeddings");
       if (model.forwarded) {
         const estimate = inputTokensOf(request.body.input);
+        // The provider's count when it gives one, else the gateway's.
+        const inputTokens = (answer: Parameters<typeof answerJson>[0]) =>
+          (answerJson(answer)?.usage as { prompt_tokens?: number } | undefined)?.prompt_tokens ?? estimate;
         return relayMedia(call, model.forwarded, {
           path: "/embeddings",
           body: { json: request.body },
           reserveMicros: costOf(model.pricing, { inputTokens: estimate, outputTokens: 0 }),
-          // The provider's count when it gives one, else the gateway's.
-          cost: (answer) => {
-            const reported = (answerJson(answer)?.usage as { prompt_tokens?: number } | undefined)?.prompt_tokens;
-            return costOf(model.pricing, { inputTokens: reported ?? estimate, outputTokens: 0 });
-          },
+          cost: (answer) => costOf(model.pricing, { inputTokens: inputTokens(answer), outputTokens: 0 }),
+          tokens: { reserved: estimate, used: inputTokens },
         }, reply);
       }
       const body = builtIn ?? parseBody(BuiltInEmbeddingsRequest, request.body);

@@ -252,7 +252,7 @@ export interface ApiKeyUpdate {
   updatedAt: number;
   rotatedAt: number | null;
   revokedAt: number | null;
-  /** When a spend limit starts again (metering/windows in the contract's spend-windows.ts). */
+  /** When a spend limit starts again (contract/src/spend-windows.ts). */
   resetPeriod: ResetPeriod;
   rateLimitPolicy: RateLimitPolicy | null;
   /** When the key stops authenticating (exclusive), or null. */

@@ -24,6 +24,8 @@ export interface MediaRelay {
   reserveMicros: bigint;
   /** What the answer costs, measured in the family's unit (never more than the reservation under a limit). */
   cost(answer: MediaAnswer): bigint;
+  /** For a family priced in tokens: the most the request can use, and what it used, as a key's tokensPerMinute counts them. */
+  tokens?: { reserved: number; used(answer: MediaAnswer): number };
   /** What the log keeps as the response, when the key's policy stores responses. */
   logged?(answer: MediaAnswer): string | null;
 }
@@ -44,7 +46,7 @@ function payloadFor(body: MediaBody, model: string): string | FormData {
  * request no route answered.
  */
 export async function relayMedia(call: MeteredCall, routes: readonly RelayRoute[], relay: MediaRelay, reply: FastifyReply): Promise<FastifyReply> {
-  await call.reserveMicros(relay.reserveMicros);
+  await call.reserveMicros(relay.reserveMicros, relay.tokens?.reserved ?? 0);
   const signal = SseStream.clientGone(reply);
   let failure: unknown;
   for (const route of routes) {
@@ -54,7 +56,7 @@ export async function relayMedia(call: MeteredCall, routes: readonly RelayRoute[
       const bytes = await answer.body.arrayBuffer().then(Buffer.from, (error: unknown) => Promise.reject(upstreamFailure(route.provider, error)));
       const contentType = typeof answer.headers["content-type"] === "string" ? answer.headers["content-type"] : "application/octet-stream";
       const media = { bytes, contentType };
-      const costMicros = await call.succeedMicros(relay.cost(media), relay.logged?.(media) ?? null);
+      const costMicros = await call.succeedMicros(relay.cost(media), relay.logged?.(media) ?? null, relay.tokens?.used(media));
       return reply.header(COST_HEADER, formatUnits(costMicros)).type(contentType).send(bytes);
     } catch (error) {
       failure = error;

@@ -1,4 +1,4 @@
-import { ApiKey, canonicalJson, KEY_CHANGE_FIELDS, type KeyChangeField } from "@gateway-keys/contract";
+import { ApiKey, canonicalJson, KEY_CHANGE_FIELDS, type CreateApiKeyRequest, type KeyChangeField, type UpdateApiKeyRequest } from "@gateway-keys/contract";
 import type { DesiredKey, StoredKey } from "./shapes";
 
 /** The fields a PATCH can change: the contract's list. */
@@ -16,11 +16,43 @@ export function sameJson(a: unknown, b: unknown): boolean {
  * so an upgrade shows no change.
  */
 export function storedValue(stored: StoredKey, field: PatchableField): unknown {
-  const read = ApiKey.shape[field].safeParse(stored[field] ?? null);
-  return read.success ? read.data : stored[field];
+  const value = stored[field];
+  const read = ApiKey.shape[field].safeParse(value);
+  if (read.success) return read.data;
+  // A policy the key has none of is left out of the state: it reads as the record's null.
+  const none = value === undefined ? ApiKey.shape[field].safeParse(null) : undefined;
+  return none?.success ? none.data : value;
 }
 
 /** The patchable fields whose declared value differs from the stored one. */
 export function changedFields(stored: StoredKey, desired: DesiredKey): PatchableField[] {
   return PATCHABLE_FIELDS.filter((field) => !sameJson(storedValue(stored, field), desired[field]));
+}
+
+/**
+ * A declared value as a request carries it: a lifetime cap's `resetPeriod: "never"` is left out,
+ * as the gateway's default, so a gateway from before reset periods takes the request too.
+ */
+function requestValue(field: PatchableField, value: unknown): unknown {
+  if (field !== "spendPolicy" || value === null || value === undefined) return value;
+  const { resetPeriod, ...cap } = value as { resetPeriod?: string };
+  return resetPeriod === "never" ? cap : value;
+}
+
+/** The create request of a declared key: its name, state and each policy it sets (none left out, no empty labels). */
+export function createRequest(desired: DesiredKey): CreateApiKeyRequest {
+  const body: Record<string, unknown> = {};
+  for (const field of PATCHABLE_FIELDS) {
+    const value = desired[field];
+    if (value === undefined || value === null || (field === "labels" && Object.keys(value).length === 0)) continue;
+    body[field] = requestValue(field, value);
+  }
+  return body as CreateApiKeyRequest;
+}
+
+/** The PATCH that brings a key at `version` to `desired` in `fields` (a policy declared as none sent as null). */
+export function changeRequest(version: number, fields: readonly PatchableField[], desired: DesiredKey): UpdateApiKeyRequest {
+  const body: Record<string, unknown> = { expectedVersion: version };
+  for (const field of fields) body[field] = requestValue(field, desired[field] ?? null);
+  return body as UpdateApiKeyRequest;
 }

@@ -1,8 +1,8 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { KEY_CHANGE_FIELDS, type ApiKey, type ApiKeyWithSecret, type CreateApiKeyRequest, type UpdateApiKeyRequest } from "@gateway-keys/contract";
+import type { ApiKey, ApiKeyWithSecret } from "@gateway-keys/contract";
 import { ConflictError, NotFoundError, ValidationError, type WithResponse } from "@gateway-keys/sdk";
 import { adoptKey } from "./adoption";
-import { changedFields } from "./compare";
+import { changedFields, changeRequest, createRequest } from "./compare";
 import { callOptions, type Connection } from "./connection";
 import type { ProviderContext } from "./context";
 import { derivedIdempotencyKey, gatewayReference } from "./idempotency";
@@ -30,18 +30,11 @@ const MAX_REPLAY_LINKS = 20;
  * A replayed key that has been revoked since (a destroy, or outside the stack) does not count: the
  * next Idempotency-Key is derived from the revoked key's id, and a new key is made.
  */
-/** The create request of a declared key: its name, state and every policy it declares (the contract's changeable fields). */
-function creationOf(desired: DesiredKey): CreateApiKeyRequest {
-  const body: Record<string, unknown> = {};
-  for (const field of KEY_CHANGE_FIELDS) if (desired[field] !== undefined && desired[field] !== null) body[field] = desired[field];
-  return body as CreateApiKeyRequest;
-}
-
 export async function createKey(context: ProviderContext, desired: DesiredKey): Promise<pulumi.dynamic.CreateResult<StoredKey>> {
   const connection = context.connections.require(desired.connection);
   if (desired.adoptKeyId) return adoptKey(context, desired.adoptKeyId, desired, connection);
   const client = context.connections.client(connection);
-  const body = creationOf(desired);
+  const body = createRequest(desired);
   if (desired.clientReference !== undefined) body.clientReference = gatewayReference(desired.clientReference);
   /** The key whose revocation moved the chain on: part of the next derived Idempotency-Key. */
   let after: string | null = null;
@@ -106,8 +99,7 @@ async function takeOver(
   try {
     const changed = changedFields(keyState(record, connection, { secret: undefined, secretKnown: false }, {}), desired);
     if (changed.length > 0) {
-      const patch: UpdateApiKeyRequest = { expectedVersion: record.version };
-      for (const field of changed) Object.assign(patch, { [field]: desired[field] ?? null });
+      const patch = changeRequest(record.version, changed, desired);
       const idempotencyKey = derivedIdempotencyKey("change", { keyId, body: patch });
       record = await client.apiKeys.update(keyId, patch, { ...callOptions(connection), idempotencyKey });
     }

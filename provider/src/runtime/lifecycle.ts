@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { ApiKey, RotateApiKeyRequest, UpdateApiKeyRequest } from "@gateway-keys/contract";
+import type { ApiKey, RotateApiKeyRequest } from "@gateway-keys/contract";
 import { ConflictError, NotFoundError, ValidationError } from "@gateway-keys/sdk";
-import { changedFields } from "./compare";
+import { changedFields, changeRequest } from "./compare";
 import { callOptions, credentialHint, type Connection } from "./connection";
 import type { ProviderContext } from "./context";
 import { derivedIdempotencyKey } from "./idempotency";
@@ -74,8 +74,7 @@ export async function updateKey(
   let secret: SecretKnowledge = { secret: stored.secret, secretKnown: stored.secretKnown };
 
   if (changed.length > 0) {
-    const body: UpdateApiKeyRequest = { expectedVersion: stored.version };
-    for (const field of changed) Object.assign(body, { [field]: desired[field] ?? null });
+    const body = changeRequest(stored.version, changed, desired);
     try {
       const idempotencyKey = derivedIdempotencyKey("change", { keyId: id, body });
       record = await client.apiKeys.update(id, body, { ...callOptions(connection), idempotencyKey });

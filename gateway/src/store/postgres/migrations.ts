@@ -641,8 +641,10 @@ const MIGRATIONS: readonly string[] = [
     IF refused_by IS NULL THEN
       IF p_rpm IS NOT NULL THEN requests_level := requests_level + 1; END IF;
       IF p_tpm IS NOT NULL THEN tokens_level := tokens_level + p_tokens; END IF;
-      UPDATE rate_buckets SET requests_level = gateway_admit_rate.requests_level, requests_at = p_at,
-          tokens_level = gateway_admit_rate.tokens_level, tokens_at = p_at
+      -- A level is written as of the later of the two clocks: a process whose clock is behind never
+      -- moves a bucket's instant back, which would let the next admission drain the same time twice.
+      UPDATE rate_buckets SET requests_level = gateway_admit_rate.requests_level, requests_at = GREATEST(b.requests_at, p_at),
+          tokens_level = gateway_admit_rate.tokens_level, tokens_at = GREATEST(b.tokens_at, p_at)
         WHERE key_id = p_key;
       IF p_concurrent IS NOT NULL THEN
         INSERT INTO request_slots (key_id, holder, expires_at)
