@@ -113,3 +113,18 @@ test("the window history lists the current window before its first request, and 
   const bad = await call(gateway.baseUrl, "GET", `/v1/account/api-keys/${key.keyId}/spend-windows?limit=0`, { bearer: gateway.provisioningKey });
   expect(expectError(bad, 400, "validation_failed").param).toBe("limit");
 });
+
+test("the list shows each key's window as reading the key alone does", async () => {
+  clock.set(Date.UTC(2030, 7, 20, 12));
+  const daily = await gateway.createRegularKey({ spendPolicy: { limitUnits: "1", resetPeriod: "daily" } });
+  const weekly = await gateway.createRegularKey({ spendPolicy: { limitUnits: "1", resetPeriod: "weekly" } });
+  const lifetime = await gateway.createRegularKey({ spendPolicy: { limitUnits: "1" } });
+  for (const key of [daily, weekly, weekly, lifetime]) expect((await respond(gateway, key.secret, hello)).status).toBe(200);
+  clock.set(Date.UTC(2030, 7, 21, 12));
+  expect((await respond(gateway, weekly.secret, hello)).status).toBe(200);
+  const listed = new Map((await account.listAll()).map((key) => [key.keyId, key.spendWindow]));
+  for (const key of [daily, weekly, lifetime]) expect(listed.get(key.keyId)).toEqual((await account.get(key.keyId)).body.spendWindow);
+  expect(listed.get(daily.keyId)).toMatchObject({ spentUnits: "0" });
+  expect(listed.get(weekly.keyId)).toMatchObject({ spentUnits: "0.009" });
+  expect(listed.get(lifetime.keyId)).toMatchObject({ spentUnits: "0.003", resetsAt: null });
+});

@@ -11,7 +11,7 @@ import {
 } from "@gateway-keys/contract";
 import { hashesEqual, newId, newSecret, sha256 } from "../crypto";
 import { GatewayError } from "../errors";
-import type { ApiKeyUpdate, NewApiKey, StoredApiKey } from "../store/types";
+import type { ApiKeyUpdate, NewApiKey, Store, StoredApiKey } from "../store/types";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
@@ -19,6 +19,17 @@ const isoOrNull = (ms: number | null): string | null => (ms === null ? null : is
 /** Reads a key's spend since an instant: the store, or a unit of work's view of it. */
 export interface SpendReader {
   spentSince(keyId: string, since: number): Promise<bigint>;
+}
+
+/**
+ * A reader of the window spend of many keys read at once (the list): one store call for the page,
+ * instead of one per key with a reset period.
+ */
+export async function windowSpendOf(store: Store, keys: readonly StoredApiKey[], now: number): Promise<SpendReader> {
+  const windowed = keys.filter((key) => key.resetPeriod !== "never");
+  const spent = await store.spentSinceEach(windowed.map((key) => ({ keyId: key.id, since: windowStartOf(key.resetPeriod, now) })));
+  const byKey = new Map(windowed.map((key, i) => [key.id, spent[i]!]));
+  return { spentSince: async (keyId) => byKey.get(keyId) ?? 0n };
 }
 
 /** Whether the key's `expiresAt` has passed at `now` (the expiry is exclusive). */

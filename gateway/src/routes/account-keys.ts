@@ -5,7 +5,17 @@ import { accountOf } from "../context";
 import { newSecret } from "../crypto";
 import { GatewayError } from "../errors";
 import { runIdempotent, type IdempotentOutcome } from "../idempotency/runner";
-import { applyRevoke, applyRotate, applyUpdate, assertFutureExpiry, assertReferenceFree, newApiKey, toWireKey, toWireKeyWithSecret } from "../keys/records";
+import {
+  applyRevoke,
+  applyRotate,
+  applyUpdate,
+  assertFutureExpiry,
+  assertReferenceFree,
+  newApiKey,
+  toWireKey,
+  toWireKeyWithSecret,
+  windowSpendOf,
+} from "../keys/records";
 import type { ApiKeyUpdate, LabelSelector, StoredApiKey, StoreTransaction } from "../store/types";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";
@@ -78,7 +88,8 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
       const rows = await ctx.store.listApiKeys(accountOf(request).ownerId, afterSeq, limit + 1, selectorsOf(label));
       const now = ctx.now();
       const page = pageOf("keys", rows, limit, (key) => key);
-      return { ...page, data: await Promise.all(page.data.map((key) => toWireKey(ctx.store, key, now))) };
+      const spend = await windowSpendOf(ctx.store, page.data, now);
+      return { ...page, data: await Promise.all(page.data.map((key) => toWireKey(spend, key, now))) };
     },
   });
 

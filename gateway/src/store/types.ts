@@ -63,6 +63,8 @@ export interface Store {
   countApiKeysByState(ownerId: string): Promise<Record<KeyState, number>>;
   /** Credits a key has spent on requests that began at or after `since` (ms; 0: ever): the sum of its committed charges. */
   spentSince(keyId: string, since: number): Promise<bigint>;
+  /** {@link spentSince} of many keys at once (one round trip), in the order asked. */
+  spentSinceEach(asked: readonly { keyId: string; since: number }[]): Promise<bigint[]>;
   /** A key's requests and spend per UTC day, from the day `since` on, oldest first. */
   spendDays(keyId: string, since: number): Promise<SpendDay[]>;
 

@@ -271,6 +271,12 @@ class PostgresStore implements Store {
     return rows[0]!.spent;
   }
 
+  async spentSinceEach(asked: readonly { keyId: string; since: number }[]): Promise<bigint[]> {
+    if (asked.length === 0) return [];
+    const { rows } = await this.#query<{ spent: bigint }>(SQL.spentSinceEach, [asked.map((one) => one.keyId), asked.map((one) => one.since)]);
+    return rows.map((row) => row.spent);
+  }
+
   async spendDays(keyId: string, since: number): Promise<SpendDay[]> {
     const { rows } = await this.#query<{ day: bigint; requests: bigint; spent_micros: bigint }>(SQL.spendDays, [keyId, since]);
     return rows.map((row) => ({ day: Number(row.day), requests: Number(row.requests), spentMicros: row.spent_micros }));

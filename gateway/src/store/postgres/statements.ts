@@ -110,6 +110,11 @@ export const SQL = {
     "spent_since",
     "SELECT COALESCE(SUM(spent_micros), 0)::BIGINT AS spent FROM spend_days WHERE key_id = $1 AND day >= $2",
   ),
+  spentSinceEach: query(
+    "spent_since_each",
+    `SELECT (SELECT COALESCE(SUM(d.spent_micros), 0) FROM spend_days d WHERE d.key_id = q.key_id AND d.day >= q.since)::BIGINT AS spent
+    FROM unnest($1::TEXT[], $2::BIGINT[]) WITH ORDINALITY AS q (key_id, since, n) ORDER BY q.n`,
+  ),
   spendDays: query("spend_days", "SELECT day, requests, spent_micros FROM spend_days WHERE key_id = $1 AND day >= $2 ORDER BY day"),
   // What a key may still reserve at $2: its limit less its window's spend (read from the days when
   // the account is not at that window) and every reservation row, live or not yet swept.

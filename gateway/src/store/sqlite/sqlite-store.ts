@@ -266,6 +266,10 @@ class SqliteStore implements Store {
     return this.#gate.read(() => BigInt((this.#sql.spentSince.get(keyId, since) as { spent: bigint }).spent));
   }
 
+  spentSinceEach(asked: readonly { keyId: string; since: number }[]): Promise<bigint[]> {
+    return this.#gate.read(() => asked.map(({ keyId, since }) => BigInt((this.#sql.spentSince.get(keyId, since) as { spent: bigint }).spent)));
+  }
+
   spendDays(keyId: string, since: number): Promise<SpendDay[]> {
     return this.#gate.read(() =>
       (this.#sql.spendDays.all(keyId, since) as { day: bigint; requests: bigint; spent_micros: bigint }[]).map((row) => ({
