@@ -1,5 +1,5 @@
 import type { onRequestAsyncHookHandler } from "fastify";
-import type { RouteSpec } from "@gateway-keys/contract";
+import { ROUTES, type RouteSpec } from "@gateway-keys/contract";
 import { anonymous, optionalApiKey, requireApiKey, requireProvisioningKey } from "../auth/hooks";
 import type { GatewayContext } from "../context";
 import { requireIdempotencyKey } from "../idempotency/header";
@@ -23,8 +23,16 @@ function hooksFor(ctx: GatewayContext, spec: RouteSpec): onRequestAsyncHookHandl
   }
 }
 
+const OPERATION_IDS = new Map<RouteSpec, string>(Object.entries(ROUTES).map(([name, spec]) => [spec, name]));
+
+function operationIdOf(spec: RouteSpec): string {
+  const name = OPERATION_IDS.get(spec);
+  if (name === undefined) throw new Error(`route ${spec.method} ${spec.path} is not in the contract's table`);
+  return name;
+}
+
 /** The schemas of a route as Fastify (and the zod type provider, which types the handler from them) takes them. */
-type SchemaOf<Spec extends RouteSpec> = { querystring: Spec["query"] } & (Spec extends { params: infer Params } ? { params: Params } : unknown) &
+type SchemaOf<Spec extends RouteSpec> = { operationId: string; querystring: Spec["query"] } & (Spec extends { params: infer Params } ? { params: Params } : unknown) &
   (Spec extends { body: infer Body } ? { body: Body } : unknown) &
   (Spec extends { answer: { status: infer Status extends number; schema: infer Answer } } ? { response: { [S in Status]: Answer } } : unknown);
 
@@ -36,6 +44,8 @@ type SchemaOf<Spec extends RouteSpec> = { querystring: Spec["query"] } & (Spec e
  */
 export function routeOf<Spec extends RouteSpec>(ctx: GatewayContext, spec: Spec, extra: { bodyLimit?: number; config?: object } = {}) {
   const schema = {
+    // The route's name in the table: what a client generated from the OpenAPI document calls it (createKey, …).
+    operationId: operationIdOf(spec),
     querystring: spec.query,
     ...(spec.params && { params: spec.params }),
     ...(spec.body && { body: spec.body }),
