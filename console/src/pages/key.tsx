@@ -2,6 +2,7 @@ import type { ApiKey, ListPage, LogEntry, UsageTimeline } from "@gateway-keys/co
 import { Chart } from "../components/chart";
 import { SpendBar } from "../components/spend-bar";
 import { Labels, StateBadge } from "../components/state";
+import { Table } from "../components/table";
 import { dateTime, managedBy, relative, units } from "../format";
 import { bucketStarts, byModelAndStatus, perBucket } from "../series";
 
@@ -103,57 +104,37 @@ export function KeyPage({ view }: { view: KeyView }) {
           ]}
           summary={`Requests in the last 24 hours: ${total(answered)} answered, ${total(refused)} refused or failed`}
         />
-        <table class="by-model">
-          <caption>Requests in the last 24 hours, by model and status</caption>
-          <thead>
-            <tr>
-              <th scope="col">Model</th>
-              <th scope="col">Status</th>
-              <th scope="col">Requests</th>
-              <th scope="col">Cost</th>
-            </tr>
-          </thead>
-          <tbody>
-            {hourly.map((row) => (
-              <tr key={`${row.model}-${row.status}`}>
-                <td>{row.model}</td>
-                <td>{row.status}</td>
-                <td>{row.requests}</td>
-                <td>{units(String(Math.round(row.cost * 1e6) / 1e6))}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          class="by-model"
+          caption="Requests in the last 24 hours, by model and status"
+          columns={[
+            { title: "Model", cell: (row) => row.model },
+            { title: "Status", cell: (row) => row.status },
+            { title: "Requests", cell: (row) => row.requests },
+            { title: "Cost", cell: (row) => units(String(Math.round(row.cost * 1e6) / 1e6)) },
+          ]}
+          rows={hourly}
+          rowKey={(row) => `${row.model}-${row.status}`}
+        />
       </section>
       <section aria-labelledby="logs">
         <h2 id="logs">Recent requests</h2>
         {logs.data.length === 0 ? (
           <p class="muted">No requests logged (or none within the logging policy's retention).</p>
         ) : (
-          <table class="logs">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Model</th>
-                <th scope="col">Status</th>
-                <th scope="col">Cost</th>
-                <th scope="col">Request</th>
-                <th scope="col">Response</th>
-              </tr>
-            </thead>
-            <tbody>
-              {logs.data.map((entry) => (
-                <tr key={entry.id}>
-                  <td>{dateTime(entry.createdAt)}</td>
-                  <td>{entry.model}</td>
-                  <td>{entry.status}</td>
-                  <td>{units(entry.costUnits)}</td>
-                  <td class="content">{entry.request?.input ?? <span class="muted">not stored</span>}</td>
-                  <td class="content">{entry.response?.text ?? <span class="muted">not stored</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            class="logs"
+            columns={[
+              { title: "Time", cell: (entry) => dateTime(entry.createdAt) },
+              { title: "Model", cell: (entry) => entry.model },
+              { title: "Status", cell: (entry) => entry.status },
+              { title: "Cost", cell: (entry) => units(entry.costUnits) },
+              { title: "Request", class: "content", cell: (entry) => entry.request?.input ?? <span class="muted">not stored</span> },
+              { title: "Response", class: "content", cell: (entry) => entry.response?.text ?? <span class="muted">not stored</span> },
+            ]}
+            rows={logs.data}
+            rowKey={(entry) => entry.id}
+          />
         )}
       </section>
     </main>

@@ -1,5 +1,6 @@
 import type { UsageSummary, UsageTimeline } from "@gateway-keys/contract";
 import { Chart } from "../components/chart";
+import { Table } from "../components/table";
 import { units } from "../format";
 import { bucketStarts, perBucket } from "../series";
 
@@ -24,48 +25,31 @@ export function UsagePage({ usage, days }: { usage: UsageSummary; days: UsageTim
         summary={`Spend over the last 30 days: ${Math.round(spend.reduce((a, b) => a + b, 0) * 1e6) / 1e6} credits`}
       />
       <h2>By model</h2>
-      <table class="by-model">
-        <thead>
-          <tr>
-            <th scope="col">Model</th>
-            <th scope="col">Requests</th>
-            <th scope="col">Spent</th>
-          </tr>
-        </thead>
-        <tbody>
-          {usage.byModel.map((line) => (
-            <tr key={line.model} data-model={line.model}>
-              <td>{line.model}</td>
-              <td>{line.requests}</td>
-              <td>{units(line.spentUnits)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table
+        class="by-model"
+        columns={[
+          { title: "Model", cell: (line) => line.model },
+          { title: "Requests", cell: (line) => line.requests },
+          { title: "Spent", cell: (line) => units(line.spentUnits) },
+        ]}
+        rows={usage.byModel}
+        rowKey={(line) => line.model}
+        rowData={(line) => ({ "data-model": line.model })}
+      />
       <h2>By label</h2>
       {usage.byLabel.length === 0 ? (
         <p class="muted">No labelled key has spent yet.</p>
       ) : (
-        <table class="by-label">
-          <thead>
-            <tr>
-              <th scope="col">Label</th>
-              <th scope="col">Requests</th>
-              <th scope="col">Spent</th>
-            </tr>
-          </thead>
-          <tbody>
-            {usage.byLabel.map((line) => (
-              <tr key={`${line.label}=${line.value}`}>
-                <td>
-                  {line.label}={line.value}
-                </td>
-                <td>{line.requests}</td>
-                <td>{units(line.spentUnits)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          class="by-label"
+          columns={[
+            { title: "Label", cell: (line) => `${line.label}=${line.value}` },
+            { title: "Requests", cell: (line) => line.requests },
+            { title: "Spent", cell: (line) => units(line.spentUnits) },
+          ]}
+          rows={usage.byLabel}
+          rowKey={(line) => `${line.label}=${line.value}`}
+        />
       )}
     </main>
   );

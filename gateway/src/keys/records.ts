@@ -116,13 +116,6 @@ export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: numb
   };
 }
 
-/** An `expiresAt` a create or change may set: after `now`, else 400 naming the field. */
-function futureExpiry(expiresAt: string, now: number): number {
-  const at = Date.parse(expiresAt);
-  assertFutureExpiry(at, now);
-  return at;
-}
-
 /** Refuses (400, naming the field) an expiry that is not after `now`; none is fine. */
 export function assertFutureExpiry(at: number | null, now: number): void {
   if (at !== null && at <= now) {
@@ -215,7 +208,10 @@ export function applyUpdate(current: StoredApiKey, params: UpdateApiKeyParams, n
     next.resetPeriod = params.spendPolicy?.resetPeriod ?? "never";
   }
   if (params.rateLimitPolicy !== undefined) next.rateLimitPolicy = params.rateLimitPolicy;
-  if (params.expiresAt !== undefined) next.expiresAt = params.expiresAt === null ? null : futureExpiry(params.expiresAt, now);
+  if (params.expiresAt !== undefined) {
+    next.expiresAt = params.expiresAt === null ? null : Date.parse(params.expiresAt);
+    assertFutureExpiry(next.expiresAt, now);
+  }
   if (params.labels !== undefined) next.labels = { ...params.labels };
   if (params.loggingPolicy !== undefined) next.loggingPolicy = { ...params.loggingPolicy };
   if (params.modelPolicy !== undefined) {
