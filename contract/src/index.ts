@@ -21,3 +21,4 @@ export * from "./usage";
 export * from "./validation";
 export * from "./route-inputs";
 export * from "./model-api";
+export * from "./schema-names";

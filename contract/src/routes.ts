@@ -62,9 +62,14 @@ export const KeysListQuery = z.strictObject({
     .optional(),
 });
 
+/** A page of keys, the answer of `listKeys`: one schema, so the OpenAPI document names it. */
+export const ApiKeyList = ListPage(ApiKey);
+/** A page of models, the answer of `models`. */
+export const ModelList = ListPage(Model);
+
 /** Every route of the API but the operational ones (`/healthz`, `/readyz`, `/openapi.json`). */
 export const ROUTES = {
-  listKeys: { method: "GET", path: "/v1/account/api-keys", auth: provisioning("keys:read"), query: KeysListQuery, answer: ok(ListPage(ApiKey)) },
+  listKeys: { method: "GET", path: "/v1/account/api-keys", auth: provisioning("keys:read"), query: KeysListQuery, answer: ok(ApiKeyList) },
   createKey: {
     method: "POST",
     path: "/v1/account/api-keys",
@@ -136,7 +141,7 @@ export const ROUTES = {
   /** A multipart form: a `file` and text fields (`TranscriptionFields` for a built-in model). */
   transcriptions: { method: "POST", path: "/v1/audio/transcriptions", auth: apiKey, query: NoQuery },
 
-  models: { method: "GET", path: "/v1/models", auth: { kind: "optionalApiKey" }, query: NoQuery, answer: ok(ListPage(Model)) },
+  models: { method: "GET", path: "/v1/models", auth: { kind: "optionalApiKey" }, query: NoQuery, answer: ok(ModelList) },
   model: { method: "GET", path: "/v1/models/:model", auth: { kind: "optionalApiKey" }, params: ModelPathParams, query: NoQuery, answer: ok(Model) },
   startups: { method: "GET", path: "/v1/startups", auth: { kind: "none" }, query: NoQuery, answer: ok(GatewayInfo) },
 } as const satisfies Record<string, RouteSpec>;

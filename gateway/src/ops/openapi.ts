@@ -1,8 +1,8 @@
 import swagger, { type SwaggerTransform } from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
-import { jsonSchemaTransform } from "fastify-type-provider-zod";
+import { createJsonSchemaTransform, createJsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { z, type ZodType } from "zod";
-import { ErrorEnvelope, IDEMPOTENCY_KEY_PATTERN, NoQuery } from "@gateway-keys/contract";
+import { IDEMPOTENCY_KEY_PATTERN, namedSchemaRegistry, NoQuery } from "@gateway-keys/contract";
 import { IDEMPOTENCY_HEADER_NAME } from "../idempotency/header";
 
 /**
@@ -52,6 +52,11 @@ function mediaSchema(content: ZodType | "binary" | "text"): Record<string, unkno
   return jsonSchemaOf(content, "output");
 }
 
+/** The contract's named wire objects: each becomes `#/components/schemas/<name>`, referred to by every operation. */
+const schemaRegistry = namedSchemaRegistry();
+const jsonSchemaTransform = createJsonSchemaTransform({ schemaRegistry });
+const addNamedSchemas = createJsonSchemaTransformObject({ schemaRegistry });
+
 /**
  * Route schemas (zod, from the contract) to OpenAPI: fastify-type-provider-zod's transform, plus
  * each route's {@link OpenApiHints}, its tag and credential, and the error envelope as every
@@ -78,7 +83,7 @@ const transform: SwaggerTransform = (input) => {
       content: Object.fromEntries(Object.entries(answer.content).map(([mediaType, content]) => [mediaType, { schema: mediaSchema(content) }])),
     };
   }
-  response.default = { description: "An error, in the error envelope (docs/api.md, \"Errors\").", ...jsonSchemaOf(ErrorEnvelope, "output") };
+  response.default = { description: "An error, in the error envelope (docs/api.md, \"Errors\").", $ref: "#/components/schemas/ErrorEnvelope" };
   schema.response = response;
   schema.tags ??= [tagOf(transformed.url)];
   schema.security ??= SECURITY_BY_PREFIX.find(({ prefix }) => transformed.url.startsWith(prefix))!.security;
@@ -125,6 +130,39 @@ function addIdempotencyKeys(document: { paths?: Record<string, Record<string, Op
   }
 }
 
+/**
+ * The named schemas come in two forms, what a request takes (`<name>Input`) and what an answer
+ * holds (`<name>`); the document keeps only the ones an operation refers to, and a schema used
+ * only as a request keeps its plain name (`CreateApiKeyRequest`, not `CreateApiKeyRequestInput`).
+ */
+function keepReferencedSchemas(document: OpenApiDocumentObject): OpenApiDocumentObject {
+  const schemas = document.components?.schemas ?? {};
+  const prefix = "#/components/schemas/";
+  const referenced = new Set<string>();
+  const visit = (value: unknown): void => {
+    const text = JSON.stringify(value);
+    for (const [, name] of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) {
+      if (referenced.has(name!)) continue;
+      referenced.add(name!);
+      visit(schemas[name!]);
+    }
+  };
+  visit(document.paths);
+  const renamed = new Map<string, string>();
+  for (const name of referenced) {
+    const plain = name.endsWith("Input") ? name.slice(0, -"Input".length) : undefined;
+    if (plain !== undefined && !referenced.has(plain) && plain in schemas) renamed.set(name, plain);
+  }
+  const kept = Object.fromEntries([...referenced].sort().map((name) => [renamed.get(name) ?? name, schemas[name]]));
+  const text = JSON.stringify({ ...document, components: { ...document.components, schemas: kept } });
+  return JSON.parse(text.replace(/"#\/components\/schemas\/([^"]+)"/g, (whole, name: string) => (renamed.has(name) ? `"${prefix}${renamed.get(name)}"` : whole)));
+}
+
+interface OpenApiDocumentObject {
+  paths?: Record<string, Record<string, OpenApiOperation>>;
+  components?: { schemas?: Record<string, unknown> } & Record<string, unknown>;
+}
+
 interface OpenApiOperation {
   parameters?: Record<string, unknown>[];
   requestBody?: { content?: Record<string, { schema?: unknown }> };
@@ -160,9 +198,10 @@ export function registerOpenApi(app: FastifyInstance, version: string): void {
     transform,
     transformObject: (documentObject) => {
       if (!("openapiObject" in documentObject)) return documentObject.swaggerObject;
-      addEventStreams(documentObject.openapiObject as Parameters<typeof addEventStreams>[0]);
-      addIdempotencyKeys(documentObject.openapiObject as Parameters<typeof addIdempotencyKeys>[0]);
-      return documentObject.openapiObject;
+      const document = addNamedSchemas(documentObject as Parameters<typeof addNamedSchemas>[0]) as OpenApiDocumentObject;
+      addEventStreams(document);
+      addIdempotencyKeys(document);
+      return keepReferencedSchemas(document) as typeof documentObject.openapiObject;
     },
   });
   // In a plugin of its own, so it is added after the swagger plugin has loaded and sees it too.

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { ApiKey, ApiKeyWithSecret, CreateApiKeyRequest, RotateApiKeyRequest, UpdateApiKeyRequest, VersionedRequest } from "./api-key";
+import { ErrorEnvelope } from "./errors";
+import { Model } from "./models";
+import { LoggingPolicy, ModelPolicy, RateLimitPolicy, SpendPolicy } from "./policies";
+import { Principal } from "./principal";
+import { ApiKeyList, ModelList } from "./routes";
+
+/**
+ * The account API's wire objects by the name the OpenAPI document gives them
+ * (`#/components/schemas/<name>`). Named once here, every operation refers to them, so a client
+ * generated from the document (the Terraform provider's Go client) has one `ApiKey` type rather
+ * than one per operation. A request body is named by its output schema, an answer by its own.
+ */
+const NAMED_SCHEMAS = {
+  ApiKey,
+  ApiKeyWithSecret,
+  ApiKeyList,
+  CreateApiKeyRequest,
+  UpdateApiKeyRequest,
+  RotateApiKeyRequest,
+  VersionedRequest,
+  SpendPolicy,
+  LoggingPolicy,
+  ModelPolicy,
+  RateLimitPolicy,
+  Principal,
+  Model,
+  ModelList,
+  ErrorEnvelope,
+} as const satisfies Record<string, z.ZodType>;
+
+/** A registry of {@link NAMED_SCHEMAS}, as zod's JSON Schema conversion takes them (`metadata`). */
+export function namedSchemaRegistry(): z.core.$ZodRegistry<{ id: string }> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(NAMED_SCHEMAS)) registry.add(schema, { id });
+  return registry;
+}
