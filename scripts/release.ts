@@ -6,16 +6,20 @@
  * - `gateway-keys-gateway-<v>.tgz`: the gateway and its `gateway` command (`npx gateway serve`);
  * - `gateway-keys-sdk-<v>.tgz`: the SDK on its own;
  * - the native plugin archive `pulumi-resource-gatewaykeys-v<v>-<os>-<arch>.tar.gz`, made by
- *   scripts/plugin-archive, for `pulumi plugin install resource gatewaykeys <v> --file <archive>`.
+ *   scripts/plugin-archive, for `pulumi plugin install resource gatewaykeys <v> --file <archive>`;
+ * - the Terraform/OpenTofu provider in the registry's file layout,
+ *   `terraform-provider-gatewaykeys_<v>_linux_amd64.zip` and `terraform-provider-gatewaykeys_<v>_SHA256SUMS`
+ *   (scripts/release/terraform.ts), for a filesystem mirror (docs/terraform.md).
  *
  * It packs what `npm run build` compiled (scripts/run builds first). Each tarball is packed by npm
  * itself from a staged copy (scripts/release/stage.ts), and the script ends by printing every
  * artifact with its size. Run with Node >= 22 from anywhere: `node scripts/release.ts [outdir]`.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { readWorkspaces, stagePackage } from "./release/stage.ts";
+import { releaseTerraformProvider } from "./release/terraform.ts";
 
 /** This script is scripts/release.ts of the repository (argv[1]; `import.meta` would not type-check as CommonJS). */
 const REPO_ROOT = resolve(dirname(process.argv[1]!), "..");
@@ -54,10 +58,10 @@ function buildPluginArchive(outDir: string): Artifact | undefined {
 }
 
 /** Builds every artifact into `outDir` (emptied of earlier artifacts first) and returns them. */
-function release(outDir: string): Artifact[] {
+async function release(outDir: string): Promise<Artifact[]> {
   mkdirSync(outDir, { recursive: true });
   for (const old of readdirSync(outDir)) {
-    if (old.endsWith(".tgz") || old.endsWith(".tar.gz")) rmSync(join(outDir, old));
+    if (/\.(tgz|tar\.gz|zip)$|_SHA256SUMS$/.test(old)) rmSync(join(outDir, old));
   }
   const stageRoot = join(outDir, ".stage");
   rmSync(stageRoot, { recursive: true, force: true });
@@ -74,8 +78,18 @@ function release(outDir: string): Artifact[] {
   }
   const plugin = buildPluginArchive(outDir);
   if (plugin) artifacts.push(plugin);
+  const version: string = JSON.parse(readFileSync(join(REPO_ROOT, "provider", "package.json"), "utf8")).version;
+  for (const file of await releaseTerraformProvider(REPO_ROOT, outDir, version)) artifacts.push({ file, bytes: statSync(file).size });
   return artifacts;
 }
 
 const outDir = resolve(process.argv[2] ?? join(REPO_ROOT, "release"));
-for (const { file, bytes } of release(outDir)) process.stdout.write(`${(bytes / 1024).toFixed(1).padStart(8)} KiB  ${file}\n`);
+release(outDir).then(
+  (artifacts) => {
+    for (const { file, bytes } of artifacts) process.stdout.write(`${(bytes / 1024).toFixed(1).padStart(8)} KiB  ${file}\n`);
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -34,7 +34,6 @@ beforeAll(async () => {
     ...process.env,
     TF_ACC: "1",
     TF_ACC_PROVIDER_HOST: "registry.opentofu.org",
-    TF_ACC_PROVIDER_NAMESPACE: "gateway-keys",
     TF_ACC_TEMP_DIR: workDir,
     // Everything tofu logs, and everything the provider logs, looked through for secrets below.
     TF_ACC_LOG_PATH: join(workDir, "tofu.log"),

@@ -3,4 +3,4 @@
 // change the contract, run `npm run openapi`, then `npm run terraform-client`.
 package gatewayapi
 
-//go:generate go tool oapi-codegen -config oapi-codegen.yaml ../../../docs/openapi.json
+//go:generate bash ../../../scripts/terraform-client

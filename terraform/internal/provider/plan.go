@@ -101,14 +101,17 @@ func (r *apiKeyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 }
 
 // rotationReason says why this plan rotates the key's secret, or "" when it does not:
-//   - a new rotation_trigger value (added or removed too);
+//   - a new rotation_trigger value (added or removed too), except the first one an imported key
+//     gets (the configuration that imports it declares it as it is);
 //   - with rotate_after, a secret older than it (see secretIssuedAt); the rotation moves
 //     secret_issued_at on, so one due date gives exactly one rotation.
 func rotationReason(prior, plan apiKeyModel, at time.Time) string {
 	if plan.RotationTrigger.IsUnknown() {
 		return "rotation_trigger changes to a value known only at apply"
 	}
-	if !plan.RotationTrigger.Equal(prior.RotationTrigger) {
+	// An imported key's first trigger is recorded, not acted on: the import declared the key as it is.
+	imported := prior.SecretIssuedAt.IsNull() && prior.RotationTrigger.IsNull()
+	if !plan.RotationTrigger.Equal(prior.RotationTrigger) && !imported {
 		return "rotation_trigger changed"
 	}
 	due, ok := parseDuration(plan.RotateAfter.ValueString())
