@@ -21,6 +21,9 @@ export interface Release {
   sdk: string;
   /** The native plugin's archive. */
   pluginArchive: string;
+  /** The Terraform provider's zip and its checksums file, in the registry's layout. */
+  terraformZip: string;
+  terraformSums: string;
   version: string;
 }
 
@@ -52,6 +55,8 @@ export async function buildRelease(): Promise<Release> {
     gateway: find(/\/gateway-keys-gateway-[^/]+\.tgz$/),
     sdk: find(/\/gateway-keys-sdk-[^/]+\.tgz$/),
     pluginArchive: find(/\/pulumi-resource-gatewaykeys-v[^/]+\.tar\.gz$/),
+    terraformZip: find(/\/terraform-provider-gatewaykeys_[^/]+_linux_amd64\.zip$/),
+    terraformSums: find(/\/terraform-provider-gatewaykeys_[^/]+_SHA256SUMS$/),
     version,
   };
 }
