@@ -364,3 +364,85 @@ func createOutside(t *testing.T, requestJSON string) string {
 	}
 	return created.Key.KeyId
 }
+
+// The apply that made a key died before recording it, within the gateway's idempotency lifetime:
+// the next apply sends the same derived Idempotency-Key, gets the first answer replayed with its
+// secret, and keeps that key as it is (no second key, no rotation).
+func TestAccAPIKeyCreateReplaysLostAnswer(t *testing.T) {
+	requireEnvironment(t)
+	name := fmt.Sprintf("acc-replay-%d", time.Now().UnixNano())
+	reference := "terraform:" + name
+	// The request the provider makes for the configuration below, sent first as the lost apply did.
+	declared := keyFields{
+		Name: name, State: "active", Labels: map[string]string{},
+		LoggingPolicy: gatewayapi.LoggingPolicy{StoreRequest: ptr(false), StoreResponse: ptr(false), RetentionDays: ptr(30)},
+		ModelPolicy:   gatewayapi.ModelPolicy{Mode: ptr(gatewayapi.ModelPolicyModeAll), ModelIds: &[]string{}},
+	}
+	body := createRequest(declared, reference)
+	var keyID string
+	var lost *account.Created
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: providerFactories,
+		CheckDestroy:             checkRevoked(&keyID),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				var err error
+				if lost, err = gateway(t).Create(context.Background(), body, account.IdempotencyKey("create", body, "")); err != nil {
+					t.Fatalf("the lost create: %v", err)
+				}
+				seenSecrets.Store(lost.Secret, true)
+			},
+			Config: fmt.Sprintf("resource \"gatewaykeys_api_key\" \"test\" {\n  name = %q\n}\n", name),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				captureAttribute(keyAddress, "key_id", &keyID),
+				func(state *terraform.State) error {
+					attributes := state.RootModule().Resources[keyAddress].Primary.Attributes
+					if attributes["key_id"] != lost.Key.KeyId || attributes["version"] != "1" || attributes["secret"] != lost.Secret || attributes["secret_known"] != "true" {
+						return fmt.Errorf("the apply did not keep the lost create's key %s at version 1 with its secret (got key %s, version %s, the same secret: %v)",
+							lost.Key.KeyId, attributes["key_id"], attributes["version"], attributes["secret"] == lost.Secret)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
+
+// A key revoked outside Terraform leaves the state on refresh, and the plan makes a new one.
+func TestAccAPIKeyRevokedOutside(t *testing.T) {
+	requireEnvironment(t)
+	var first, second string
+	config := `resource "gatewaykeys_api_key" "test" {
+  name             = "acc-revoked-outside"
+  client_reference = "terraform:acc-revoked-outside"
+}`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: providerFactories,
+		CheckDestroy:             checkRevoked(&second),
+		Steps: []resource.TestStep{
+			{Config: config, Check: captureAttribute(keyAddress, "key_id", &first)},
+			{
+				PreConfig: func() {
+					_, version, _ := keyOf(t, first)
+					body := gatewayapi.VersionedRequest{ExpectedVersion: version}
+					if err := gateway(t).Revoke(context.Background(), first, body, account.IdempotencyKey("test-revoke", first)); err != nil {
+						t.Fatalf("revoking %s outside Terraform: %v", first, err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(keyAddress, plancheck.ResourceActionCreate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					captureAttribute(keyAddress, "key_id", &second),
+					func(*terraform.State) error {
+						if second == first {
+							return fmt.Errorf("the revoked key %s is still the resource's key", first)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
