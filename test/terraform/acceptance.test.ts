@@ -55,7 +55,11 @@ beforeAll(async () => {
   };
   delete env.TF_CLI_CONFIG_FILE; // the machine's own CLI settings play no part
   // scripts/run puts .toolchain/bin (where scripts/setup links tofu) first on PATH.
-  env.TF_ACC_TERRAFORM_PATH = execFileSync("sh", ["-c", "command -v tofu"], { env }).toString().trim();
+  try {
+    env.TF_ACC_TERRAFORM_PATH = execFileSync("sh", ["-c", "command -v tofu"], { env }).toString().trim();
+  } catch {
+    throw new Error("no tofu on PATH: `npm run setup` builds OpenTofu with Go (install Go, or OpenTofu >= 1.6, first)");
+  }
   run = await goTest(["-timeout", "20m", "./..."], env, 20 * 60_000);
   secrets = (await readFile(secretsFile, "utf8")).split("\n").filter(Boolean);
 }, 21 * 60_000);
