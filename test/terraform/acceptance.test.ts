@@ -17,6 +17,7 @@ const ACCEPTANCE_TESTS = [
   "TestAccAPIKeyLifecycle",
   "TestAccAPIKeyImport",
   "TestAccAPIKeyCreateFindsKeyOfLostAnswer",
+  "TestAccAPIKeyCreateStopsAtAKeyItCannotVouchFor",
   "TestAccAPIKeyCreateReplaysLostAnswer",
   "TestAccAPIKeyRevokedOutside",
   "TestAccDataSources",

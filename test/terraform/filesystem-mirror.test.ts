@@ -19,9 +19,9 @@ let client: GatewayClient;
 const transcript: TofuRun[] = [];
 const secrets: string[] = [];
 
-async function tofu(args: string[], expectCode = 0, { printsSecret = false } = {}): Promise<TofuRun> {
+async function tofu(args: string[], expectCode = 0, { printsSecret = false, env = {} as Record<string, string> } = {}): Promise<TofuRun> {
   const [command, ...rest] = args; // a command of two words ("state show") is one argument here
-  const result = await folder.run([...command!.split(" "), "-no-color", ...rest]);
+  const result = await folder.run([...command!.split(" "), "-no-color", ...rest], env);
   if (!printsSecret) transcript.push(result);
   // tofu wraps diagnostics to the terminal's width: read them as one line.
   result.said = `${result.stdout}\n${result.stderr}`.replace(/\s+/g, " ");
@@ -145,6 +145,25 @@ describe("examples/terraform with the provider from the release, through a files
     await tofu(["plan", "-detailed-exitcode", "-input=false", "-var", "rotation_trigger=2"]);
   }, 120_000);
 
+  test("rotate_after come due between a saved plan and its apply: the apply does what the plan said, and the next plan rotates", async () => {
+    const later = { GATEWAY_KEYS_TEST_NOW: new Date(Date.now() + 31 * 86_400_000).toISOString() };
+    const before = await client.apiKeys.get(searchKeyId);
+    await tofu(["plan", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600", "-out=budget.tfplan"]);
+    const apply = await tofu(["apply", "-input=false", "budget.tfplan"], 0, { env: later });
+    expect(apply.stdout).toContain("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.");
+    const patched = await client.apiKeys.get(searchKeyId);
+    expect(patched).toMatchObject({ version: before.version + 1, spendPolicy: { limitUnits: "600" }, rotatedAt: before.rotatedAt });
+    const plan = await tofu(["plan", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600"], 0, { env: later });
+    expect(plan.said).toMatch(/gets a new secret in place at apply: scheduled: the secret issued \S+ reached rotate_after 30d/);
+    await tofu(["apply", "-auto-approve", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600"], 0, { env: later });
+    const rotated = await output("search_secret");
+    secrets.push(rotated);
+    expect((await client.apiKeys.get(searchKeyId)).rotatedAt).not.toBe(before.rotatedAt);
+    expect(await modelStatus(rotated)).toBe(200);
+    // One due date, one rotation.
+    await tofu(["plan", "-detailed-exitcode", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600"], 0, { env: later });
+  }, 180_000);
+
   test("tofu import adopts a key made outside Terraform, and the plan after it has no changes", async () => {
     const made = await client.apiKeys.create({ name: "made-by-hand", spendPolicy: { limitUnits: "12.5", resetPeriod: "weekly" }, labels: { team: "ops" } });
     secrets.push(made.secret);
@@ -152,9 +171,9 @@ describe("examples/terraform with the provider from the release, through a files
       join(folder.dir, "imported.tf"),
       'resource "gatewaykeys_api_key" "by_hand" {\n  name         = "made-by-hand"\n  spend_policy = { limit_units = "12.5", reset_period = "weekly" }\n  labels       = { team = "ops" }\n}\n',
     );
-    const imported = await tofu(["import", "-input=false", "-var", "rotation_trigger=2", "gatewaykeys_api_key.by_hand", made.keyId]);
+    const imported = await tofu(["import", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600", "gatewaykeys_api_key.by_hand", made.keyId]);
     expect(imported.stdout).toContain("Import successful!");
-    const plan = await tofu(["plan", "-detailed-exitcode", "-input=false", "-var", "rotation_trigger=2"]);
+    const plan = await tofu(["plan", "-detailed-exitcode", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600"]);
     expect(plan.stdout).toContain("No changes.");
   }, 120_000);
 
@@ -163,13 +182,13 @@ describe("examples/terraform with the provider from the release, through a files
     const shown = await tofu(["state show", "gatewaykeys_api_key.by_hand"]);
     const imported = /key_id\s+= "(key_\w+)"/.exec(shown.stdout)?.[1];
     expect(imported).toMatch(/^key_/);
-    const destroy = await tofu(["destroy", "-auto-approve", "-input=false", "-var", "rotation_trigger=2"]);
+    const destroy = await tofu(["destroy", "-auto-approve", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600"]);
     expect(destroy.stdout).toContain("Destroy complete! Resources: 3 destroyed.");
     for (const keyId of [...ids, imported!]) expect((await client.apiKeys.get(keyId)).state).toBe("revoked");
   }, 120_000);
 
   test("no secret and not the provisioning key in anything tofu printed", () => {
-    expect(secrets.length).toBe(3);
+    expect(secrets.length).toBe(4);
     expect(transcript.length).toBeGreaterThan(15);
     const all = transcript.map((run) => run.stdout + run.stderr).join("\n");
     const leaked = [...secrets, gateway.provisioningKey].map((secret, i) => ({ i, printed: all.includes(secret) })).filter(({ printed }) => printed);

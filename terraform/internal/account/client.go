@@ -90,6 +90,29 @@ func (c *Client) Get(ctx context.Context, keyID string) (*gatewayapi.ApiKey, err
 	return resp.JSON200, nil
 }
 
+// List reads every key of the owner, page by page.
+func (c *Client) List(ctx context.Context) ([]gatewayapi.ApiKey, error) {
+	var keys []gatewayapi.ApiKey
+	params := &gatewayapi.ListKeysParams{Limit: ptr(100)}
+	for {
+		resp, err := c.api.ListKeysWithResponse(ctx, params)
+		if err != nil {
+			return nil, c.unanswered(err)
+		}
+		if resp.JSON200 == nil {
+			return nil, errorFrom(resp.StatusCode(), resp.Body)
+		}
+		keys = append(keys, resp.JSON200.Data...)
+		if !resp.JSON200.HasMore || resp.JSON200.NextCursor.IsNull() {
+			return keys, nil
+		}
+		cursor, _ := resp.JSON200.NextCursor.Get()
+		params.After = &cursor
+	}
+}
+
+func ptr[T any](value T) *T { return &value }
+
 // Create makes a key; see [Created] for a replayed answer.
 func (c *Client) Create(ctx context.Context, body gatewayapi.CreateApiKeyRequest, idempotencyKey string) (*Created, error) {
 	resp, err := c.api.CreateKeyWithResponse(ctx, &gatewayapi.CreateKeyParams{IdempotencyKey: idempotencyKey}, body)
@@ -188,10 +211,18 @@ func recordOf(body []byte) (gatewayapi.ApiKey, error) {
 	return key, nil
 }
 
+// unanswered classifies an error of the generated client: an answer it could not read (a proxy's
+// page where JSON was due, say) is not a connection that failed.
 func (c *Client) unanswered(err error) error {
 	var apiErr *APIError
-	if errors.As(err, &apiErr) {
+	var syntax *json.SyntaxError
+	var wrongType *json.UnmarshalTypeError
+	var badTime *time.ParseError
+	switch {
+	case errors.As(err, &apiErr):
 		return err
+	case errors.As(err, &syntax), errors.As(err, &wrongType), errors.As(err, &badTime):
+		return &APIError{Code: "unreadable_answer", Message: fmt.Sprintf("the gateway at %s answered with a body that is not the account API's JSON (%v)", c.BaseURL, err)}
 	}
 	return &ConnectionError{BaseURL: c.BaseURL, Cause: err}
 }

@@ -20,6 +20,9 @@ type APIError struct {
 }
 
 func (e *APIError) Error() string {
+	if e.Status == 0 {
+		return e.Message
+	}
 	return fmt.Sprintf("the gateway answered %d %s: %s", e.Status, e.Code, e.Message)
 }
 

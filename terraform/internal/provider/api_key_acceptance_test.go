@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -191,27 +192,41 @@ resource "gatewaykeys_api_key" "test" {
 				ImportStateIdFunc:  func(*terraform.State) (string, error) { return keyID, nil },
 			},
 			{Config: config, PlanOnly: true},
+			{
+				// Rotation settings the gateway does not hold: recorded, nothing sent, no rotation, even 60 days on.
+				PreConfig: func() { t.Setenv(TestClockVariable, time.Now().Add(60*24*time.Hour).UTC().Format(time.RFC3339)) },
+				Config:    strings.Replace(config, `name         = "acc-imported"`, "name = \"acc-imported\"\n  rotate_after = \"30d\"\n  rotation_trigger = \"1\"\n  rotation_grace_period = \"1h\"", 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(keyAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(keyAddress, tfjsonpath.New("version"), knownvalue.Int64Exact(1)),
+					plancheck.ExpectKnownValue(keyAddress, tfjsonpath.New("secret"), knownvalue.Null()),
+				}},
+				Check: resource.TestCheckResourceAttr(keyAddress, "version", "1"),
+			},
 		},
 	})
 }
 
 // The answer of a create was lost after the gateway made the key: the next apply finds that key
-// by its client reference and takes it over (a working secret, no second key).
+// by the client reference the configuration gives it and takes it over (a working secret, no
+// second key).
 func TestAccAPIKeyCreateFindsKeyOfLostAnswer(t *testing.T) {
 	requireEnvironment(t)
 	var keyID, lostKeyID, secret string
 	name := fmt.Sprintf("acc-lost-%d", time.Now().UnixNano())
+	reference := "terraform:acceptance/" + name
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: providerFactories,
 		CheckDestroy:             checkRevoked(&keyID),
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
-				lostKeyID = createOutside(t, fmt.Sprintf(`{"name":%q,"clientReference":"terraform:%s"}`, name, name))
+				lostKeyID = createOutside(t, fmt.Sprintf(`{"name":%q,"clientReference":%q}`, name, reference))
 			},
 			Config: fmt.Sprintf(`resource "gatewaykeys_api_key" "test" {
-  name         = %q
-  spend_policy = { limit_units = "5" }
-}`, name),
+  name             = %q
+  client_reference = %q
+  spend_policy     = { limit_units = "5" }
+}`, name, reference),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				captureAttribute(keyAddress, "key_id", &keyID),
 				captureAttribute(keyAddress, "secret", &secret),
@@ -225,6 +240,43 @@ func TestAccAPIKeyCreateFindsKeyOfLostAnswer(t *testing.T) {
 					return expectGatewayKey(t, keyID, name, "5", 3) // created, policies brought to the configuration, rotated
 				},
 			),
+		}},
+	})
+}
+
+// With the default reference (from the name), a live key that carries it may be another
+// configuration's: the create stops, names the key and the import command, and makes no key.
+func TestAccAPIKeyCreateStopsAtAKeyItCannotVouchFor(t *testing.T) {
+	requireEnvironment(t)
+	var existing string
+	name := fmt.Sprintf("acc-unvouched-%d", time.Now().UnixNano())
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: providerFactories,
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				existing = createOutside(t, fmt.Sprintf(`{"name":%q,"clientReference":"terraform:%s"}`, name, name))
+			},
+			Config:      fmt.Sprintf("resource \"gatewaykeys_api_key\" \"test\" {\n  name = %q\n}\n", name),
+			ExpectError: regexp.MustCompile(`(?s)already carries client_reference.*no key.*was made.*tofu import`),
+		}, {
+			// Nothing was made: the only key of that name is the one that was there.
+			PreConfig: func() {
+				page, err := gateway(t).List(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				var named []string
+				for _, key := range page {
+					if key.Name == name {
+						named = append(named, key.KeyId)
+					}
+				}
+				if len(named) != 1 || named[0] != existing {
+					t.Fatalf("keys named %s after the refused create: %v; want only %s", name, named, existing)
+				}
+			},
+			Config:   "# nothing",
+			PlanOnly: true,
 		}},
 	})
 }
@@ -371,7 +423,7 @@ func createOutside(t *testing.T, requestJSON string) string {
 func TestAccAPIKeyCreateReplaysLostAnswer(t *testing.T) {
 	requireEnvironment(t)
 	name := fmt.Sprintf("acc-replay-%d", time.Now().UnixNano())
-	reference := "terraform:" + name
+	reference := "terraform:acceptance/" + name
 	// The request the provider makes for the configuration below, sent first as the lost apply did.
 	declared := keyFields{
 		Name: name, State: "active", Labels: map[string]string{},
@@ -392,7 +444,7 @@ func TestAccAPIKeyCreateReplaysLostAnswer(t *testing.T) {
 				}
 				seenSecrets.Store(lost.Secret, true)
 			},
-			Config: fmt.Sprintf("resource \"gatewaykeys_api_key\" \"test\" {\n  name = %q\n}\n", name),
+			Config: fmt.Sprintf("resource \"gatewaykeys_api_key\" \"test\" {\n  name = %q\n  client_reference = %q\n}\n", name, reference),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				captureAttribute(keyAddress, "key_id", &keyID),
 				func(state *terraform.State) error {

@@ -93,7 +93,7 @@ func (d *apiKeyDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 func (d *apiKeyDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var config apiKeyDataModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
+	if !requireClient(d.client, &resp.Diagnostics) || resp.Diagnostics.HasError() {
 		return
 	}
 	keyID := config.KeyID.ValueString()

@@ -403,7 +403,7 @@ func sameTime(a, b *time.Time) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	return a.Equal(*b)
+	return a.Truncate(time.Millisecond).Equal(b.Truncate(time.Millisecond)) // the gateway keeps milliseconds
 }
 
 func sameSpendPolicy(a, b *gatewayapi.SpendPolicy) bool {

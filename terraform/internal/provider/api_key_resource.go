@@ -40,7 +40,7 @@ func (r *apiKeyResource) Configure(_ context.Context, req resource.ConfigureRequ
 func (r *apiKeyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var prior apiKeyModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
+	if !requireClient(r.client, &resp.Diagnostics) || resp.Diagnostics.HasError() {
 		return
 	}
 	keyID := prior.ID.ValueString()
@@ -68,6 +68,7 @@ func (r *apiKeyResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if !prior.Secret.IsNull() && !stillCurrent {
 		resp.Diagnostics.AddWarning("Key rotated outside Terraform", rotatedOutsideWarning(keyID))
 	}
+	resp.Diagnostics.Append(recordDue(ctx, next, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, next)...)
 }
 
@@ -79,7 +80,7 @@ func (r *apiKeyResource) Update(ctx context.Context, req resource.UpdateRequest,
 	var plan, prior apiKeyModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
+	if !requireClient(r.client, &resp.Diagnostics) || resp.Diagnostics.HasError() {
 		return
 	}
 	keyID := prior.ID.ValueString()
@@ -105,6 +106,10 @@ func (r *apiKeyResource) Update(ctx context.Context, req resource.UpdateRequest,
 		version = int64(updated.Version)
 	}
 	secret, secretKnown := prior.Secret, prior.SecretKnown
+	issued := prior.SecretIssuedAt
+	if schedulesFromNow(prior, plan) {
+		issued = issuedNow(&resp.Diagnostics)
+	}
 	if rotationPlanned(plan) {
 		body := gatewayapi.RotateApiKeyRequest{ExpectedVersion: int(version)}
 		if grace, ok := parseDuration(plan.RotationGracePeriod.ValueString()); ok {
@@ -112,18 +117,22 @@ func (r *apiKeyResource) Update(ctx context.Context, req resource.UpdateRequest,
 		}
 		rotated, err := r.client.Rotate(ctx, keyID, body, account.IdempotencyKey("rotate", keyID, body))
 		if err != nil {
-			summary, detail := describeFailure(keyID, "rotate", err, version)
+			summary, detail := describeRotateFailure(keyID, err, version)
 			if record != nil {
-				// The PATCH landed, the rotation did not: say so rather than record a half-applied update.
-				detail = fmt.Sprintf("The change of %v was applied (now version %d), but the rotation failed: %s", changed, version, detail)
+				// The PATCH landed, the rotation did not; the state keeps what it had, so the next
+				// apply refreshes the key (the change is there) and makes the rotation.
+				detail = fmt.Sprintf("The change of %s was applied, but the rotation failed: %s Once that is resolved, `tofu apply` again makes the rotation.",
+					attributeNames(changed), detail)
 			}
 			resp.Diagnostics.AddError(summary, detail)
 			return
 		}
 		record = &rotated.Key
 		secret, secretKnown = types.StringValue(rotated.Secret), types.BoolValue(true)
-		plan.SecretIssuedAt = issuedNow(&resp.Diagnostics)
+		issued = issuedNow(&resp.Diagnostics)
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, dueKey, nil)...)
 	}
+	plan.SecretIssuedAt = issued
 	if record == nil {
 		// Only what the state carries changed (rotation settings, client_reference): no request.
 		next := plan
@@ -142,7 +151,7 @@ func (r *apiKeyResource) Update(ctx context.Context, req resource.UpdateRequest,
 func (r *apiKeyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var prior apiKeyModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
+	if !requireClient(r.client, &resp.Diagnostics) || resp.Diagnostics.HasError() {
 		return
 	}
 	keyID := prior.ID.ValueString()
@@ -180,7 +189,12 @@ func (r *apiKeyResource) requireOwner(ctx context.Context, keyID, keyOwner strin
 		diags.AddError(summary, detail)
 		return false
 	}
-	if principal != nil && principal.OwnerId != keyOwner {
+	if principal == nil {
+		summary, detail := ownerUnknown(keyID)
+		diags.AddError(summary, detail)
+		return false
+	}
+	if principal.OwnerId != keyOwner {
 		summary, detail := wrongOwner(keyID, keyOwner, principal.OwnerId)
 		diags.AddError(summary, detail)
 		return false

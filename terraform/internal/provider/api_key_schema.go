@@ -63,7 +63,7 @@ func (r *apiKeyResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			},
 			"name": schema.StringAttribute{
 				Required: true, Description: "Human-readable label: 1 to 128 characters, no control characters.",
-				Validators: []validator.String{stringvalidator.LengthBetween(1, 128), stringvalidator.RegexMatches(noControlChars, "must not contain control characters")},
+				Validators: []validator.String{stringvalidator.UTF8LengthBetween(1, 128), stringvalidator.RegexMatches(noControlChars, "must not contain control characters")},
 			},
 			"state": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString("active"),
@@ -85,7 +85,7 @@ func (r *apiKeyResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				Validators: []validator.Map{
 					mapvalidator.SizeAtMost(32),
 					mapvalidator.KeysAre(stringvalidator.RegexMatches(labelNamePattern, "must be 1 to 63 lowercase letters, digits, '.', '_', '/' or '-', starting with a letter or digit")),
-					mapvalidator.ValueStringsAre(stringvalidator.LengthAtMost(256), stringvalidator.RegexMatches(noControlChars, "must not contain control characters")),
+					mapvalidator.ValueStringsAre(stringvalidator.UTF8LengthAtMost(256), stringvalidator.RegexMatches(noControlChars, "must not contain control characters")),
 				},
 			},
 			"rotation_trigger": schema.StringAttribute{
@@ -173,6 +173,7 @@ func loggingPolicyAttribute() schema.SingleNestedAttribute {
 func modelPolicyAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Optional: true, Computed: true, Default: objectdefault.StaticValue(defaultModelPolicy),
+		Validators:  []validator.Object{modelIDsFitMode{}},
 		Description: "Which models the key may call. Default: all.",
 		Attributes: map[string]schema.Attribute{
 			"mode": schema.StringAttribute{
@@ -184,7 +185,7 @@ func modelPolicyAttribute() schema.SingleNestedAttribute {
 				ElementType: types.StringType, Optional: true, Computed: true,
 				Default:     listdefault.StaticValue(types.ListValueMust(types.StringType, []attr.Value{})),
 				Description: `Model ids: empty with "all", 1 to 100 distinct ids with "allowList".`,
-				Validators:  []validator.List{listvalidator.SizeAtMost(100), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(stringvalidator.LengthBetween(1, 128))},
+				Validators:  []validator.List{listvalidator.SizeAtMost(100), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(stringvalidator.UTF8LengthBetween(1, 128))},
 			},
 		},
 	}
@@ -231,4 +232,30 @@ func (v atLeastOneLimit) ValidateObject(ctx context.Context, req validator.Objec
 	}
 	resp.Diagnostics.AddAttributeError(req.Path, "No rate limit set",
 		req.Path.String()+" sets no limit: expected "+v.Description(ctx)+" (leave rate_limit_policy out for no rate limit).")
+}
+
+// modelIDsFitMode: "all" takes no model ids, "allowList" at least one (the contract's rule).
+type modelIDsFitMode struct{}
+
+func (modelIDsFitMode) Description(context.Context) string {
+	return `model_ids must be empty with mode "all" and name at least one model with mode "allowList"`
+}
+func (v modelIDsFitMode) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v modelIDsFitMode) ValidateObject(ctx context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	mode, _ := req.ConfigValue.Attributes()["mode"].(types.String)
+	ids, _ := req.ConfigValue.Attributes()["model_ids"].(types.List)
+	if mode.IsUnknown() || ids.IsUnknown() {
+		return
+	}
+	count := len(ids.Elements())
+	if (mode.IsNull() || mode.ValueString() == "all") && count > 0 {
+		resp.Diagnostics.AddAttributeError(req.Path.AtName("model_ids"), "Invalid model policy", `model_policy.model_ids must be empty when mode is "all" (set mode = "allowList" to allow only these models).`)
+	}
+	if mode.ValueString() == "allowList" && (ids.IsNull() || count == 0) {
+		resp.Diagnostics.AddAttributeError(req.Path.AtName("model_ids"), "Invalid model policy", `model_policy.model_ids must name at least one model when mode is "allowList".`)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/account"
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/gatewayapi"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -21,16 +22,22 @@ const maxReplayLinks = 20
 // whatever ended an earlier apply after the gateway created the key (a killed tofu, a lost
 // connection), this create either
 //   - gets that create's answer replayed, secret included (within the gateway's idempotency
-//     lifetime), and keeps the key; or
-//   - is refused with 409 client_reference_in_use naming the live key, which it takes over: brings
-//     it to the configuration and rotates it, since its secret never reached the state.
+//     lifetime), or
+//   - is refused with 409 client_reference_in_use naming the live key.
+//
+// Either way it found a live key with this resource's reference. When the configuration set
+// client_reference itself, the reference is this resource's alone (the user vouches for it), and
+// the key is taken over: brought to the configuration and, unless the replayed secret still works,
+// rotated. With the default reference, derived from the name, the key may as well be another
+// configuration's (another workspace, a module used twice, a create_before_destroy replacement):
+// the create stops, names the key and says how to import it. No second key is made either way.
 //
 // A replayed key revoked since (a destroy) does not count: the next Idempotency-Key is derived
 // from the revoked key's id too, and a new key is made.
 func (r *apiKeyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan apiKeyModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	if !requireClient(r.client, &resp.Diagnostics) || resp.Diagnostics.HasError() {
 		return
 	}
 	declared, diags := declaredFields(ctx, plan)
@@ -40,6 +47,9 @@ func (r *apiKeyResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	name := declared.Name
 	plan.SecretIssuedAt = issuedNow(&resp.Diagnostics)
+	var configuredReference types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("client_reference"), &configuredReference)...)
+	vouched := !configuredReference.IsNull()
 	body := createRequest(declared, plan.ClientReference.ValueString())
 	after := "" // the revoked key that moved the chain on: part of the next derived Idempotency-Key
 	for link := 0; link <= maxReplayLinks+2; link++ {
@@ -50,7 +60,7 @@ func (r *apiKeyResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 		created, err := r.client.Create(ctx, body, idempotencyKey)
 		if apiErr, ok := err.(*account.APIError); ok && apiErr.Code == "client_reference_in_use" && apiErr.KeyID != "" {
-			if next, taken := r.takeOver(ctx, apiErr.KeyID, nil, declared, plan, &resp.Diagnostics); taken {
+			if next, taken := r.takeOver(ctx, apiErr.KeyID, nil, vouched, declared, plan, &resp.Diagnostics); taken {
 				resp.Diagnostics.Append(resp.State.Set(ctx, next)...)
 				return
 			}
@@ -74,7 +84,7 @@ func (r *apiKeyResource) Create(ctx context.Context, req resource.CreateRequest,
 		// The answer of a create an earlier apply made and never recorded. Its secret is good only
 		// if nobody rotated the key since; a key revoked since belonged to a destroyed resource.
 		replayed := &replayedSecret{secret: created.Secret, rotatedAt: nullableTime(created.Key.RotatedAt)}
-		if next, taken := r.takeOver(ctx, created.Key.KeyId, replayed, declared, plan, &resp.Diagnostics); taken {
+		if next, taken := r.takeOver(ctx, created.Key.KeyId, replayed, vouched, declared, plan, &resp.Diagnostics); taken {
 			resp.Diagnostics.Append(resp.State.Set(ctx, next)...)
 			return
 		}
@@ -94,9 +104,9 @@ type replayedSecret struct {
 
 // takeOver makes the live key an interrupted apply created for this resource what the
 // configuration declares (one PATCH if it differs) and, unless the replayed secret still works,
-// rotates it. It reports false when the key is revoked or gone (a new one is to be made), or on
-// an error it adds to diags.
-func (r *apiKeyResource) takeOver(ctx context.Context, keyID string, replayed *replayedSecret, declared keyFields, plan apiKeyModel, diags *diag.Diagnostics) (apiKeyModel, bool) {
+// rotates it; with a reference nobody vouched for, it stops with an error instead. It reports
+// false when the key is revoked or gone (a new one is to be made), or on an error it adds to diags.
+func (r *apiKeyResource) takeOver(ctx context.Context, keyID string, replayed *replayedSecret, vouched bool, declared keyFields, plan apiKeyModel, diags *diag.Diagnostics) (apiKeyModel, bool) {
 	record, err := r.client.Get(ctx, keyID)
 	if account.Is(err, "key_not_found") {
 		return plan, false
@@ -109,17 +119,24 @@ func (r *apiKeyResource) takeOver(ctx context.Context, keyID string, replayed *r
 	if record.State == gatewayapi.ApiKeyStateRevoked {
 		return plan, false
 	}
+	if !vouched {
+		summary, detail := referenceInUse(declared.Name, keyID, plan.ClientReference.ValueString())
+		diags.AddError(summary, detail)
+		return plan, false
+	}
 	secret := ""
 	if replayed != nil && sameOptionalInstant(replayed.rotatedAt, nullableTime(record.RotatedAt)) {
 		secret = replayed.secret
 	}
 	if changed := changedFields(declared, recordFields(record)); len(changed) > 0 {
 		body := changeRequest(int64(record.Version), declared, changed)
-		if record, err = r.client.Update(ctx, keyID, body, account.IdempotencyKey("change", keyID, body)); err != nil {
-			summary, detail := describeFailure(keyID, "take over", err, 0)
+		updated, err := r.client.Update(ctx, keyID, body, account.IdempotencyKey("change", keyID, body))
+		if err != nil {
+			summary, detail := describeFailure(keyID, "take over", err, int64(record.Version))
 			diags.AddError(summary, detail)
 			return plan, false
 		}
+		record = updated
 	}
 	rotated := secret == ""
 	if rotated {

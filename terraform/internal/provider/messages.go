@@ -3,8 +3,10 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/account"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 )
 
 // Errors and warnings worded for the person running tofu or terraform: what happened to which
@@ -65,8 +67,18 @@ func tookOverWarning(name, keyID, reference string, rotated bool) string {
 		secret = "rotated its secret, which never reached the state"
 	}
 	return fmt.Sprintf("An earlier apply was interrupted after the gateway created key %s (client_reference %q) for key %q; "+
-		"this apply took that key over and %s. No second key was made. If another resource uses the same client_reference, give each its own.",
-		keyID, reference, name, secret)
+		"this apply took that key over and %s. No second key was made.", keyID, reference, name, secret)
+}
+
+// referenceInUse stops a create that found a live key with the default, name-derived reference.
+func referenceInUse(name, keyID, reference string) (summary, detail string) {
+	return "A key with this client_reference exists", fmt.Sprintf(
+		"Key %s already carries client_reference %q, so no key %q was made. Either an earlier apply was interrupted after the gateway "+
+			"created it for this resource, or another configuration (another workspace, a module used twice) declares a key named %q "+
+			"on this owner. If it is this resource's: `tofu import <this resource's address> %s`, then `tofu apply` "+
+			"(change rotation_trigger to get a secret the state knows). If it is another configuration's: give this resource a "+
+			"client_reference of its own. With client_reference set in the configuration, an interrupted create is taken over automatically.",
+		keyID, reference, name, name, keyID)
 }
 
 // rotatedOutsideWarning says the state's secret no longer works.
@@ -80,4 +92,47 @@ func wrongOwner(keyID, keyOwner, credentialOwner string) (summary, detail string
 	return "Provisioning key of another owner", fmt.Sprintf(
 		"Key %s belongs to owner %s, but the configured provisioning key belongs to owner %s; nothing was changed. "+
 			"Configure owner %s's provisioning key to manage this key.", keyID, keyOwner, credentialOwner, keyOwner)
+}
+
+// ownerUnknown says a 404 cannot be trusted: the gateway cannot say whose credentials these are.
+func ownerUnknown(keyID string) (summary, detail string) {
+	return "Cannot tell whether the key is gone", fmt.Sprintf(
+		"Key %s is not visible to the configured provisioning key, and this gateway cannot say whose key that is (no whoami): "+
+			"the key may be gone, or belong to another owner. Nothing was changed. Configure the provisioning key of the key's owner and run the command again.", keyID)
+}
+
+// describeRotateFailure is describeFailure, with the one rotation-only refusal said in Terraform terms.
+func describeRotateFailure(keyID string, err error, stateVersion int64) (summary, detail string) {
+	var apiErr *account.APIError
+	if errors.As(err, &apiErr) && apiErr.Code == "validation_failed" && apiErr.Param == "gracePeriodSeconds" {
+		return "Gateway cannot rotate with a grace period", fmt.Sprintf(
+			"Key %s: the gateway cannot rotate with a grace period (it lacks the rotation_grace extension), so the rotation was not made. "+
+				"Remove rotation_grace_period (the old secret then stops at once) and apply again.", keyID)
+	}
+	return describeFailure(keyID, "rotate", err, stateVersion)
+}
+
+// attributeNames names changed fields as the configuration does (spend_policy, not spendPolicy).
+func attributeNames(fields []string) string {
+	names := map[string]string{
+		fieldName: "name", fieldState: "state", fieldSpendPolicy: "spend_policy", fieldLoggingPolicy: "logging_policy",
+		fieldModelPolicy: "model_policy", fieldRateLimitPolicy: "rate_limit_policy", fieldExpiresAt: "expires_at", fieldLabels: "labels",
+	}
+	out := make([]string, len(fields))
+	for i, field := range fields {
+		out[i] = names[field]
+	}
+	return strings.Join(out, ", ")
+}
+
+// requireClient reports an unconfigured provider (settings known only after apply) instead of
+// failing on a missing client.
+func requireClient(client *account.Client, diags *diag.Diagnostics) bool {
+	if client != nil {
+		return true
+	}
+	diags.AddError("Provider not configured",
+		`The gatewaykeys provider's base_url or provisioning_key is not known yet (it comes from a resource not yet applied). `+
+			"Apply that resource first (`tofu apply -target=<it>`), or give the provider values known at plan time.")
+	return false
 }

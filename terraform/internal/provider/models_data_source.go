@@ -62,7 +62,7 @@ func (d *modelsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 func (d *modelsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var config modelsDataModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
+	if !requireClient(d.client, &resp.Diagnostics) || resp.Diagnostics.HasError() {
 		return
 	}
 	models, err := d.client.Models(ctx)

@@ -2,19 +2,20 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// TestClockVariable, test-only: an RFC 3339 instant the provider takes as "now" when planning
-// scheduled rotations, so acceptance tests move time instead of sleeping. The Pulumi provider
-// reads the same variable. Never set it in a real deployment.
+// TestClockVariable, test-only: an RFC 3339 instant the provider takes as "now" for scheduled
+// rotations, so acceptance tests move time instead of sleeping. The Pulumi provider reads the same
+// variable. Never set it in a real deployment.
 const TestClockVariable = "GATEWAY_KEYS_TEST_NOW"
 
 func now() (time.Time, error) {
@@ -28,13 +29,40 @@ func now() (time.Time, error) {
 	return time.Now(), nil
 }
 
+// dueKey is the private-state key where a refresh records that rotate_after has come due, and why.
+const dueKey = "rotation_due"
+
+// privateData is what the framework's private state offers both ReadResponse and ModifyPlanRequest.
+type privateData interface {
+	GetKey(context.Context, string) ([]byte, diag.Diagnostics)
+	SetKey(context.Context, string, []byte) diag.Diagnostics
+}
+
+// recordDue, at refresh, looks at the clock once: when the key's secret is older than its
+// rotate_after, the reason goes into private state, where the plan reads it. The clock is read at
+// refresh and nowhere else in a plan, because tofu plans a resource again during apply: a due date
+// crossed between the two must not change the plan (it is found by the next refresh).
+func recordDue(ctx context.Context, key apiKeyModel, private privateData) diag.Diagnostics {
+	var diags diag.Diagnostics
+	at, err := now()
+	if err != nil {
+		diags.AddError("Invalid test clock", err.Error())
+		return diags
+	}
+	due, ok := parseDuration(key.RotateAfter.ValueString())
+	issued, known := secretIssuedAt(key)
+	if key.RotateAfter.IsNull() || !ok || !known || at.Before(issued.Add(due)) {
+		return private.SetKey(ctx, dueKey, nil)
+	}
+	reason, _ := json.Marshal(fmt.Sprintf("scheduled: the secret issued %s reached rotate_after %s", timeText(issued), key.RotateAfter.ValueString()))
+	return private.SetKey(ctx, dueKey, reason)
+}
+
 // ModifyPlan says exactly what an apply will do to the key. A create gets its default
 // client_reference. An update keeps every computed value the gateway will not change: the
 // version is known after apply only when a PATCH or a rotation is sent, the secret only when the
-// plan rotates it, and a planned rotation is named in a warning with its reason. The rotation is
-// decided here, once, from the state and the clock; Update reads the decision back from the plan
-// (an unknown secret), so a due date crossed between plan and apply waits for the next plan
-// rather than rotate unannounced.
+// plan rotates it, and a planned rotation is named in a warning with its reason. Update reads the
+// decision back from the plan (an unknown secret).
 func (r *apiKeyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return // destroy: the key is revoked
@@ -62,30 +90,26 @@ func (r *apiKeyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	plan.Version, plan.Hint, plan.Expired = prior.Version, prior.Hint, prior.Expired
 	plan.Secret, plan.SecretKnown = prior.Secret, prior.SecretKnown
 	plan.RotatedAt, plan.PreviousSecretExpiresAt = prior.RotatedAt, prior.PreviousSecretExpiresAt
+	plan.SecretIssuedAt = prior.SecretIssuedAt
+	if schedulesFromNow(prior, plan) {
+		plan.SecretIssuedAt = types.StringUnknown()
+	}
 
 	if !allKnown(ctx, plan.Name, plan.State, plan.SpendPolicy, plan.LoggingPolicy, plan.ModelPolicy, plan.RateLimitPolicy, plan.ExpiresAt, plan.Labels) {
-		plan.Version, plan.Expired = types.Int64Unknown(), types.BoolUnknown()
+		plan.Version = types.Int64Unknown()
 	} else {
 		declared, diags := declaredFields(ctx, plan)
 		resp.Diagnostics.Append(diags...)
 		current, diags := declaredFields(ctx, prior)
 		resp.Diagnostics.Append(diags...)
-		changed := changedFields(declared, current)
-		if len(changed) > 0 {
+		if changed := changedFields(declared, current); len(changed) > 0 {
 			plan.Version = types.Int64Unknown()
-		}
-		if slices.Contains(changed, fieldExpiresAt) {
-			plan.Expired = types.BoolUnknown()
 		}
 	}
 
-	plan.SecretIssuedAt = prior.SecretIssuedAt
-	at, err := now()
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid test clock", err.Error())
-		return
-	}
-	if reason := rotationReason(prior, plan, at); reason != "" {
+	due, diags := req.Private.GetKey(ctx, dueKey)
+	resp.Diagnostics.Append(diags...)
+	if reason := rotationReason(prior, plan, due); reason != "" {
 		plan.Version, plan.Hint = types.Int64Unknown(), types.StringUnknown()
 		plan.Secret, plan.SecretKnown = types.StringUnknown(), types.BoolUnknown()
 		plan.RotatedAt, plan.PreviousSecretExpiresAt = types.StringUnknown(), types.StringUnknown()
@@ -97,32 +121,37 @@ func (r *apiKeyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		resp.Diagnostics.AddWarning("Key will be rotated",
 			fmt.Sprintf("Key %s (%s) gets a new secret in place at apply: %s. The key id stays; %s.", prior.ID.ValueString(), plan.Name.ValueString(), reason, grace))
 	}
+	// Whether the key has expired is the gateway's to say after any request (its clock, the new expires_at).
+	if plan.Version.IsUnknown() && !plan.ExpiresAt.IsNull() {
+		plan.Expired = types.BoolUnknown()
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
 // rotationReason says why this plan rotates the key's secret, or "" when it does not:
 //   - a new rotation_trigger value (added or removed too), except the first one an imported key
 //     gets (the configuration that imports it declares it as it is);
-//   - with rotate_after, a secret older than it (see secretIssuedAt); the rotation moves
-//     secret_issued_at on, so one due date gives exactly one rotation.
-func rotationReason(prior, plan apiKeyModel, at time.Time) string {
+//   - with rotate_after, a secret older than it, as the refresh found (recordDue); the rotation
+//     moves secret_issued_at on, so one due date gives exactly one rotation.
+func rotationReason(prior, plan apiKeyModel, due []byte) string {
 	if plan.RotationTrigger.IsUnknown() {
 		return "rotation_trigger changes to a value known only at apply"
 	}
-	// An imported key's first trigger is recorded, not acted on: the import declared the key as it is.
 	imported := prior.SecretIssuedAt.IsNull() && prior.RotationTrigger.IsNull()
 	if !plan.RotationTrigger.Equal(prior.RotationTrigger) && !imported {
 		return "rotation_trigger changed"
 	}
-	due, ok := parseDuration(plan.RotateAfter.ValueString())
-	if plan.RotateAfter.IsNull() || plan.RotateAfter.IsUnknown() || !ok {
+	var reason string
+	if plan.RotateAfter.IsNull() || prior.RotateAfter.IsNull() || json.Unmarshal(due, &reason) != nil {
 		return ""
 	}
-	issued, ok := secretIssuedAt(prior)
-	if !ok || at.Before(issued.Add(due)) {
-		return ""
-	}
-	return fmt.Sprintf("scheduled: the secret issued %s reached rotate_after %s", timeText(issued), plan.RotateAfter.ValueString())
+	return reason
+}
+
+// schedulesFromNow: a rotate_after the key had not has its schedule start at this apply, as the
+// Pulumi provider's does, so adding it (or importing a key with it) never rotates at once.
+func schedulesFromNow(prior, plan apiKeyModel) bool {
+	return prior.RotateAfter.IsNull() && !plan.RotateAfter.IsNull()
 }
 
 // rotationPlanned reads the plan's decision back in Update: a rotation leaves the secret unknown.

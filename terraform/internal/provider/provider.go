@@ -70,7 +70,7 @@ func (p *gatewayKeysProvider) Configure(ctx context.Context, req provider.Config
 		return
 	}
 	if config.BaseURL.IsUnknown() || config.ProvisioningKey.IsUnknown() {
-		// Known only after another resource applies: the data sources and resources wait for it.
+		// Known only after another resource applies: each call then says so (requireClient).
 		return
 	}
 	baseURL := settingOf(config.BaseURL, BaseURLVariable)

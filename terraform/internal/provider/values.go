@@ -10,11 +10,11 @@ import (
 )
 
 // sameInstant reports whether two RFC 3339 texts name one instant ("2027-01-01T01:00:00+01:00"
-// and the gateway's "2027-01-01T00:00:00.000Z" do).
+// and the gateway's "2027-01-01T00:00:00.000Z" do), to the millisecond the gateway keeps.
 func sameInstant(a, b string) bool {
 	at, errA := time.Parse(time.RFC3339Nano, a)
 	bt, errB := time.Parse(time.RFC3339Nano, b)
-	return errA == nil && errB == nil && at.Equal(bt)
+	return errA == nil && errB == nil && at.Truncate(time.Millisecond).Equal(bt.Truncate(time.Millisecond))
 }
 
 // sameUnits reports whether two decimal strings are one amount ("100.50" and the gateway's "100.5").
