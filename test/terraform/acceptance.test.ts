@@ -16,6 +16,7 @@ import { goTest, type GoTestResult } from "./go-test";
 const ACCEPTANCE_TESTS = [
   "TestAccAPIKeyLifecycle",
   "TestAccAPIKeyImport",
+  "TestAccAPIKeyImportBlock",
   "TestAccAPIKeyCreateFindsKeyOfLostAnswer",
   "TestAccAPIKeyCreateStopsAtAKeyItCannotVouchFor",
   "TestAccAPIKeyCreateReplaysLostAnswer",

@@ -498,3 +498,27 @@ func TestAccAPIKeyRevokedOutside(t *testing.T) {
 		},
 	})
 }
+
+// An import block (`import { to, id }`) plans the import of a key made outside as a no-op.
+func TestAccAPIKeyImportBlock(t *testing.T) {
+	requireEnvironment(t)
+	var keyID string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: providerFactories,
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				keyID = createOutside(t, `{"name":"acc-import-block","state":"disabled","expiresAt":"2098-06-01T00:00:00Z","modelPolicy":{"mode":"allowList","modelIds":["echo-1"]}}`)
+			},
+			Config: `resource "gatewaykeys_api_key" "test" {
+  name         = "acc-import-block"
+  state        = "disabled"
+  expires_at   = "2098-06-01T00:00:00Z"
+  model_policy = { mode = "allowList", model_ids = ["echo-1"] }
+}`,
+			ResourceName:      keyAddress,
+			ImportState:       true,
+			ImportStateKind:   resource.ImportBlockWithID,
+			ImportStateIdFunc: func(*terraform.State) (string, error) { return keyID, nil },
+		}},
+	})
+}
