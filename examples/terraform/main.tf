@@ -7,6 +7,9 @@ data "gatewaykeys_models" "chat" {
 
 resource "gatewaykeys_api_key" "search" {
   name = var.key_name
+  # Unique to this resource: an apply interrupted after the gateway made the key takes it over on
+  # the next run (docs/terraform.md, "After a crash"). Left out, it would be "terraform:<name>".
+  client_reference = "terraform:${terraform.workspace}/search"
 
   spend_policy = {
     limit_units  = var.monthly_budget

@@ -89,7 +89,7 @@ describe("examples/terraform with the provider from the release, through a files
       loggingPolicy: { storeRequest: true, storeResponse: false, retentionDays: 7 },
       modelPolicy: { mode: "allowList" },
       labels: { team: "search", env: "production" },
-      clientReference: "terraform:search-production",
+      clientReference: "terraform:default/search",
     });
     expect(key.modelPolicy.modelIds).toContain("echo-1");
     expect(await modelStatus(firstSecret)).toBe(200);
