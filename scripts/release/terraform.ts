@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import yazl from "yazl";
 
 /** The platforms released: the one this project's machines run. */
@@ -34,7 +34,7 @@ export async function releaseTerraformProvider(repoRoot: string, outDir: string,
     rmSync(stage, { recursive: true, force: true });
   }
   const sums = join(outDir, `terraform-provider-gatewaykeys_${version}_SHA256SUMS`);
-  const lines = files.map((file) => `${createHash("sha256").update(readFileSync(file)).digest("hex")}  ${file.slice(outDir.length + 1)}\n`);
+  const lines = files.map((file) => `${createHash("sha256").update(readFileSync(file)).digest("hex")}  ${basename(file)}\n`);
   writeFileSync(sums, lines.join(""));
   return [...files, sums];
 }

@@ -23,8 +23,6 @@ async function tofu(args: string[], expectCode = 0, { printsSecret = false, env 
   const [command, ...rest] = args; // a command of two words ("state show") is one argument here
   const result = await folder.run([...command!.split(" "), "-no-color", ...rest], env);
   if (!printsSecret) transcript.push(result);
-  // tofu wraps diagnostics to the terminal's width: read them as one line.
-  result.said = `${result.stdout}\n${result.stderr}`.replace(/\s+/g, " ");
   if (result.code !== expectCode) throw new Error(`tofu ${args.join(" ")} exited ${result.code}, expected ${expectCode}:\n${result.stdout}\n${result.stderr}`);
   return result;
 }

@@ -14,8 +14,8 @@ export interface TofuRun {
   code: number;
   stdout: string;
   stderr: string;
-  /** stdout and stderr with every run of whitespace one space (set by the caller). */
-  said?: string;
+  /** stdout and stderr as one line: tofu wraps diagnostics to the terminal's width. */
+  said: string;
 }
 
 export interface TofuFolder {
@@ -71,7 +71,7 @@ export async function newTofuFolder(zip: string, gateway: { baseUrl: string; pro
       new Promise((resolve) => {
         execFile("tofu", [...args], { cwd: dir, env: { ...env, ...extraEnv }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
           const code = error ? ((error as { code?: unknown }).code as number) : 0;
-          resolve({ code: typeof code === "number" ? code : 1, stdout, stderr });
+          resolve({ code: typeof code === "number" ? code : 1, stdout, stderr, said: `${stdout}\n${stderr}`.replace(/\s+/g, " ") });
         });
       }),
   };

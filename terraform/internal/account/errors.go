@@ -2,6 +2,7 @@ package account
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -28,8 +29,8 @@ func (e *APIError) Error() string {
 
 // Is reports whether err is an APIError with this code.
 func Is(err error, code string) bool {
-	apiErr, ok := err.(*APIError)
-	return ok && apiErr.Code == code
+	var apiErr *APIError
+	return errors.As(err, &apiErr) && apiErr.Code == code
 }
 
 // errorFrom reads an error answer. A body that is not the envelope (a proxy's page, say) still

@@ -46,8 +46,8 @@ func (d *apiKeyDataSource) Configure(_ context.Context, req datasource.Configure
 	}
 }
 
-func computedObject(description string, types map[string]schema.Attribute) schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{Computed: true, Description: description, Attributes: types}
+func computedObject(description string, attributes map[string]schema.Attribute) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{Computed: true, Description: description, Attributes: attributes}
 }
 
 func (d *apiKeyDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -104,7 +104,7 @@ func (d *apiKeyDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		return
 	}
 	// The resource's reading of a record, with an empty prior: one reading of keys for both.
-	key, diags := stateOf(ctx, record, apiKeyModel{Labels: types.MapUnknown(types.StringType)})
+	key, diags := stateOf(ctx, record, apiKeyModel{})
 	resp.Diagnostics.Append(diags...)
 	state := apiKeyDataModel{
 		KeyID: key.KeyID, Name: key.Name, State: types.StringValue(string(record.State)),

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/gatewayapi"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
@@ -428,5 +427,3 @@ func int64OrNull(value *int) types.Int64 {
 	}
 	return types.Int64Value(int64(*value))
 }
-
-var _ attr.Value = types.StringNull()

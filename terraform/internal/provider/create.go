@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/account"
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/gatewayapi"
@@ -59,7 +60,8 @@ func (r *apiKeyResource) Create(ctx context.Context, req resource.CreateRequest,
 			idempotencyKey = account.IdempotencyKey("create", body, after, link)
 		}
 		created, err := r.client.Create(ctx, body, idempotencyKey)
-		if apiErr, ok := err.(*account.APIError); ok && apiErr.Code == "client_reference_in_use" && apiErr.KeyID != "" {
+		var apiErr *account.APIError
+		if errors.As(err, &apiErr) && apiErr.Code == "client_reference_in_use" && apiErr.KeyID != "" {
 			if next, taken := r.takeOver(ctx, apiErr.KeyID, nil, vouched, declared, plan, &resp.Diagnostics); taken {
 				resp.Diagnostics.Append(resp.State.Set(ctx, next)...)
 				return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -60,7 +61,7 @@ func (v durationValidator) ValidateString(_ context.Context, req validator.Strin
 	if ok {
 		unit = text[len(text)-1:]
 	}
-	if !ok || !regexp.MustCompile("["+v.units+"]").MatchString(unit) || length < v.min || length > v.max {
+	if !ok || !strings.Contains(v.units, unit) || length < v.min || length > v.max {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration", fmt.Sprintf("%s is %q; expected %s.", req.Path, text, v.expected))
 	}
 }
