@@ -55,6 +55,12 @@ export const ERROR_CODES = {
   upstream_timeout: "upstream_timeout_error",
   /** `GET /readyz`: the database does not answer (or its schema is not current), or the gateway is shutting down. */
   not_ready: "unavailable_error",
+  /**
+   * The gateway's database cannot serve this request now (unreachable, restarting, too slow, or on
+   * SQLite a full disk, a read-only file, a lock held too long): nothing was changed or charged;
+   * retry after `Retry-After`.
+   */
+  database_unavailable: "unavailable_error",
 } as const satisfies Record<string, ErrorType>;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

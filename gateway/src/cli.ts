@@ -30,6 +30,7 @@ interface ServeOptions {
   database?: string;
   spendLeaseMs: number;
   databasePoolSize: number;
+  databaseTimeout: number;
   bootstrap?: boolean;
   owner?: string;
   scopes: Scope[];
@@ -69,6 +70,11 @@ async function main(argv: string[]): Promise<void> {
     const size = Number(text);
     if (!/^\d+$/.test(text) || size < 2 || size > 1000) throw new InvalidArgumentError("expected a whole number of connections from 2 to 1000");
     return size;
+  };
+  const parseTimeout = (text: string): number => {
+    const ms = Number(text);
+    if (!/^\d+$/.test(text) || ms < 100 || ms > 600_000) throw new InvalidArgumentError("expected a whole number of milliseconds from 100 to 600000");
+    return ms;
   };
   const parseSeconds = (text: string): number => {
     const seconds = Number(text);
@@ -110,6 +116,14 @@ async function main(argv: string[]): Promise<void> {
       new Option("--database-pool-size <connections>", "with --database: connections this process opens at most (the key-change listener's comes on top)")
         .default(10)
         .argParser(parsePoolSize),
+    )
+    .addOption(
+      new Option(
+        "--database-timeout <ms>",
+        "how long one database statement may take (PostgreSQL: statement and lock waits; SQLite: waiting for another connection's lock) before the request gets 503 database_unavailable",
+      )
+        .default(5000)
+        .argParser(parseTimeout),
     )
     .option("--bootstrap", "create a provisioning key for --owner and print its secret once")
     .option("--owner <id>", "owner of the bootstrap provisioning key")
@@ -163,8 +177,11 @@ async function serve(options: ServeOptions): Promise<void> {
     port: options.port,
     host: options.host,
     ...(database.kind === "postgres"
-      ? { databaseUrl: database.url, postgresOptions: { reservationLeaseMs: options.spendLeaseMs, poolSize: options.databasePoolSize } }
-      : { dbPath: database.path, storeOptions: { meteringDurability: options.meteringDurability } }),
+      ? {
+          databaseUrl: database.url,
+          postgresOptions: { reservationLeaseMs: options.spendLeaseMs, poolSize: options.databasePoolSize, statementTimeoutMs: options.databaseTimeout },
+        }
+      : { dbPath: database.path, storeOptions: { meteringDurability: options.meteringDurability, busyTimeoutMs: options.databaseTimeout } }),
     logger: { level: options.logLevel as "info", stream: pino.destination(2) },
     ...(options.bootstrap ? { bootstrap: { ownerId: options.owner!, scopes: options.scopes } } : {}),
     ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort, metricsHost: options.metricsHost ?? options.host }),

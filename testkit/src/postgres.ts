@@ -31,6 +31,14 @@ export interface PostgresServer {
   createDatabase(name?: string): Promise<string>;
   /** Drops a database made by {@link createDatabase}, ending its connections first. */
   dropDatabase(url: string): Promise<void>;
+  /**
+   * Stops the server and keeps its files, as an operator's `pg_ctl stop -m fast` (sessions ended,
+   * a clean shutdown) or `-m immediate` (every process killed at once, crash recovery at the next
+   * start) would. Resolves once it has exited.
+   */
+  shutdown(mode: "fast" | "immediate"): Promise<void>;
+  /** Starts the server again after {@link shutdown}, on the same port and data; resolves once it accepts connections. */
+  restart(): Promise<void>;
   /** Stops the server (fast shutdown) and removes its data folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -137,10 +145,11 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       const port = await freePort();
       const args = ["-D", dataDir, "-p", String(port)];
       for (const [name, value] of Object.entries(settings)) args.push("-c", `${name}=${value}`);
-      const started = spawn(join(bin, "postgres"), args, { stdio: ["ignore", "ignore", "pipe"], cwd: root, ...identity });
+      const launch = () => spawn(join(bin, "postgres"), args, { stdio: ["ignore", "ignore", "pipe"], cwd: root, ...identity });
+      const started = launch();
       child = started;
       const outcome = await readiness(started);
-      if (outcome === "ready") return serverAt(started, port, password, removeFiles);
+      if (outcome === "ready") return serverAt(started, launch, port, password, removeFiles);
       // Someone took the port between our probe and the server's bind: try another one.
       if (outcome.includes("could not bind") && attempt < 5) continue;
       throw new Error(`PostgreSQL did not start: ${outcome.trim().split("\n").slice(-5).join("\n")}`);
@@ -235,37 +244,57 @@ export async function postgresContents(databaseUrl: string): Promise<Buffer> {
   }
 }
 
-function serverAt(child: ChildProcess, port: number, password: string, removeFiles: () => void): PostgresServer {
+/** Whether `child` is still running. */
+const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+/** Resolves once `child` has exited (at once if it has). */
+const exitOf = (child: ChildProcess) => new Promise<void>((resolve) => (running(child) ? child.once("exit", () => resolve()) : resolve()));
+
+/** The postmaster's shutdown signals: SIGINT is a fast shutdown (sessions ended), SIGQUIT an immediate one (no clean-up). */
+const SHUTDOWN_SIGNAL = { fast: "SIGINT", immediate: "SIGQUIT" } as const;
+
+function serverAt(first: ChildProcess, launch: () => ChildProcess, port: number, password: string, removeFiles: () => void): PostgresServer {
   const url = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-  const exited = new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once("exit", () => resolve());
-  });
+  let child = first;
   // A caller that never stops the server (a crashed test, a skipped teardown) must neither be kept
   // alive by it nor leave it running: the handles do not hold the event loop, and the server is
   // killed and its files removed when this process exits.
   const killAtExit = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    if (running(child)) child.kill("SIGKILL");
     removeFiles();
   };
+  const detach = (started: ChildProcess) => {
+    started.unref();
+    (started.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+  };
   process.once("exit", killAtExit);
-  child.unref();
-  (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+  detach(child);
+  const halt = async (signal: NodeJS.Signals) => {
+    const exited = exitOf(child);
+    if (running(child)) child.kill(signal);
+    const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(killer);
+  };
   let stopped = false;
   return {
     url,
     port,
     createDatabase: (name) => createDatabase(url, name),
     dropDatabase,
+    shutdown: (mode) => halt(SHUTDOWN_SIGNAL[mode]),
+    async restart() {
+      if (stopped || running(child)) throw new Error("restart() is for a server stopped with shutdown()");
+      child = launch();
+      const outcome = await readiness(child);
+      if (outcome !== "ready") throw new Error(`PostgreSQL did not start again: ${outcome.trim().split("\n").slice(-5).join("\n")}`);
+      detach(child);
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
       process.off("exit", killAtExit);
-      // SIGINT is PostgreSQL's fast shutdown: ends sessions, no waiting for clients.
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGINT");
-      const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(killer);
+      await halt(SHUTDOWN_SIGNAL.fast);
       removeFiles();
     },
   };

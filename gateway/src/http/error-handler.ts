@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../errors";
 import { anthropicError } from "../inference/wires/messages/answer";
+import { databaseFaultReason, databaseUnavailable } from "../store/faults";
 
 /**
  * Fastify's own errors that reach us before a handler runs, and what a client should do about them.
@@ -48,6 +49,12 @@ function toGatewayError(error: unknown, request: FastifyRequest): GatewayError {
   if (error instanceof GatewayError) return error;
   const known = isFastifyError(error) ? fromFastifyError(error, request) : undefined;
   if (known) return known;
+  const fault = databaseFaultReason(error);
+  if (fault !== undefined) {
+    // The cause (which may name a host or a file) goes to the log only.
+    request.log.warn({ err: error }, "database unavailable");
+    return databaseUnavailable(fault);
+  }
   const status = error instanceof Error ? (error as Partial<FastifyError>).statusCode : undefined;
   if (status === 404) return new GatewayError("route_not_found", "No such route; check the method and path.");
   if (status !== undefined && status >= 400 && status < 500) {

@@ -9,6 +9,7 @@ import { openRelay, type RelayedAnswer, type RelayedStream } from "../upstream/r
 import type { ServerSentEvent } from "../upstream/sse-events";
 import { estimateConversationTokens, summariseRelayedRequest } from "./input-estimate";
 import { MeteredCall } from "../metering/metered-call";
+import { asDatabaseUnavailable } from "../store/faults";
 import { SseStream } from "./sse";
 import { answerText, promptText, type Conversation, type TextCompletion, type TextDelta, type TextUsage } from "./text";
 import type { TextRoute } from "./text-route";
@@ -207,13 +208,20 @@ async function writeStream(
       writer.close(delta.completion);
     }
   } catch (error) {
-    reply.log.error({ err: error }, "a stream failed after it started");
-    failure = error instanceof GatewayError ? error : new GatewayError("internal_error", "The model failed while streaming.");
+    failure = error instanceof GatewayError ? error : asDatabaseUnavailable(error);
+    if (!failure) {
+      reply.log.error({ err: error }, "a stream failed after it started");
+      failure = new GatewayError("internal_error", "The model failed while streaming.");
+    } else reply.log.warn({ err: error }, "a stream ended with an error event");
   } finally {
     // Cut by the client, or failed before its end: the reservation is the charge, committed before
     // the error event goes out, as every answer waits for its charge.
     try {
       await metered.chargeReservation(200, text);
+    } catch (error) {
+      // The charge could not be committed: the answer is not acknowledged, its end is an error.
+      failure ??= asDatabaseUnavailable(error) ?? new GatewayError("internal_error", "The gateway could not record the answer's charge.");
+      reply.log.warn({ err: error }, "a stream's charge could not be committed");
     } finally {
       if (failure) writer.fail(failure);
       sse.end();
@@ -258,11 +266,14 @@ async function pipeRelayedStream<Body extends TextRequestBody>(
       failure = upstreamFailure(opened.provider, new Error("the stream ended before its last event"));
     }
   } catch (error) {
-    failure = upstreamFailure(opened.provider, error);
+    // The charge failing to commit is the database's fault, not the provider's.
+    failure = asDatabaseUnavailable(error) ?? upstreamFailure(opened.provider, error);
   } finally {
     await opened.rest.return?.();
     try {
       await metered.chargeReservation(200, watch.text || null);
+    } catch (error) {
+      failure ??= asDatabaseUnavailable(error) ?? new GatewayError("internal_error", "The gateway could not record the answer's charge.");
     } finally {
       if (failure && !sse.cut) {
         const event = spec.relay.failEvent(failure);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { ErrorEnvelope, HealthStatus, NoQuery } from "@gateway-keys/contract";
 import { GatewayError } from "../errors";
+import { databaseFaultReason } from "../store/faults";
 import type { Store } from "../store/types";
 import type { ServingState } from "./serving-state";
 
@@ -13,11 +14,13 @@ export interface HealthRouteOptions {
   serving: ServingState;
 }
 
+class PingTimeout extends Error {}
+
 /** The store's ping, failed after `timeoutMs`: a database that hangs is as unready as one that refuses. */
 async function pingWithin(store: Store, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => reject(new PingTimeout(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
   });
   try {
     await Promise.race([store.ping(), timedOut]);
@@ -42,9 +45,11 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRouteOptions> = async (ap
     try {
       await pingWithin(store, READINESS_PING_TIMEOUT_MS);
     } catch (error) {
-      // The cause goes to the log only: a database error may name hosts or users.
+      // The cause goes to the log only: a database error may name hosts or users. The kind of
+      // fault is safe to say, and tells an operator where to look.
       request.log.warn({ err: error }, "readiness check failed");
-      throw new GatewayError("not_ready", "The database does not answer, or its schema is not the one this gateway needs; the gateway's log says which.");
+      const reason = error instanceof PingTimeout ? error.message : (databaseFaultReason(error) ?? "its schema is not the one this gateway needs, or it failed (the gateway's log says why)");
+      throw new GatewayError("not_ready", `Not ready: ${reason}.`);
     }
     return { status: "ok" };
   });

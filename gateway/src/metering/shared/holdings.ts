@@ -132,7 +132,14 @@ export class SpendHoldings implements SharedSpend {
   }
 
   settle(held: HeldSpend, entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
-    if (held.drawn === null) return this.#batcher.settle({ row: held.row, take: null, entry, outcome });
+    if (held.drawn === null) {
+      return this.#batcher.settle({ row: held.row, take: null, entry, outcome }).catch((error: unknown) => {
+        // Not settled (the database failed): its reservation row would be renewed with this
+        // process's others for as long as it lives, holding the key's budget; give it back.
+        void this.#giveBack(entry.keyId, held.row);
+        throw error;
+      });
+    }
     const holding = this.#byId.get(held.row);
     return this.#batcher.settle({ row: held.row, take: held.drawn, entry, outcome }).finally(() => {
       if (holding) holding.drawn--;
@@ -227,17 +234,24 @@ export class SpendHoldings implements SharedSpend {
   async #releaseWhenSettled(keyId: string, holdingId: string, holding: Holding): Promise<void> {
     // Released after its draws settle, or their takes would find no row (and give back nothing twice).
     while (holding.drawn > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    // Until given back the row is still renewed with this process's others: keep trying (the lease
-    // ends it anyway should this process die meanwhile).
+    await this.#giveBack(keyId, holdingId);
+    this.#byId.delete(holdingId);
+  }
+
+  /**
+   * Deletes the reservation row `rowId`, giving back what it holds. Until given back the row is
+   * still renewed with this process's others: keep trying, through a database outage (the lease
+   * ends it anyway should this process die meanwhile).
+   */
+  async #giveBack(keyId: string, rowId: string): Promise<void> {
     for (let attempt = 0; !this.#closed || attempt === 0; attempt++) {
       try {
-        await this.#batcher.release({ holdingId, keyId });
-        break;
+        await this.#batcher.release({ holdingId: rowId, keyId });
+        return;
       } catch {
         await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 5000)).unref());
       }
     }
-    this.#byId.delete(holdingId);
   }
 
   #releaseIdle(): void {

@@ -44,6 +44,8 @@ import { checkDatabaseUrl, TYPES } from "./connection";
 import { KeyChangeNotifications, type KeyChangeTiming } from "./key-change-listener";
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import { SQL, type NamedQuery } from "./statements";
+import { databaseFaultReason } from "../faults";
+import { DatabaseBreaker } from "./breaker";
 
 /** Options of {@link openPostgresStore}. */
 export interface PostgresStoreOptions {
@@ -57,8 +59,14 @@ export interface PostgresStoreOptions {
   reservationLeaseMs?: number;
   /** Timing of the key-change feed's heartbeat (see {@link KeyChangeNotifications}). */
   keyChangeTiming?: KeyChangeTiming;
-  /** How long opening a connection may take. Default 5000 ms. */
+  /** How long opening a connection, or waiting for a free one of the pool, may take. Default 5000 ms. */
   connectTimeoutMs?: number;
+  /**
+   * How long one statement may run (PostgreSQL's `statement_timeout`, lock waits included); the
+   * client gives up on an answer a second after that, for a connection that went silent. Default
+   * 5000 ms. Migrations run without it.
+   */
+  statementTimeoutMs?: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -81,16 +89,10 @@ const MAX_ATTEMPTS = 5;
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
   checkDatabaseUrl(url);
-  const connection: pg.ClientConfig = {
-    connectionString: url,
-    types: TYPES,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    keepAlive: true,
-    application_name: "gateway",
-  };
+  const connection = connectionConfig(url, options);
   const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
   // An idle connection that breaks is dropped by the pool, which opens a new one when needed;
-  // without a handler, its error would end the process.
+  // without a handler, its error would end the process. (A borrowed one: see #borrow.)
   pool.on("error", () => undefined);
   // Named apart, so an operator can tell the listening connection from the pool's in pg_stat_activity.
   const notifications = new KeyChangeNotifications(
@@ -98,12 +100,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     options.keyChangeTiming,
   );
   try {
-    const client = await pool.connect();
-    try {
-      await migrate(client);
-    } finally {
-      client.release();
-    }
+    await migrateOnOwnConnection(connection);
     await notifications.start();
   } catch (error) {
     await notifications.close();
@@ -111,6 +108,43 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     throw error;
   }
   return new PostgresStore(pool, notifications, options.reservationLeaseMs ?? 30_000);
+}
+
+/**
+ * The settings of every connection: bounded connects, statements and idle transactions, so that
+ * a database that is down or stalled answers each request within a known time (docs/api.md,
+ * "When the database is down") instead of holding it.
+ */
+function connectionConfig(url: string, options: PostgresStoreOptions): pg.ClientConfig {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 5000;
+  return {
+    connectionString: url,
+    types: TYPES,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + 1000,
+    // A process stopped mid-transaction (SIGSTOP, a long GC) must not hold its locks for ever.
+    idle_in_transaction_session_timeout: 2 * statementTimeoutMs,
+    keepAlive: true,
+    application_name: "gateway",
+  };
+}
+
+/**
+ * Migrates on a connection of its own, without the statement timeout: waiting for another
+ * process's migration, or a migration's own work, may take longer than any one request should.
+ */
+async function migrateOnOwnConnection(connection: pg.ClientConfig): Promise<void> {
+  const { statement_timeout: _statement, query_timeout: _query, ...untimed } = connection;
+  const client = new pg.Client({ ...untimed, application_name: "gateway migrations" });
+  // Its errors reject the migration's queries; without a handler they would end the process too.
+  client.on("error", () => undefined);
+  await client.connect();
+  try {
+    await migrate(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 class PostgresStore implements Store {
@@ -123,10 +157,15 @@ class PostgresStore implements Store {
   readonly #renewal: NodeJS.Timeout;
   readonly #spend: SpendBatcher;
   readonly #holdings: SpendHoldings;
+  /** Fails requests fast while the database is known to be away; probes it back. */
+  readonly #breaker: DatabaseBreaker;
   #closed = false;
 
   constructor(pool: pg.Pool, notifications: KeyChangeNotifications, leaseMs: number) {
     this.#pool = pool;
+    this.#breaker = new DatabaseBreaker(async () => {
+      await this.#pool.query("SELECT 1");
+    });
     this.keyChanges = notifications;
     // This store instance's name on its reservations, for renewing them.
     const holder = randomUUID();
@@ -164,30 +203,64 @@ class PostgresStore implements Store {
     this.#renewal.unref();
   }
 
-  #query<Row extends pg.QueryResultRow = pg.QueryResultRow>(query: NamedQuery, values: unknown[], client: pg.Pool | pg.PoolClient = this.#pool) {
-    return client.query<Row>({ name: query.name, text: query.text, values });
+  /** One statement: on the pool, behind the breaker; or on a unit of work's connection (whose transaction guards it). */
+  #query<Row extends pg.QueryResultRow = pg.QueryResultRow>(query: NamedQuery, values: unknown[], client?: pg.PoolClient) {
+    const config = { name: query.name, text: query.text, values };
+    return client ? client.query<Row>(config) : this.#breaker.guard(() => this.#pool.query<Row>(config));
   }
 
-  async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    return this.#breaker.guard(() => this.#transaction(work));
+  }
+
+  async #transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const client = await this.#pool.connect();
-      let broken: Error | undefined;
+      const { client, release, broken } = await this.#borrow();
       try {
         await client.query("BEGIN");
         const result = await work(this.#transactionApi(client));
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch((rollbackError: Error) => {
-          // A connection that cannot roll back is not given back to the pool.
-          broken = rollbackError;
-        });
+        // A connection that failed is discarded: the server rolls its transaction back as it goes.
+        if (!broken() && databaseFaultReason(error) === undefined) {
+          await client.query("ROLLBACK").then(
+            () => release(),
+            (rollbackError: Error) => release(rollbackError),
+          );
+        } else release(broken() ?? (error as Error));
         if (attempt < MAX_ATTEMPTS && isRetried(error)) continue;
         throw error;
       } finally {
-        client.release(broken);
+        release();
       }
     }
+  }
+
+  /**
+   * A pooled connection for a unit of work. While borrowed, the pool no longer listens for its
+   * errors, and a connection lost then (the server stopped, a backend terminated) emits an
+   * 'error' that would end the process: it is listened for here until the connection goes back,
+   * and a connection that failed goes back broken, so the pool discards it.
+   */
+  async #borrow(): Promise<{ client: pg.PoolClient; release(error?: Error): void; broken(): Error | undefined }> {
+    const client = await this.#pool.connect();
+    let failure: Error | undefined;
+    let released = false;
+    const onError = (error: Error) => {
+      failure ??= error;
+    };
+    client.on("error", onError);
+    return {
+      client,
+      broken: () => failure,
+      release: (error) => {
+        if (released) return;
+        released = true;
+        client.off("error", onError);
+        client.release(failure ?? error);
+      },
+    };
   }
 
   /** The writes of a unit of work, all on its connection (and so in its transaction). */
@@ -387,6 +460,7 @@ class PostgresStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#renewal);
+    this.#breaker.close();
     // Holdings given back first, while the pool still runs.
     await this.#holdings.close().catch(() => undefined);
     await this.keyChanges.close();

@@ -1,0 +1,389 @@
+/**
+ * Database faults under load, at the real boundary: gateway processes (`gateway serve --database`)
+ * on a throw-away PostgreSQL server that the test stops (fast and immediate), restarts, cuts off
+ * behind a TCP proxy for longer than the timeouts, whose backends it terminates mid-transaction,
+ * and whose tables it locks while statements wait. In every case: the processes stay alive,
+ * clients get only answers or 503 `database_unavailable` with `Retry-After` (never a refused
+ * connection, a 500 or a hang past the bound), nothing acknowledged is lost, no create retried with
+ * its Idempotency-Key is made twice, the charges are the answers given, and after the database
+ * returns `/readyz` is 200 within a second and the first requests succeed.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import OpenAI from "openai";
+import pg from "pg";
+import { parseUnits } from "@gateway-keys/contract";
+import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
+import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
+import { startScriptedProvider, type ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
+import { startTcpProxy, type TcpProxy } from "@gateway-keys/testkit/tcp-proxy";
+import { call } from "../gateway/helpers";
+import { runLoad, statusTable, type Attempt } from "./load";
+
+const unavailable = postgresUnavailableReason();
+if (unavailable) console.log(`skipping the PostgreSQL fault tests: ${unavailable}`);
+const describeWithPostgres = unavailable ? describe.skip : describe;
+
+/** The gateways' `--database-timeout`: short, so the cases that wait for timeouts wait little. */
+const DATABASE_TIMEOUT_MS = 2000;
+/** The documented bound of a request that meets a dead or silent database: connect, then one statement and its margin. */
+const ANSWER_BOUND_MS = 2 * DATABASE_TIMEOUT_MS + 1000;
+/** Slack for a loaded 2-core machine on top of a bound. */
+const SLACK_MS = 1500;
+
+/** One row of the fault table printed at the end (and quoted in the closing note). */
+interface FaultRow {
+  fault: string;
+  processes: number;
+  statuses: Record<string, number>;
+  recoveryMs: number[];
+  lost: number;
+  duplicated: number;
+}
+
+describeWithPostgres("PostgreSQL faults under load", () => {
+  let server: PostgresServer;
+  let provider: ScriptedProvider;
+  let workDir: string;
+  const encryptionKey = randomBytes(32).toString("base64");
+  const table: FaultRow[] = [];
+  let running: GatewayProcess[] = [];
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    provider = await startScriptedProvider();
+    workDir = mkdtempSync(join(tmpdir(), "gateway-faults-"));
+    writeFileSync(
+      join(workDir, "upstream.json"),
+      JSON.stringify({
+        providers: { scripted: { wire: "openai", baseUrl: `${provider.origin}/v1`, apiKeyEnv: "FAULTS_UPSTREAM_KEY", timeoutMs: 60_000 } },
+        models: [
+          {
+            id: "held-1",
+            family: "chat",
+            routes: [{ provider: "scripted", model: "upstream-model" }],
+            pricing: { inputUnitsPerMillionTokens: "1000", outputUnitsPerMillionTokens: "1000" },
+            maxOutputTokens: 100,
+          },
+        ],
+      }),
+    );
+  });
+
+  afterEach(async () => {
+    await Promise.all(running.map((gateway) => gateway.stop()));
+    running = [];
+  });
+
+  afterAll(async () => {
+    await provider?.close();
+    await server?.stop();
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+    if (table.length > 0) console.log(`database fault table:\n${table.map((row) => JSON.stringify(row)).join("\n")}`);
+  });
+
+  /** A fresh database and `count` processes on it (through `databaseUrl` when given: the proxy). */
+  async function startCluster(count: number, through?: (url: string) => string) {
+    const direct = await server.createDatabase();
+    const databaseUrl = through ? through(direct) : direct;
+    const start = (bootstrap: boolean) =>
+      startGatewayProcess({
+        databaseUrl,
+        ...(bootstrap ? { bootstrap: { ownerId: "faults-owner" } } : {}),
+        args: ["--database-timeout", String(DATABASE_TIMEOUT_MS), "--config", join(workDir, "upstream.json"), "--log-level", "warn", "--drain-timeout", "1"],
+        env: { GATEWAY_ENCRYPTION_KEY: encryptionKey, FAULTS_UPSTREAM_KEY: "upstream-secret" },
+      });
+    const first = await start(true);
+    const rest = await Promise.all(Array.from({ length: count - 1 }, () => start(false)));
+    const gateways = [first, ...rest];
+    running = gateways;
+    const provisioningKey = first.provisioningKey!;
+    const created = await call(first.url, "POST", "/v1/account/api-keys", {
+      bearer: provisioningKey,
+      idempotencyKey: "auto",
+      body: { name: "metered", spendPolicy: { limitUnits: "1000" } },
+    });
+    expect(created.status).toBe(201);
+    return { gateways, provisioningKey, modelKey: created.body.secret as string, modelKeyId: created.body.keyId as string, databaseUrl: direct };
+  }
+
+  type Cluster = Awaited<ReturnType<typeof startCluster>>;
+
+  /** Polls `/readyz` of each gateway until 200; the milliseconds each took. */
+  async function readyAgain(gateways: readonly GatewayProcess[]): Promise<number[]> {
+    const started = Date.now();
+    return Promise.all(
+      gateways.map(async (gateway) => {
+        for (;;) {
+          const ready = await fetch(`${gateway.url}/readyz`).then((response) => response.status);
+          if (ready === 200) return Date.now() - started;
+          if (Date.now() - started > 30_000) throw new Error("/readyz did not come back within 30 s of the database's return");
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      }),
+    );
+  }
+
+  /** While the database is away: `/readyz` 503 naming the database, `/healthz` 200. */
+  async function expectNotReady(gateways: readonly GatewayProcess[]) {
+    for (const gateway of gateways) {
+      const ready = await call(gateway.url, "GET", "/readyz");
+      expect(ready.status).toBe(503);
+      expect(ready.body.error.code).toBe("not_ready");
+      expect(ready.body.error.message).toMatch(/database/);
+      expect((await call(gateway.url, "GET", "/healthz")).status).toBe(200);
+    }
+  }
+
+  /** Every key of the owner, through every page. */
+  async function allKeys(cluster: Cluster): Promise<{ keyId: string; name: string }[]> {
+    const keys: { keyId: string; name: string }[] = [];
+    for (let cursor: string | null = null; ; ) {
+      const page: { status: number; body: any } = await call(cluster.gateways[0]!.url, "GET", `/v1/account/api-keys?limit=100${cursor ? `&after=${cursor}` : ""}`, { bearer: cluster.provisioningKey });
+      expect(page.status).toBe(200);
+      keys.push(...page.body.data);
+      cursor = page.body.next_cursor;
+      if (!page.body.has_more) return keys;
+    }
+  }
+
+  /**
+   * What must hold after any fault: processes alive and silent about unhandled errors; only the
+   * documented statuses, each within the bound; every acknowledged create there once, no create
+   * made twice; the key charged exactly what the answers said.
+   */
+  async function expectNothingLost(cluster: Cluster, attempts: readonly Attempt[], row: Omit<FaultRow, "statuses" | "lost" | "duplicated">) {
+    const statuses = statusTable(attempts);
+    for (const gateway of cluster.gateways) {
+      expect(gateway.child.exitCode).toBeNull();
+      expect(gateway.child.signalCode).toBeNull();
+      expect(gateway.output()).not.toMatch(/Unhandled|uncaught|Connection terminated unexpectedly\n\s+at/i);
+    }
+    const unexpected = attempts.filter((attempt) => !(attempt.status === 200 || attempt.status === 201 || (attempt.status === 503 && attempt.code === "database_unavailable")));
+    expect({ unexpected: unexpected.slice(0, 5), statuses }).toEqual({ unexpected: [], statuses });
+    for (const refused of attempts.filter((attempt) => attempt.status === 503)) expect(refused.retryAfter).toBe("1");
+    const slowest = Math.max(...attempts.map((attempt) => attempt.ms));
+    expect(slowest).toBeLessThanOrEqual(ANSWER_BOUND_MS + SLACK_MS);
+    // Load ran on both sides of the fault.
+    expect(attempts.filter((attempt) => attempt.kind === "chat" && attempt.status === 200).length).toBeGreaterThan(0);
+    expect(attempts.filter((attempt) => attempt.kind === "create" && attempt.status === 201).length).toBeGreaterThan(0);
+
+    const keys = await allKeys(cluster);
+    const byName = new Map<string, string[]>();
+    for (const key of keys) byName.set(key.name, [...(byName.get(key.name) ?? []), key.keyId]);
+    const acknowledged = attempts.filter((attempt) => attempt.status === 201).map((attempt) => attempt.create!);
+    const lost = acknowledged.filter((create) => !(byName.get(create.name) ?? []).includes(create.keyId!));
+    const duplicated = [...byName.entries()].filter(([name, ids]) => name.startsWith("load ") && ids.length > 1);
+    expect({ lost, duplicated }).toEqual({ lost: [], duplicated: [] });
+
+    const answered = attempts.reduce((sum, attempt) => sum + (attempt.costMicros ?? 0n), 0n);
+    const key = await call(cluster.gateways[0]!.url, "GET", `/v1/account/api-keys/${cluster.modelKeyId}`, { bearer: cluster.provisioningKey });
+    expect(parseUnits(key.body.spentUnits)).toBe(answered);
+    table.push({ ...row, statuses, lost: lost.length, duplicated: duplicated.length });
+  }
+
+  /** After the return: on every process, a create and a chat answer succeed at the first try. */
+  async function expectServing(cluster: Cluster) {
+    for (const gateway of cluster.gateways) {
+      const created = await call(gateway.url, "POST", "/v1/account/api-keys", { bearer: cluster.provisioningKey, idempotencyKey: "auto", body: { name: "after the fault" } });
+      expect(created.status).toBe(201);
+      const answer = await call(gateway.url, "POST", "/v1/chat/completions", {
+        bearer: created.body.secret,
+        body: { model: "echo-1", messages: [{ role: "user", content: "back?" }] },
+      });
+      expect(answer.status).toBe(200);
+    }
+  }
+
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** Runs the load around `fault`, which resolves once the database is back; returns the attempts. */
+  async function underLoad(cluster: Cluster, fault: () => Promise<void>): Promise<Attempt[]> {
+    let endLoad!: () => void;
+    const loadDone = runLoad({ urls: cluster.gateways.map((g) => g.url), provisioningKey: cluster.provisioningKey, modelKey: cluster.modelKey }, 8, new Promise<void>((resolve) => (endLoad = resolve)));
+    try {
+      await sleep(1500);
+      await fault();
+      await sleep(1500);
+    } finally {
+      endLoad();
+    }
+    return loadDone;
+  }
+
+  test("a fast shutdown for 8 s under load leaves both processes alive, 503s with Retry-After meanwhile, a stream in flight ended by an error event, and nothing lost", async () => {
+    const cluster = await startCluster(2);
+    const [a, b] = cluster.gateways as [GatewayProcess, GatewayProcess];
+
+    // A stream that stays open across the outage: its provider sends a first chunk, then its end once the database is gone.
+    let finishStream!: () => void;
+    const streamFinished = new Promise<void>((resolve) => (finishStream = resolve));
+    provider.answer(() => ({
+      handle: (_request, response: ServerResponse) => {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        const chunk = (delta: object, extra: object = {}) =>
+          response.write(`data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "upstream-model", choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`);
+        chunk({ role: "assistant", content: "Hello" });
+        void streamFinished.then(() => {
+          chunk({ content: " world" });
+          response.write(`data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "upstream-model", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } })}\n\n`);
+          response.end("data: [DONE]\n\n");
+        });
+      },
+    }));
+    // Its own key, so the load's key is charged for the load's answers only.
+    const side = await call(a.url, "POST", "/v1/account/api-keys", { bearer: cluster.provisioningKey, idempotencyKey: "auto", body: { name: "stream and retries" } });
+    const openai = new OpenAI({ baseURL: `${b.url}/v1`, apiKey: side.body.secret, maxRetries: 0 });
+    const stream = await openai.chat.completions.create({ model: "held-1", messages: [{ role: "user", content: "hi" }], stream: true });
+    const streamed = (async () => {
+      const pieces: string[] = [];
+      try {
+        for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta.content ?? "");
+        return { pieces, error: undefined };
+      } catch (error) {
+        return { pieces, error: error as Error };
+      }
+    })();
+
+    let recoveryMs: number[] = [];
+    let retried: Promise<unknown> | undefined;
+    const attempts = await underLoad(cluster, async () => {
+      await server.shutdown("fast");
+      await sleep(500);
+      await expectNotReady(cluster.gateways);
+      finishStream();
+      // A client that retries 503s as the SDKs do, started mid-outage, gets its answer once the database is back.
+      retried = new OpenAI({ baseURL: `${a.url}/v1`, apiKey: side.body.secret, maxRetries: 20 }).chat.completions.create({
+        model: "echo-1",
+        messages: [{ role: "user", content: "are you there?" }],
+      });
+      await sleep(7500);
+      await server.restart();
+      recoveryMs = await readyAgain(cluster.gateways);
+    });
+
+    const { pieces, error } = await streamed;
+    expect(pieces.join("")).toContain("Hello");
+    expect(error).toBeDefined();
+    expect(String(error!.message)).toMatch(/database/);
+    expect(((await retried) as OpenAI.ChatCompletion).choices[0]!.message.content).toBe("are you there?");
+    expect(Math.max(...recoveryMs)).toBeLessThanOrEqual(1000);
+    await expectNothingLost(cluster, attempts, { fault: "fast shutdown, 8 s", processes: 2, recoveryMs });
+    await expectServing(cluster);
+  });
+
+  test("an immediate shutdown (crash) for 4 s under load: one process stays alive and recovers, nothing lost", async () => {
+    const cluster = await startCluster(1);
+    let recoveryMs: number[] = [];
+    const attempts = await underLoad(cluster, async () => {
+      await server.shutdown("immediate");
+      await sleep(4000);
+      await server.restart();
+      recoveryMs = await readyAgain(cluster.gateways);
+    });
+    expect(Math.max(...recoveryMs)).toBeLessThanOrEqual(1000);
+    await expectNothingLost(cluster, attempts, { fault: "immediate shutdown, 4 s", processes: 1, recoveryMs });
+    await expectServing(cluster);
+  });
+
+  test("a database cut off (packets lost, not refused) for longer than the timeouts: 503s within the bound, no hang, recovery", async () => {
+    const proxy: TcpProxy = await startTcpProxy(server.port);
+    try {
+      const cluster = await startCluster(1, (url) => {
+        const through = new URL(url);
+        through.port = String(proxy.port);
+        return through.toString();
+      });
+      let recoveryMs: number[] = [];
+      const attempts = await underLoad(cluster, async () => {
+        proxy.partition();
+        await sleep(3 * ANSWER_BOUND_MS);
+        await expectNotReady(cluster.gateways);
+        proxy.heal();
+        recoveryMs = await readyAgain(cluster.gateways);
+      });
+      expect(attempts.some((attempt) => attempt.status === 503)).toBe(true);
+      expect(Math.max(...recoveryMs)).toBeLessThanOrEqual(1000);
+      await expectNothingLost(cluster, attempts, { fault: `partition, ${3 * ANSWER_BOUND_MS} ms`, processes: 1, recoveryMs });
+      await expectServing(cluster);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test("backends terminated with pg_terminate_backend mid-transaction, again and again, under load on 3 processes", async () => {
+    const cluster = await startCluster(3);
+    const admin = new pg.Client({ connectionString: cluster.databaseUrl });
+    await admin.connect();
+    let terminated = 0;
+    try {
+      const attempts = await underLoad(cluster, async () => {
+        const until = Date.now() + 4000;
+        while (Date.now() < until) {
+          const { rowCount } = await admin.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
+          );
+          terminated += rowCount ?? 0;
+          await sleep(150);
+        }
+      });
+      expect(terminated).toBeGreaterThan(20);
+      await expectNothingLost(cluster, attempts, { fault: `pg_terminate_backend x${terminated}`, processes: 3, recoveryMs: [] });
+      await expectServing(cluster);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  test("a statement held behind a lock past the timeout: 503 within the bound, then served once the lock goes", async () => {
+    const cluster = await startCluster(1);
+    const admin = new pg.Client({ connectionString: cluster.databaseUrl });
+    await admin.connect();
+    try {
+      let during: { status: number; ms: number; code?: string } | undefined;
+      const attempts = await underLoad(cluster, async () => {
+        await admin.query("BEGIN");
+        await admin.query("LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE");
+        const started = Date.now();
+        const refused = await call(cluster.gateways[0]!.url, "POST", "/v1/account/api-keys", { bearer: cluster.provisioningKey, idempotencyKey: "auto", body: { name: "behind the lock" } });
+        during = { status: refused.status, ms: Date.now() - started, code: refused.body?.error?.code };
+        await admin.query("SELECT pg_sleep(1)");
+        await admin.query("ROLLBACK");
+      });
+      expect(during).toMatchObject({ status: 503, code: "database_unavailable" });
+      expect(during!.ms).toBeLessThanOrEqual(ANSWER_BOUND_MS + SLACK_MS);
+      await expectNothingLost(cluster, attempts, { fault: "ACCESS EXCLUSIVE lock held past the timeout", processes: 1, recoveryMs: [] });
+      await expectServing(cluster);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  test("after the outage, a key revoked on one process is refused by the other within a second", async () => {
+    const cluster = await startCluster(2);
+    const [a, b] = cluster.gateways as [GatewayProcess, GatewayProcess];
+    const key = await call(a.url, "POST", "/v1/account/api-keys", { bearer: cluster.provisioningKey, idempotencyKey: "auto", body: { name: "to revoke" } });
+    const ask = () => call(b.url, "POST", "/v1/chat/completions", { bearer: key.body.secret, body: { model: "echo-1", messages: [{ role: "user", content: "x" }] } });
+    expect((await ask()).status).toBe(200);
+    await server.shutdown("fast");
+    await sleep(1500);
+    await server.restart();
+    await readyAgain(cluster.gateways);
+    const revoked = await call(a.url, "POST", `/v1/account/api-keys/${key.body.keyId}/revoke`, { bearer: cluster.provisioningKey, idempotencyKey: randomUUID(), body: { expectedVersion: 1 } });
+    expect(revoked.status).toBe(200);
+    const revokedAt = Date.now();
+    let refusedAfterMs: number | undefined;
+    while (Date.now() - revokedAt < 3000) {
+      if ((await ask()).status === 401) {
+        refusedAfterMs = Date.now() - revokedAt;
+        break;
+      }
+      await sleep(20);
+    }
+    expect(refusedAfterMs).toBeDefined();
+    expect(refusedAfterMs!).toBeLessThanOrEqual(1000);
+  });
+});
