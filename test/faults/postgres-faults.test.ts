@@ -15,13 +15,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
 import pg from "pg";
-import { parseUnits } from "@gateway-keys/contract";
+import { COST_HEADER, parseUnits } from "@gateway-keys/contract";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
 import { startScriptedProvider, type ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
 import { startTcpProxy, type TcpProxy } from "@gateway-keys/testkit/tcp-proxy";
 import { call } from "../gateway/helpers";
-import { runLoad, statusTable, type Attempt } from "./load";
+import { expectNothingLost, expectServing, readyAgain, sleep, underLoad, withMeteredKey, type FaultRow } from "./checks";
 
 const unavailable = postgresUnavailableReason();
 if (unavailable) console.log(`skipping the PostgreSQL fault tests: ${unavailable}`);
@@ -33,16 +33,6 @@ const DATABASE_TIMEOUT_MS = 2000;
 const ANSWER_BOUND_MS = 2 * DATABASE_TIMEOUT_MS + 1000;
 /** Slack for a loaded 2-core machine on top of a bound. */
 const SLACK_MS = 1500;
-
-/** One row of the fault table printed at the end (and quoted in the closing note). */
-interface FaultRow {
-  fault: string;
-  processes: number;
-  statuses: Record<string, number>;
-  recoveryMs: number[];
-  lost: number;
-  duplicated: number;
-}
 
 describeWithPostgres("PostgreSQL faults under load", () => {
   let server: PostgresServer;
@@ -100,32 +90,10 @@ describeWithPostgres("PostgreSQL faults under load", () => {
     const rest = await Promise.all(Array.from({ length: count - 1 }, () => start(false)));
     const gateways = [first, ...rest];
     running = gateways;
-    const provisioningKey = first.provisioningKey!;
-    const created = await call(first.url, "POST", "/v1/account/api-keys", {
-      bearer: provisioningKey,
-      idempotencyKey: "auto",
-      body: { name: "metered", spendPolicy: { limitUnits: "1000" } },
-    });
-    expect(created.status).toBe(201);
-    return { gateways, provisioningKey, modelKey: created.body.secret as string, modelKeyId: created.body.keyId as string, databaseUrl: direct };
+    return { ...(await withMeteredKey(gateways)), databaseUrl: direct };
   }
 
   type Cluster = Awaited<ReturnType<typeof startCluster>>;
-
-  /** Polls `/readyz` of each gateway until 200; the milliseconds each took. */
-  async function readyAgain(gateways: readonly GatewayProcess[]): Promise<number[]> {
-    const started = Date.now();
-    return Promise.all(
-      gateways.map(async (gateway) => {
-        for (;;) {
-          const ready = await fetch(`${gateway.url}/readyz`).then((response) => response.status);
-          if (ready === 200) return Date.now() - started;
-          if (Date.now() - started > 30_000) throw new Error("/readyz did not come back within 30 s of the database's return");
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
-      }),
-    );
-  }
 
   /** While the database is away: `/readyz` 503 naming the database, `/healthz` 200. */
   async function expectNotReady(gateways: readonly GatewayProcess[]) {
@@ -136,82 +104,6 @@ describeWithPostgres("PostgreSQL faults under load", () => {
       expect(ready.body.error.message).toMatch(/database/);
       expect((await call(gateway.url, "GET", "/healthz")).status).toBe(200);
     }
-  }
-
-  /** Every key of the owner, through every page. */
-  async function allKeys(cluster: Cluster): Promise<{ keyId: string; name: string }[]> {
-    const keys: { keyId: string; name: string }[] = [];
-    for (let cursor: string | null = null; ; ) {
-      const page: { status: number; body: any } = await call(cluster.gateways[0]!.url, "GET", `/v1/account/api-keys?limit=100${cursor ? `&after=${cursor}` : ""}`, { bearer: cluster.provisioningKey });
-      expect(page.status).toBe(200);
-      keys.push(...page.body.data);
-      cursor = page.body.next_cursor;
-      if (!page.body.has_more) return keys;
-    }
-  }
-
-  /**
-   * What must hold after any fault: processes alive and silent about unhandled errors; only the
-   * documented statuses, each within the bound; every acknowledged create there once, no create
-   * made twice; the key charged exactly what the answers said.
-   */
-  async function expectNothingLost(cluster: Cluster, attempts: readonly Attempt[], row: Omit<FaultRow, "statuses" | "lost" | "duplicated">) {
-    const statuses = statusTable(attempts);
-    for (const gateway of cluster.gateways) {
-      expect(gateway.child.exitCode).toBeNull();
-      expect(gateway.child.signalCode).toBeNull();
-      expect(gateway.output()).not.toMatch(/Unhandled|uncaught|Connection terminated unexpectedly\n\s+at/i);
-    }
-    const unexpected = attempts.filter((attempt) => !(attempt.status === 200 || attempt.status === 201 || (attempt.status === 503 && attempt.code === "database_unavailable")));
-    expect({ unexpected: unexpected.slice(0, 5), statuses }).toEqual({ unexpected: [], statuses });
-    for (const refused of attempts.filter((attempt) => attempt.status === 503)) expect(refused.retryAfter).toBe("1");
-    const slowest = Math.max(...attempts.map((attempt) => attempt.ms));
-    expect(slowest).toBeLessThanOrEqual(ANSWER_BOUND_MS + SLACK_MS);
-    // Load ran on both sides of the fault.
-    expect(attempts.filter((attempt) => attempt.kind === "chat" && attempt.status === 200).length).toBeGreaterThan(0);
-    expect(attempts.filter((attempt) => attempt.kind === "create" && attempt.status === 201).length).toBeGreaterThan(0);
-
-    const keys = await allKeys(cluster);
-    const byName = new Map<string, string[]>();
-    for (const key of keys) byName.set(key.name, [...(byName.get(key.name) ?? []), key.keyId]);
-    const acknowledged = attempts.filter((attempt) => attempt.status === 201).map((attempt) => attempt.create!);
-    const lost = acknowledged.filter((create) => !(byName.get(create.name) ?? []).includes(create.keyId!));
-    const duplicated = [...byName.entries()].filter(([name, ids]) => name.startsWith("load ") && ids.length > 1);
-    expect({ lost, duplicated }).toEqual({ lost: [], duplicated: [] });
-
-    const answered = attempts.reduce((sum, attempt) => sum + (attempt.costMicros ?? 0n), 0n);
-    const key = await call(cluster.gateways[0]!.url, "GET", `/v1/account/api-keys/${cluster.modelKeyId}`, { bearer: cluster.provisioningKey });
-    expect(parseUnits(key.body.spentUnits)).toBe(answered);
-    table.push({ ...row, statuses, lost: lost.length, duplicated: duplicated.length });
-  }
-
-  /** After the return: on every process, a create and a chat answer succeed at the first try. */
-  async function expectServing(cluster: Cluster) {
-    for (const gateway of cluster.gateways) {
-      const created = await call(gateway.url, "POST", "/v1/account/api-keys", { bearer: cluster.provisioningKey, idempotencyKey: "auto", body: { name: "after the fault" } });
-      expect(created.status).toBe(201);
-      const answer = await call(gateway.url, "POST", "/v1/chat/completions", {
-        bearer: created.body.secret,
-        body: { model: "echo-1", messages: [{ role: "user", content: "back?" }] },
-      });
-      expect(answer.status).toBe(200);
-    }
-  }
-
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-  /** Runs the load around `fault`, which resolves once the database is back; returns the attempts. */
-  async function underLoad(cluster: Cluster, fault: () => Promise<void>): Promise<Attempt[]> {
-    let endLoad!: () => void;
-    const loadDone = runLoad({ urls: cluster.gateways.map((g) => g.url), provisioningKey: cluster.provisioningKey, modelKey: cluster.modelKey }, 8, new Promise<void>((resolve) => (endLoad = resolve)));
-    try {
-      await sleep(1500);
-      await fault();
-      await sleep(1500);
-    } finally {
-      endLoad();
-    }
-    return loadDone;
   }
 
   test("a fast shutdown for 8 s under load leaves both processes alive, 503s with Retry-After meanwhile, a stream in flight ended by an error event, and nothing lost", async () => {
@@ -271,7 +163,7 @@ describeWithPostgres("PostgreSQL faults under load", () => {
     expect(String(error!.message)).toMatch(/database/);
     expect(((await retried) as OpenAI.ChatCompletion).choices[0]!.message.content).toBe("are you there?");
     expect(Math.max(...recoveryMs)).toBeLessThanOrEqual(1000);
-    await expectNothingLost(cluster, attempts, { fault: "fast shutdown, 8 s", processes: 2, recoveryMs });
+    table.push(await expectNothingLost(cluster, attempts, ANSWER_BOUND_MS + SLACK_MS, { fault: "fast shutdown, 8 s", processes: 2, recoveryMs }));
     await expectServing(cluster);
   });
 
@@ -285,7 +177,7 @@ describeWithPostgres("PostgreSQL faults under load", () => {
       recoveryMs = await readyAgain(cluster.gateways);
     });
     expect(Math.max(...recoveryMs)).toBeLessThanOrEqual(1000);
-    await expectNothingLost(cluster, attempts, { fault: "immediate shutdown, 4 s", processes: 1, recoveryMs });
+    table.push(await expectNothingLost(cluster, attempts, ANSWER_BOUND_MS + SLACK_MS, { fault: "immediate shutdown, 4 s", processes: 1, recoveryMs }));
     await expectServing(cluster);
   });
 
@@ -307,8 +199,48 @@ describeWithPostgres("PostgreSQL faults under load", () => {
       });
       expect(attempts.some((attempt) => attempt.status === 503)).toBe(true);
       expect(Math.max(...recoveryMs)).toBeLessThanOrEqual(1000);
-      await expectNothingLost(cluster, attempts, { fault: `partition, ${3 * ANSWER_BOUND_MS} ms`, processes: 1, recoveryMs });
+      table.push(await expectNothingLost(cluster, attempts, ANSWER_BOUND_MS + SLACK_MS, { fault: `partition, ${3 * ANSWER_BOUND_MS} ms`, processes: 1, recoveryMs }));
       await expectServing(cluster);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test("a charge committed whose reply was lost is undone once the database answers: the client got 503, the key is not charged for it", async () => {
+    const proxy: TcpProxy = await startTcpProxy(server.port);
+    try {
+      const cluster = await startCluster(1, (url) => {
+        const through = new URL(url);
+        through.port = String(proxy.port);
+        return through.toString();
+      });
+      const gateway = cluster.gateways[0]!;
+      // No spend limit: nothing is reserved, so the settle is the one statement the answer waits for.
+      const created = await call(gateway.url, "POST", "/v1/account/api-keys", { bearer: cluster.provisioningKey, idempotencyKey: "auto", body: { name: "unlimited" } });
+      const ask = () => call(gateway.url, "POST", "/v1/chat/completions", { bearer: created.body.secret, body: { model: "echo-1", messages: [{ role: "user", content: "charge me once" }] } });
+      const first = await ask();
+      expect(first.status).toBe(200);
+      proxy.partition("replies");
+      const lost = await ask();
+      expect(lost.status).toBe(503);
+      expect(lost.body.error.code).toBe("database_unavailable");
+      proxy.heal();
+      await readyAgain(cluster.gateways);
+      const charged = parseUnits(first.headers.get(COST_HEADER)!);
+      // The undo runs in the background once the database answers.
+      const deadline = Date.now() + 5000;
+      let spent: bigint | undefined;
+      let logs: { status: number }[] = [];
+      while (Date.now() < deadline) {
+        const key = await call(gateway.url, "GET", `/v1/account/api-keys/${created.body.keyId}`, { bearer: cluster.provisioningKey });
+        spent = parseUnits(key.body.spentUnits);
+        logs = (await call(gateway.url, "GET", `/v1/account/logs?keyId=${created.body.keyId}`, { bearer: cluster.provisioningKey })).body.data;
+        if (spent === charged && logs.some((log) => log.status === 503)) break;
+        await sleep(100);
+      }
+      expect(spent).toBe(charged);
+      // Both requests reached the database (the second one's commit is what was lost), and the log says what each client got.
+      expect(logs.map((log) => log.status).sort()).toEqual([200, 503]);
     } finally {
       await proxy.close();
     }
@@ -331,7 +263,7 @@ describeWithPostgres("PostgreSQL faults under load", () => {
         }
       });
       expect(terminated).toBeGreaterThan(20);
-      await expectNothingLost(cluster, attempts, { fault: `pg_terminate_backend x${terminated}`, processes: 3, recoveryMs: [] });
+      table.push(await expectNothingLost(cluster, attempts, ANSWER_BOUND_MS + SLACK_MS, { fault: `pg_terminate_backend x${terminated}`, processes: 3, recoveryMs: [] }));
       await expectServing(cluster);
     } finally {
       await admin.end();
@@ -355,7 +287,7 @@ describeWithPostgres("PostgreSQL faults under load", () => {
       });
       expect(during).toMatchObject({ status: 503, code: "database_unavailable" });
       expect(during!.ms).toBeLessThanOrEqual(ANSWER_BOUND_MS + SLACK_MS);
-      await expectNothingLost(cluster, attempts, { fault: "ACCESS EXCLUSIVE lock held past the timeout", processes: 1, recoveryMs: [] });
+      table.push(await expectNothingLost(cluster, attempts, ANSWER_BOUND_MS + SLACK_MS, { fault: "ACCESS EXCLUSIVE lock held past the timeout", processes: 1, recoveryMs: [] }));
       await expectServing(cluster);
     } finally {
       await admin.end();

@@ -5,6 +5,7 @@
  *
  *   const proxy = await startTcpProxy(5432);   // proxy.port forwards to 127.0.0.1:5432
  *   proxy.partition();                         // bytes stop flowing both ways; new connections hang
+ *   proxy.partition("replies");                // requests still arrive, answers are lost: a commit whose reply never comes
  *   proxy.heal();                              // connections held meanwhile are reset; new ones flow
  *
  * Only erasable TypeScript, so benchmarks can run it under Node's type stripping.
@@ -13,15 +14,18 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 
 export interface TcpProxy {
   port: number;
-  /** Stops forwarding: open connections go silent, and new ones are accepted but never answered. */
-  partition(): void;
+  /**
+   * Stops forwarding: open connections go silent, and new ones are accepted but never answered.
+   * With `"replies"`, bytes to the server still go through and only its answers are lost.
+   */
+  partition(direction?: "both" | "replies"): void;
   /** Ends the partition: the connections it held are reset (as their peers would by then), new ones are forwarded. */
   heal(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
-  let partitioned = false;
+  let partitioned: false | "both" | "replies" = false;
   /** Each client socket with its upstream, for cutting and resetting. */
   const pairs = new Set<{ client: Socket; upstream: Socket | undefined }>();
 
@@ -32,7 +36,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     upstream.on("close", () => pair.client.destroy());
     // Data is handed over by hand rather than piped, so a partition can drop it on the floor.
     pair.client.on("data", (chunk: Buffer) => {
-      if (!partitioned) upstream.write(chunk);
+      if (partitioned !== "both") upstream.write(chunk);
     });
     upstream.on("data", (chunk: Buffer) => {
       if (!partitioned) pair.client.write(chunk);
@@ -54,8 +58,8 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
 
   return {
     port,
-    partition() {
-      partitioned = true;
+    partition(direction = "both") {
+      partitioned = direction;
     },
     heal() {
       partitioned = false;

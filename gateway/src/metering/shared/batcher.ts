@@ -63,6 +63,7 @@ export class SpendBatcher {
   readonly #send: SendSpendBatch;
   readonly #maxInFlight: number;
   readonly #maxBatch: number;
+  readonly #isolates: (error: unknown) => boolean;
   #settles: (BatchedSettle & Waiting<void>)[] = [];
   #reserves: (BatchedReserve & Waiting<string | undefined>)[] = [];
   #releases: (BatchedRelease & Waiting<void>)[] = [];
@@ -73,9 +74,13 @@ export class SpendBatcher {
    *   2448 req/s against 1550 with 2 and 1421 with 4): batches of one key queue on its account row
    *   in the database anyway, and fewer, larger batches cost the database less per request.
    * @param maxBatch operations per batch at most, so one batch's transaction stays short.
+   * @param isolates whether a batch that failed with `error` is sent again one operation at a
+   *   time (bad input in one request); not when the database itself failed, which would fail
+   *   each of them again, one timeout after another. Default: always.
    */
-  constructor(send: SendSpendBatch, maxInFlight = 1, maxBatch = 256) {
+  constructor(send: SendSpendBatch, maxInFlight = 1, maxBatch = 256, isolates: (error: unknown) => boolean = () => true) {
     this.#send = send;
+    this.#isolates = isolates;
     this.#maxInFlight = maxInFlight;
     this.#maxBatch = maxBatch;
   }
@@ -142,10 +147,8 @@ export class SpendBatcher {
     try {
       reservations = await this.#send({ settles, releases, reserves });
     } catch (error) {
-      if (settles.length + releases.length + reserves.length === 1) {
-        settles[0]?.reject(error);
-        releases[0]?.reject(error);
-        reserves[0]?.reject(error);
+      if (settles.length + releases.length + reserves.length === 1 || !this.#isolates(error)) {
+        for (const waiting of [...settles, ...releases, ...reserves]) waiting.reject(error);
         return;
       }
       // Nothing of the batch committed: each operation alone, so one bad one fails alone.

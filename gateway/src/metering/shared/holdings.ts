@@ -74,6 +74,8 @@ export class SpendHoldings implements SharedSpend {
   readonly #holdings = new Map<string, Holding>();
   /** By row id: every holding granted and not yet given back, drawn on or not. */
   readonly #byId = new Map<string, Holding>();
+  /** Rows of single requests' reservations, from their grant until settled or given back. */
+  readonly #ownRows = new Set<string>();
   readonly #sweep: NodeJS.Timeout;
   readonly #unsubscribe: () => void;
   #closed = false;
@@ -128,17 +130,29 @@ export class SpendHoldings implements SharedSpend {
     }
     this.#grow(keyId, holding, micros, at);
     const row = await this.#batcher.reserve({ keyId, micros, holding: null, floor: 0n, at });
-    return row === undefined ? undefined : { row, drawn: null };
+    if (row === undefined) return undefined;
+    this.#ownRows.add(row);
+    return { row, drawn: null };
+  }
+
+  /** Every reservation row this process holds: the only ones its lease renewal keeps. */
+  liveRows(): string[] {
+    return [...this.#byId.keys(), ...this.#ownRows];
   }
 
   settle(held: HeldSpend, entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
     if (held.drawn === null) {
-      return this.#batcher.settle({ row: held.row, take: null, entry, outcome }).catch((error: unknown) => {
-        // Not settled (the database failed): its reservation row would be renewed with this
-        // process's others for as long as it lives, holding the key's budget; give it back.
-        void this.#giveBack(entry.keyId, held.row);
-        throw error;
-      });
+      return this.#batcher.settle({ row: held.row, take: null, entry, outcome }).then(
+        () => {
+          this.#ownRows.delete(held.row);
+        },
+        (error: unknown) => {
+          // Not settled (the database failed): give its row back once the database answers,
+          // rather than hold the key's budget until the row's lease lapses.
+          void this.#giveBack(entry.keyId, held.row).finally(() => this.#ownRows.delete(held.row));
+          throw error;
+        },
+      );
     }
     const holding = this.#byId.get(held.row);
     return this.#batcher.settle({ row: held.row, take: held.drawn, entry, outcome }).finally(() => {

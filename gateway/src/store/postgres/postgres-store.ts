@@ -46,6 +46,7 @@ import { migrate, SCHEMA_VERSION } from "./migrations";
 import { SQL, type NamedQuery } from "./statements";
 import { databaseFaultReason } from "../faults";
 import { DatabaseBreaker } from "./breaker";
+import { InDoubtSettles } from "./in-doubt-settles";
 
 /** Options of {@link openPostgresStore}. */
 export interface PostgresStoreOptions {
@@ -159,6 +160,8 @@ class PostgresStore implements Store {
   readonly #holdings: SpendHoldings;
   /** Fails requests fast while the database is known to be away; probes it back. */
   readonly #breaker: DatabaseBreaker;
+  /** Settles whose batch failed in a way that hides whether it committed. */
+  readonly #inDoubt: InDoubtSettles;
   #closed = false;
 
   constructor(pool: pg.Pool, notifications: KeyChangeNotifications, leaseMs: number) {
@@ -166,10 +169,18 @@ class PostgresStore implements Store {
     this.#breaker = new DatabaseBreaker(async () => {
       await this.#pool.query("SELECT 1");
     });
+    this.#inDoubt = new InDoubtSettles(async (entries) => {
+      await this.#query(SQL.voidSettles, [entries.map((entry) => entry.id), entries.map((entry) => entry.createdAt)]);
+    });
     this.keyChanges = notifications;
     // This store instance's name on its reservations, for renewing them.
     const holder = randomUUID();
-    this.#spend = new SpendBatcher((batch) => this.#sendSpendBatch(batch, holder, leaseMs));
+    this.#spend = new SpendBatcher(
+      (batch) => this.#sendSpendBatch(batch, holder, leaseMs),
+      undefined,
+      undefined,
+      (error) => databaseFaultReason(error) === undefined,
+    );
     this.#holdings = new SpendHoldings(this.#spend, notifications, (keyId, at) => this.#headroom(keyId, at), { leaseMs });
     this.sharedSpend = this.#holdings;
     this.sharedRates = new SharedRateLimits({
@@ -195,7 +206,7 @@ class PostgresStore implements Store {
       if (slots.length > 0) this.#query(SQL.renewRequestSlots, [slots, leaseMs]).catch(() => undefined);
       // A failed renewal is retried a third of a lease later; only a whole lease of failures loses a reservation.
       const sentAt = Date.now();
-      this.#query<{ id: string }>(SQL.renewReservations, [holder, leaseMs]).then(
+      this.#query<{ id: string }>(SQL.renewReservations, [holder, leaseMs, this.#holdings.liveRows()]).then(
         ({ rows }) => this.#holdings.renewed(sentAt, new Set(rows.map((row) => String(row.id)))),
         () => undefined,
       );
@@ -401,6 +412,9 @@ class PostgresStore implements Store {
         return rows[0]!.reservations.map((id) => id ?? undefined);
       } catch (error) {
         if (attempt < MAX_ATTEMPTS && isRetried(error)) continue;
+        // The batch may have committed with its answer lost: its settles' clients get 503, so
+        // their charges, if made, are undone once the database answers again.
+        if (databaseFaultReason(error) !== undefined) this.#inDoubt.add(entries);
         throw error;
       }
     }
@@ -460,6 +474,8 @@ class PostgresStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#renewal);
+    // One last try to undo the charges of answers lost in a fault, while the pool still runs.
+    await this.#inDoubt.close();
     this.#breaker.close();
     // Holdings given back first, while the pool still runs.
     await this.#holdings.close().catch(() => undefined);

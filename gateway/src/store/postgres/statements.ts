@@ -135,11 +135,44 @@ export const SQL = {
 
   // Only live leases are renewed: one that ran out may already have been counted out by another
   // process's reservation, and must not come back.
+  // Only the rows this process knows it holds ($3): a row whose reservation's answer was lost in a
+  // database fault (committed, but the process never learnt its id) lapses with its lease.
   renewReservations: query(
     "renew_reservations",
     `UPDATE spend_reservations SET expires_at = clock_timestamp() + $2 * INTERVAL '1 millisecond'
-    WHERE holder = $1 AND expires_at > clock_timestamp()
+    WHERE holder = $1 AND id = ANY ($3::BIGINT[]) AND expires_at > clock_timestamp()
     RETURNING id`,
+  ),
+  // Undoes the charge of answers the client never received: settles sent in a batch whose outcome
+  // a database fault hid ($1 log ids, $2 their created_at for the index). A row that is there (the
+  // batch did commit) is recorded as the 503 the client got, and its cost comes off the key's
+  // usage, day and account; a row that is not there needs nothing. Idempotent.
+  voidSettles: query(
+    "void_settles",
+    `WITH old AS (
+      SELECT seq, cost_micros AS cost FROM request_logs
+      WHERE created_at = ANY ($2::BIGINT[]) AND id = ANY ($1::TEXT[]) AND status < 400
+      FOR UPDATE
+    ),
+    voided AS (
+      UPDATE request_logs l SET status = 503, cost_micros = 0, response_text = NULL FROM old WHERE l.seq = old.seq
+      RETURNING l.key_id, l.model, l.created_at, old.cost
+    ),
+    counters AS (
+      UPDATE usage_counters u SET succeeded = u.succeeded - v.n, spent_micros = u.spent_micros - v.cost
+      FROM (SELECT key_id, model, COUNT(*) AS n, SUM(cost)::BIGINT AS cost FROM voided GROUP BY key_id, model) v
+      WHERE u.key_id = v.key_id AND u.model = v.model
+    ),
+    days AS (
+      UPDATE spend_days d SET spent_micros = d.spent_micros - v.cost
+      FROM (SELECT key_id, (created_at / 86400000) * 86400000 AS day, SUM(cost)::BIGINT AS cost FROM voided GROUP BY 1, 2) v
+      WHERE d.key_id = v.key_id AND d.day = v.day
+    )
+    UPDATE spend_accounts a SET spent_micros = a.spent_micros - v.cost, window_spent_micros = a.window_spent_micros - v.window_cost
+    FROM (SELECT vo.key_id, SUM(vo.cost)::BIGINT AS cost,
+        SUM(CASE WHEN vo.created_at >= acc.window_start THEN vo.cost ELSE 0 END)::BIGINT AS window_cost
+      FROM voided vo JOIN spend_accounts acc ON acc.key_id = vo.key_id GROUP BY vo.key_id) v
+    WHERE a.key_id = v.key_id`,
   ),
   // Settles, holdings given back and reservations of many requests in one round trip (see migration 6).
   spendBatch: query(

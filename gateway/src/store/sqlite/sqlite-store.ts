@@ -1,3 +1,5 @@
+import { accessSync, constants } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { dayOf, type KeyState } from "@gateway-keys/contract";
 import type {
@@ -21,6 +23,7 @@ import type {
   StoredProvisioningKey,
   UsageLine,
 } from "../types";
+import { databaseFaultReason } from "../faults";
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import {
   apiKeyFromRow,
@@ -67,7 +70,27 @@ const DAY_MS = 86_400_000;
  * it committed.
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
-  return new SqliteStore(path, options);
+  try {
+    return new SqliteStore(path, options);
+  } catch (error) {
+    throw new Error(`cannot open the SQLite database ${path}: ${whyNotOpened(path, error)}`, { cause: error });
+  }
+}
+
+/** What an operator should know about a database that would not open: SQLite's own words say little ("unable to open database file"). */
+function whyNotOpened(path: string, error: unknown): string {
+  const reason = databaseFaultReason(error) ?? (error instanceof Error ? error.message : String(error));
+  if (path === ":memory:" || path === "") return reason;
+  try {
+    // WAL mode writes two files beside the database: its folder must be writable too.
+    accessSync(dirname(resolve(path)), constants.W_OK);
+  } catch (accessError) {
+    const code = (accessError as NodeJS.ErrnoException).code;
+    if (code === "EROFS") return `${reason}: the volume holding it is read-only; mount it read-write`;
+    if (code === "EACCES" || code === "EPERM") return `${reason}: this process may not write to its folder; the database and its folder must be writable`;
+    if (code === "ENOENT") return `${reason}: its folder does not exist`;
+  }
+  return reason;
 }
 
 class SqliteStore implements Store {
