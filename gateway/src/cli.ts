@@ -179,7 +179,12 @@ async function serve(options: ServeOptions): Promise<void> {
     ...(database.kind === "postgres"
       ? {
           databaseUrl: database.url,
-          postgresOptions: { reservationLeaseMs: options.spendLeaseMs, poolSize: options.databasePoolSize, statementTimeoutMs: options.databaseTimeout },
+          postgresOptions: {
+            reservationLeaseMs: options.spendLeaseMs,
+            poolSize: options.databasePoolSize,
+            connectTimeoutMs: options.databaseTimeout,
+            statementTimeoutMs: options.databaseTimeout,
+          },
         }
       : { dbPath: database.path, storeOptions: { meteringDurability: options.meteringDurability, busyTimeoutMs: options.databaseTimeout } }),
     logger: { level: options.logLevel as "info", stream: pino.destination(2) },

@@ -48,7 +48,7 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRouteOptions> = async (ap
       // The cause goes to the log only: a database error may name hosts or users. The kind of
       // fault is safe to say, and tells an operator where to look.
       request.log.warn({ err: error }, "readiness check failed");
-      const reason = error instanceof PingTimeout ? error.message : (databaseFaultReason(error) ?? "its schema is not the one this gateway needs, or it failed (the gateway's log says why)");
+      const reason = error instanceof PingTimeout ? error.message : (databaseFaultReason(error) ?? "the database failed, or its schema is not the one this gateway needs (the gateway's log says which)");
       throw new GatewayError("not_ready", `Not ready: ${reason}.`);
     }
     return { status: "ok" };
