@@ -12,7 +12,7 @@ import pino from "pino";
 import { SCOPES, type Scope } from "@gateway-keys/contract";
 import { createProvisioningKey } from "./keys/provisioning";
 import { startGateway } from "./server";
-import { loadGatewayConfig } from "./upstream/config";
+import { loadGatewayConfig } from "./models/upstream-config";
 import { openSqliteStore } from "./store/sqlite/sqlite-store";
 import { openPostgresStore } from "./store/postgres/postgres-store";
 import { describeDatabaseUrl } from "./store/postgres/connection";

@@ -22,7 +22,7 @@ export type { MaintenanceResult } from "./policies/retention";
 export type { CatalogModel, ModelPricing } from "./models/catalog";
 export { BUILT_IN_MODELS } from "./models/catalog";
 export { EXTENSIONS } from "./routes/public";
-export { GatewayConfig, loadGatewayConfig } from "./upstream/config";
+export { GatewayConfig, loadGatewayConfig } from "./models/upstream-config";
 export { openApiDocument, openApiDocumentText } from "./ops/openapi-document";
 export { GatewayMetrics } from "./ops/metrics";
 export type { DrainOptions, DrainResult } from "./ops/shutdown";

@@ -7,8 +7,8 @@ import { openSqliteStore, type SqliteStoreOptions } from "./store/sqlite/sqlite-
 import { openPostgresStore, type PostgresStoreOptions } from "./store/postgres/postgres-store";
 import type { Store } from "./store/types";
 import { BUILT_IN_MODELS } from "./models/catalog";
-import type { GatewayConfig } from "./upstream/config";
-import { upstreamCatalog } from "./upstream/catalog";
+import type { GatewayConfig } from "./models/upstream-config";
+import { upstreamCatalog } from "./models/upstream-catalog";
 import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener";
 import { GatewayMetrics } from "./ops/metrics";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "./ops/shutdown";

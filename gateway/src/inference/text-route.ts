@@ -1,6 +1,6 @@
-import type { RelayRoute } from "../upstream/relay";
+import type { RelayRoute } from "./relay";
 import type { TextEngine } from "./text";
-import type { TranslationTarget } from "./wires/translation";
+import type { TranslationTarget } from "./translation";
 
 /**
  * One way a chat model is served, tried in order: a built-in engine, or a provider — relayed as

@@ -1,14 +1,8 @@
 import type { ChatCompletionRequest, MessagesRequest, ResponsesRequest } from "@gateway-keys/contract";
-import { CHAT_RELAY, MESSAGES_RELAY, RESPONSES_RELAY, type RelayWire } from "../upstream/relay-wires";
+import type { RelayWire } from "./relay";
 import type { Conversation } from "./text";
-import type { ClientWire } from "./wires/client-wire";
-import { chatWire } from "./wires/chat/answer";
-import { readChatRequest } from "./wires/chat/request";
-import { messagesWire } from "./wires/messages/answer";
-import { readMessagesRequest } from "./wires/messages/request";
-import { responsesWire } from "./wires/responses/answer";
-import { readResponsesRequest } from "./wires/responses/request";
-import type { TranslationTarget } from "./wires/translation";
+import type { ClientWire } from "./client-wire";
+import type { TranslationTarget } from "./translation";
 
 /** A text wire's request envelope (contract/model-api): what every route of the wire reads. */
 export type TextRequestBody = ChatCompletionRequest | ResponsesRequest | MessagesRequest;
@@ -29,30 +23,3 @@ export interface TextWireSpec<Body extends TextRequestBody> {
   read(body: Body, target: TranslationTarget, boundWhenUnset: number): Conversation;
   clientWire(body: Body, nowMs: number): ClientWire<unknown>;
 }
-
-export const CHAT_COMPLETIONS: TextWireSpec<ChatCompletionRequest> = {
-  relay: CHAT_RELAY,
-  bound: (body) => {
-    const value = body.max_completion_tokens ?? body.max_tokens;
-    return value == null ? undefined : { value, param: body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens" };
-  },
-  clientAskedUsage: (body) => body.stream_options?.include_usage === true,
-  read: readChatRequest,
-  clientWire: (body, nowMs) => chatWire(body.stream_options?.include_usage === true, nowMs),
-};
-
-export const RESPONSES: TextWireSpec<ResponsesRequest> = {
-  relay: RESPONSES_RELAY,
-  bound: (body) => (body.max_output_tokens == null ? undefined : { value: body.max_output_tokens, param: "max_output_tokens" }),
-  clientAskedUsage: () => true,
-  read: readResponsesRequest,
-  clientWire: responsesWire,
-};
-
-export const MESSAGES: TextWireSpec<MessagesRequest> = {
-  relay: MESSAGES_RELAY,
-  bound: (body) => ({ value: body.max_tokens, param: "max_tokens" }),
-  clientAskedUsage: () => true,
-  read: (body, target) => readMessagesRequest(body, target),
-  clientWire: () => messagesWire(),
-};

@@ -2,8 +2,8 @@ import { formatUnits, parseUnits, type Model, type ModelFamily } from "@gateway-
 import type { EmbeddingEngine, ImageEngine, ModerationEngine, SpeechEngine, TranscriptionEngine } from "../inference/engines";
 import type { TextUsage } from "../inference/text";
 import type { TextRoute } from "../inference/text-route";
-import type { RelayRoute } from "../upstream/relay";
-import { builtInTarget } from "../inference/wires/translation";
+import type { RelayRoute } from "../inference/relay";
+import { builtInTarget } from "../inference/translation";
 import { toneSpeaker, wavTranscriber } from "./builtin/audio";
 import { hashingEmbedder } from "./builtin/embeddings";
 import { espeakSpeaker, findEspeak } from "./builtin/espeak";

@@ -4,12 +4,12 @@ import { z } from "zod";
 import { BuiltInSpeechRequest, COST_HEADER, formatUnits, ModelName, ROUTES, Transcription, TranscriptionFields } from "@gateway-keys/contract";
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
-import { MeteredCall } from "../metering/metered-call";
+import { MeteredCall } from "../pipeline/metered-call";
 import { countTokens } from "../inference/tokens";
 import { parseBody } from "../http/validation";
 import { wavTranscriber } from "../models/builtin/audio";
 import { costOf } from "../models/catalog";
-import { answerJson, relayMedia, type MediaAnswer } from "../upstream/media-relay";
+import { answerJson, relayMedia, type MediaAnswer } from "../pipeline/media-relay";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 
 /** The fields of a transcription for a forwarded model: its model; the rest passes to the provider as sent. */

@@ -3,10 +3,10 @@ import { BuiltInEmbeddingsRequest, COST_HEADER, EmbeddingsResponse, formatUnits,
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
 import { parseBody } from "../http/validation";
-import { MeteredCall } from "../metering/metered-call";
+import { MeteredCall } from "../pipeline/metered-call";
 import { countTokens } from "../inference/tokens";
 import { costOf } from "../models/catalog";
-import { answerJson, relayMedia } from "../upstream/media-relay";
+import { answerJson, relayMedia } from "../pipeline/media-relay";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 
 /** Little-endian float32 bytes in base64: what the openai SDK asks for by default, and decodes. */

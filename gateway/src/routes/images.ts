@@ -3,11 +3,11 @@ import { BuiltInImageRequest, COST_HEADER, formatUnits, IMAGE_SIZES, ImagesRespo
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
 import { parseBody } from "../http/validation";
-import { MeteredCall } from "../metering/metered-call";
+import { MeteredCall } from "../pipeline/metered-call";
 import { countTokens } from "../inference/tokens";
 import { imageTokens } from "../models/builtin/images";
 import { imageCost, type ModelPricing } from "../models/catalog";
-import { relayMedia } from "../upstream/media-relay";
+import { relayMedia } from "../pipeline/media-relay";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 
 const PIXELS: Record<(typeof IMAGE_SIZES)[number], { width: number; height: number }> = {

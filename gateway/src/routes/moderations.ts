@@ -4,10 +4,10 @@ import { apiKeyOf } from "../context";
 import { newId } from "../crypto";
 import { parseBody } from "../http/validation";
 import { IMAGE_INPUT_TOKENS } from "../inference/input-estimate";
-import { MeteredCall } from "../metering/metered-call";
+import { MeteredCall } from "../pipeline/metered-call";
 import { countTokens } from "../inference/tokens";
 import { costOf } from "../models/catalog";
-import { relayMedia } from "../upstream/media-relay";
+import { relayMedia } from "../pipeline/media-relay";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 
 /** A forwarded moderation's input as the gateway counts it (the wire reports no usage): texts by its rule, each image at its allowance. */

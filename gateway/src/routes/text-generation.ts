@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { ChatCompletion, MessageObject, ResponseObject, ROUTES } from "@gateway-keys/contract";
-import { runTextCall } from "../inference/text-call";
-import { CHAT_COMPLETIONS, MESSAGES, RESPONSES } from "../inference/text-wires";
+import { runTextCall } from "../pipeline/text-call";
+import { CHAT_COMPLETIONS } from "../inference/wires/chat/wire";
+import { MESSAGES } from "../inference/wires/messages/wire";
+import { RESPONSES } from "../inference/wires/responses/wire";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 
 /** Text-generation bodies carry whole conversations (and images): larger than account bodies. */

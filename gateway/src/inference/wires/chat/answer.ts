@@ -1,7 +1,7 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatFinishReason, ChatUsage } from "@gateway-keys/contract";
 import { newId } from "../../../crypto";
 import { answerText, type FinishReason, type TextCompletion, type TextUsage } from "../../text";
-import type { ClientWire } from "../client-wire";
+import type { ClientWire } from "../../client-wire";
 
 export const CHAT_FINISH: Record<FinishReason, ChatFinishReason> = {
   end: "stop",

@@ -1,6 +1,6 @@
 import type { ServerSentEvent } from "../../../upstream/sse-events";
 import type { FinishReason, TextCompletion, TextDelta, TextUsage, ToolCallPart } from "../../text";
-import { completionParts } from "../completion-parts";
+import { completionParts } from "../../completion-parts";
 
 const FINISH: Record<string, FinishReason> = { stop: "end", length: "length", tool_calls: "tool_calls", function_call: "tool_calls", content_filter: "content_filter" };
 

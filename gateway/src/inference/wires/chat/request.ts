@@ -1,7 +1,7 @@
 import { ChatCompletionTranslatable, type ChatContentPart, type ChatMessageParam, type ChatToolChoice } from "@gateway-keys/contract";
 import type { Conversation, ImagePart, ImageSource, Part, TextPart, ToolChoice, Turn } from "../../text";
-import { readTranslatable, untranslatable, type TranslationTarget } from "../translation";
-import { appendTurn } from "../turns";
+import { readTranslatable, untranslatable, type TranslationTarget } from "../../translation";
+import { appendTurn } from "../../turns";
 
 type TextContent = string | { text: string }[];
 const textOf = (content: TextContent): string => (typeof content === "string" ? content : content.map((part) => part.text).join(""));

@@ -2,7 +2,7 @@ import { ERROR_CODES, type MessageObject, type MessagesStopReason } from "@gatew
 import { newId } from "../../../crypto";
 import type { GatewayError } from "../../../errors";
 import type { FinishReason, TextCompletion, TextUsage } from "../../text";
-import { parsedArguments, type ClientWire } from "../client-wire";
+import { parsedArguments, type ClientWire } from "../../client-wire";
 
 export const MESSAGES_STOP: Record<FinishReason, MessagesStopReason> = {
   end: "end_turn",

@@ -1,6 +1,6 @@
 import type { ServerSentEvent } from "../../../upstream/sse-events";
 import type { FinishReason, TextCompletion, TextDelta, TextUsage, ToolCallPart } from "../../text";
-import { completionParts } from "../completion-parts";
+import { completionParts } from "../../completion-parts";
 
 const STOP: Record<string, FinishReason> = {
   end_turn: "end",

@@ -1,8 +1,8 @@
 import { MessagesTranslatable, type AnthropicContentBlock } from "@gateway-keys/contract";
 import type { Conversation, ImagePart, ImageSource, Part, TextPart, Turn } from "../../text";
-import { parsedArguments } from "../client-wire";
-import { readTranslatable, untranslatable, type TranslationTarget } from "../translation";
-import { appendTurn } from "../turns";
+import { parsedArguments } from "../../client-wire";
+import { readTranslatable, untranslatable, type TranslationTarget } from "../../translation";
+import { appendTurn } from "../../turns";
 
 type ImageBlock = Extract<AnthropicContentBlock, { type: "image" }>;
 

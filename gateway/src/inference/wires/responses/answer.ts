@@ -3,7 +3,7 @@ import { newId } from "../../../crypto";
 import type { GatewayError } from "../../../errors";
 import type { SseStream } from "../../sse";
 import type { AnswerPart, TextCompletion, TextUsage } from "../../text";
-import type { ClientWire } from "../client-wire";
+import type { ClientWire } from "../../client-wire";
 
 type ItemStatus = "in_progress" | "completed" | "incomplete";
 

@@ -1,8 +1,8 @@
 import { ResponsesTranslatable, type ResponseInputItem } from "@gateway-keys/contract";
 import type { Conversation, ImagePart, TextPart, Turn } from "../../text";
 import { imageSourceOf } from "../chat/request";
-import { readTranslatable, type TranslationTarget } from "../translation";
-import { appendTurn } from "../turns";
+import { readTranslatable, type TranslationTarget } from "../../translation";
+import { appendTurn } from "../../turns";
 
 type ContentPart = Extract<ResponseInputItem, { role: string }>["content"];
 

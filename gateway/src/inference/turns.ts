@@ -1,4 +1,4 @@
-import type { Part, Turn } from "../text";
+import type { Part, Turn } from "./text";
 
 /**
  * Adds parts to a conversation as a turn of `role`, joining the last turn when it has the same

@@ -1,4 +1,4 @@
-import type { AnswerPart, ToolCallPart } from "../text";
+import type { AnswerPart, ToolCallPart } from "./text";
 
 /** An answer's parts: its text (kept, even empty, unless the answer is only tool calls), then its calls. */
 export function completionParts(text: string, calls: ToolCallPart[]): AnswerPart[] {

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { describeIssues, fieldIssues, formatPath, specificIssues } from "@gateway-keys/contract";
-import { GatewayError } from "../../errors";
-import { paramOf } from "../../http/validation";
+import { GatewayError } from "../errors";
+import { paramOf } from "../http/validation";
 
 /**
  * Who a translated request is for, in words a client can act on: a built-in model, or a provider

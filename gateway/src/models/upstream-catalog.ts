@@ -1,9 +1,9 @@
 import { parseUnits } from "@gateway-keys/contract";
 import { Pool } from "undici";
-import type { CatalogModel, TokenPricing } from "../models/catalog";
+import type { CatalogModel, TokenPricing } from "./catalog";
 import type { GatewayMetrics } from "../ops/metrics";
-import type { GatewayConfig } from "./config";
-import type { UpstreamProvider } from "./provider";
+import type { GatewayConfig } from "./upstream-config";
+import type { UpstreamProvider } from "../upstream/provider";
 import { translatedEngine } from "./translated-engine";
 
 const tokenPricing = (input: string, output: string): TokenPricing => ({ unit: "tokens", inputPerMillionMicros: parseUnits(input), outputPerMillionMicros: parseUnits(output) });

@@ -5,15 +5,15 @@ import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
 import type { ModelOf } from "../models/catalog";
 import { isRouteFailure, upstreamFailure } from "../upstream/provider";
-import { openRelay, type RelayedAnswer, type RelayedStream } from "../upstream/relay";
+import { openRelay, type RelayedAnswer, type RelayedStream } from "../inference/relay";
 import type { ServerSentEvent } from "../upstream/sse-events";
-import { estimateConversationTokens, summariseRelayedRequest } from "./input-estimate";
-import { MeteredCall } from "../metering/metered-call";
+import { estimateConversationTokens, summariseRelayedRequest } from "../inference/input-estimate";
+import { MeteredCall } from "./metered-call";
 import { asDatabaseUnavailable } from "../store/faults";
-import { SseStream } from "./sse";
-import { answerText, promptText, type Conversation, type TextCompletion, type TextDelta, type TextUsage } from "./text";
-import type { TextRoute } from "./text-route";
-import type { TextRequestBody, TextWireSpec } from "./text-wires";
+import { SseStream } from "../inference/sse";
+import { answerText, promptText, type Conversation, type TextCompletion, type TextDelta, type TextUsage } from "../inference/text";
+import type { TextRoute } from "../inference/text-route";
+import type { TextRequestBody, TextWireSpec } from "../inference/text-wires";
 
 type ChatModel = ModelOf<"chat">;
 

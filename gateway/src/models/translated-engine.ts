@@ -3,10 +3,10 @@ import { chatCompletionOf, chatDeltasOf, type ChatAnswerBody } from "../inferenc
 import { writeChatRequest } from "../inference/wires/chat/request";
 import { messagesCompletionOf, messagesDeltasOf, type MessageAnswerBody } from "../inference/wires/messages/provider-answer";
 import { writeMessagesRequest } from "../inference/wires/messages/request";
-import { providerTarget, type TranslationTarget } from "../inference/wires/translation";
+import { providerTarget, type TranslationTarget } from "../inference/translation";
 import { estimateConversationTokens } from "../inference/input-estimate";
-import { providerHeaders, readJson, sendToProvider, upstreamFailure, type UpstreamProvider } from "./provider";
-import { serverSentEvents } from "./sse-events";
+import { providerHeaders, readJson, sendToProvider, upstreamFailure, type UpstreamProvider } from "../upstream/provider";
+import { serverSentEvents } from "../upstream/sse-events";
 
 const WIRE_NAMES = { openai: "OpenAI Chat Completions", anthropic: "Anthropic Messages" } as const;
 

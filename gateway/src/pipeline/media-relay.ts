@@ -1,11 +1,11 @@
 import type { FastifyReply } from "fastify";
 import { FormData } from "undici";
 import { COST_HEADER, formatUnits } from "@gateway-keys/contract";
-import type { MeteredCall } from "../metering/metered-call";
+import type { MeteredCall } from "./metered-call";
 import { SseStream } from "../inference/sse";
 import { GatewayError } from "../errors";
-import { isRouteFailure, providerHeaders, sendToProvider, upstreamFailure } from "./provider";
-import type { RelayRoute } from "./relay";
+import { isRouteFailure, providerHeaders, sendToProvider, upstreamFailure } from "../upstream/provider";
+import type { RelayRoute } from "../inference/relay";
 
 /** A provider's whole answer to a media request, as it sent it. */
 export interface MediaAnswer {

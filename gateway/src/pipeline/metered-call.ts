@@ -5,9 +5,9 @@ import { GatewayError } from "../errors";
 import { affordableOutputTokens, costOf, type CatalogModel, type ModelOf } from "../models/catalog";
 import { logEntryFor } from "../policies/logging-policy";
 import { modelAllowed } from "../policies/model-policy";
-import type { SpendReservation } from "./ledger";
+import type { SpendReservation } from "../metering/ledger";
 import type { RateAdmission, RequestOutcome, StoredApiKey } from "../store/types";
-import { rateLimitHeaders, rateLimitRefusal } from "./rate-limits";
+import { rateLimitHeaders, rateLimitRefusal } from "../metering/rate-limits";
 import type { TextUsage } from "../inference/text";
 
 /** Where each family is served, for messages that point a client to the right endpoint. */

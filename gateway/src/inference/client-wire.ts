@@ -1,6 +1,6 @@
-import type { GatewayError } from "../../errors";
-import type { SseStream } from "../sse";
-import type { TextCompletion, TextDelta } from "../text";
+import type { GatewayError } from "../errors";
+import type { SseStream } from "./sse";
+import type { TextCompletion, TextDelta } from "./text";
 
 /** What a stream writer is handed between its first and its last event. */
 export type StreamPiece = Exclude<TextDelta, { kind: "end" }>;

@@ -1,7 +1,44 @@
-import type { TextUsage } from "../inference/text";
-import { providerHeaders, sendToProvider, upstreamFailure, type UpstreamProvider } from "./provider";
-import type { RelayWire, StreamWatch } from "./relay-wires";
-import { serverSentEvents, type ServerSentEvent } from "./sse-events";
+import type { TextUsage } from "./text";
+import { providerHeaders, sendToProvider, upstreamFailure, type UpstreamProvider } from "../upstream/provider";
+import { serverSentEvents, type ServerSentEvent } from "../upstream/sse-events";
+import type { GatewayError } from "../errors";
+import type { ProviderWire } from "../upstream/provider";
+
+/**
+ * What the gateway watches in a relayed stream: only what it needs — usage for the charge, the end
+ * (or an error) for the log — parsing only the events that can carry them. The text is collected
+ * only when the key's logging policy stores responses.
+ */
+export interface StreamWatch {
+  /** Sees one event as it passes; false when it must not reach the client. */
+  see(event: ServerSentEvent): boolean;
+  /** The wire's last event was seen: the answer is complete (hold that event back until the charge commits). */
+  readonly ended: boolean;
+  /** The provider sent its wire's error event. */
+  readonly failed: boolean;
+  readonly usage: Partial<TextUsage>;
+  readonly text: string;
+}
+
+/**
+ * A text wire relayed unchanged to a provider of the same wire: where it goes, the few fields the
+ * gateway owns in the body, and how its answers are read for metering.
+ */
+export interface RelayWire {
+  providerWire: ProviderWire;
+  /** The path at the provider, after its base URL. */
+  path: string;
+  /**
+   * The client's body with what the gateway owns set: `model` (the route's), a bound on output
+   * tokens when `bound` is given and the client set none, usage asked of a stream.
+   */
+  body(body: Record<string, unknown>, model: string, bound: number | undefined, stream: boolean): Record<string, unknown>;
+  /** Usage and generated text of a whole answer. */
+  readAnswer(json: unknown): { usage: Partial<TextUsage>; text: string };
+  watch(clientAskedUsage: boolean, keepText: boolean): StreamWatch;
+  /** An error after the stream started, as the wire's error event. */
+  failEvent(error: GatewayError): ServerSentEvent;
+}
 
 /** A route whose provider speaks the client's wire: the request goes as the client sent it, but for what the gateway owns. */
 export interface RelayRoute {
