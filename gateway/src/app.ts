@@ -1,19 +1,18 @@
 import fastifyCompress from "@fastify/compress";
 import Fastify, { type FastifyInstance } from "fastify";
-import type { DestinationStream, LevelWithSilent } from "pino";
-import { KeyCache } from "./auth/key-cache";
+import { KeyCache } from "./store/key-cache";
 import { consoleRoutes } from "./console/routes";
 import type { GatewayContext } from "./context";
 import { ReplyCipher } from "./crypto";
 import { resolveEncryptionKey } from "./encryption-key";
 import { handleFrameworkError, installErrorHandling } from "./http/error-handler";
 import { installJsonBodyParser } from "./http/json-body";
-import { loggerOptions } from "./http/request-log";
+import { loggerOptions, type LoggerSetting } from "./http/request-log";
 import { installZodValidation } from "./http/validation";
 import { ModelCatalog, type CatalogModel } from "./models/catalog";
 import { runMaintenance, scheduleMaintenance, type MaintenanceResult } from "./policies/retention";
 import { ledgerFor, rateLimitsFor } from "./metering";
-import { observedLedger } from "./metering/observed-ledger";
+import { observedLedger } from "./ops/observed-ledger";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit";
 import { accountKeyRoutes } from "./routes/account-keys";
 import { audioRoutes } from "./routes/audio";
@@ -38,8 +37,6 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 /** How long a completed idempotent reply is replayed, unless configured: 24 hours. */
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** Logging of an app: off, on at `info`, or a level and where lines go. Secrets are always redacted. */
-export type LoggerSetting = boolean | { level?: LevelWithSilent; stream?: DestinationStream };
 
 /** What {@link createApp} needs. Only `store` is required. */
 export interface AppDependencies {

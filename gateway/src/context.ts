@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { Scope } from "@gateway-keys/contract";
-import type { KeyCache } from "./auth/key-cache";
+import type { KeyCache } from "./store/key-cache";
 import type { ReplyCipher } from "./crypto";
 import { GatewayError } from "./errors";
 import type { ModelCatalog } from "./models/catalog";

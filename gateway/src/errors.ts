@@ -62,3 +62,36 @@ export class GatewayError extends Error {
     return { error };
   }
 }
+
+/** Anthropic's error type for an HTTP status, for errors that come with a status only (a provider's refusal). */
+export function anthropicErrorTypeOf(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 402) return "billing_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 413) return "request_too_large";
+  if (status === 429) return "rate_limit_error";
+  if (status >= 500) return status === 529 ? "overloaded_error" : "api_error";
+  return "invalid_request_error";
+}
+
+/**
+ * The error body of the Messages wire, `{ type: "error", error: { type, message } }`, with our
+ * error types mapped onto Anthropic's where they differ.
+ */
+export function anthropicError(error: GatewayError): { type: "error"; error: { type: string; message: string } } {
+  const ours = ERROR_CODES[error.code];
+  const type =
+    error.wireType !== undefined
+      ? anthropicErrorTypeOf(error.statusCode)
+      : ours === "spend_limit_error"
+        ? "billing_error"
+        : ours === "payload_too_large_error"
+          ? "request_too_large"
+          : ours === "conflict_error" || ours === "idempotency_error"
+            ? "invalid_request_error"
+            : ours === "upstream_error" || ours === "upstream_timeout_error"
+              ? "api_error"
+              : ours;
+  return { type: "error", error: { type, message: error.message } };
+}

@@ -3,7 +3,8 @@
  * and demos (`startGateway`) or run from the `gateway` CLI.
  */
 export { createApp, BODY_LIMIT_BYTES, DEFAULT_IDEMPOTENCY_TTL_MS } from "./app";
-export type { AppDependencies, GatewayControls, LoggerSetting } from "./app";
+export type { AppDependencies, GatewayControls } from "./app";
+export type { LoggerSetting } from "./http/request-log";
 export { startGateway } from "./server";
 export type { StartGatewayOptions, RunningGateway } from "./server";
 export { openSqliteStore } from "./store/sqlite/sqlite-store";
@@ -23,6 +24,6 @@ export type { CatalogModel, ModelPricing } from "./models/catalog";
 export { BUILT_IN_MODELS } from "./models/catalog";
 export { EXTENSIONS } from "./routes/public";
 export { GatewayConfig, loadGatewayConfig } from "./models/upstream-config";
-export { openApiDocument, openApiDocumentText } from "./ops/openapi-document";
+export { openApiDocument, openApiDocumentText } from "./openapi-document";
 export { GatewayMetrics } from "./ops/metrics";
 export type { DrainOptions, DrainResult } from "./ops/shutdown";

@@ -5,7 +5,7 @@ import { hashesEqual, sha256 } from "../crypto";
 import { isExpired, matchSecret } from "../keys/records";
 import { GatewayError } from "../errors";
 import type { StoredApiKey, StoredProvisioningKey } from "../store/types";
-import { consoleSessionOf } from "../console/session";
+import { consoleSessionOf } from "./console-session";
 import { bearerToken, modelCredential } from "./credentials";
 
 // Our decision: the kind of a key is part of its format (gwk_ / gwp_), so a well-formed key of the

@@ -8,7 +8,7 @@ import { anonymous, validProvisioningKey } from "../auth/hooks";
 import type { GatewayContext } from "../context";
 import { sha256 } from "../crypto";
 import { GatewayError } from "../errors";
-import { consoleSessionOf, sealSession, SESSION_LIFETIME_MS, writeSessionCookie } from "./session";
+import { consoleSessionOf, sealSession, SESSION_LIFETIME_MS, writeSessionCookie } from "../auth/console-session";
 
 /** What the console reads: the keys and their usage. A provisioning key without both cannot sign in. */
 const CONSOLE_SCOPES: readonly Scope[] = ["keys:read", "usage:read"];

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../errors";
-import { anthropicError } from "../inference/wires/messages/answer";
+import { anthropicError } from "../errors";
 import { databaseFaultReason, databaseUnavailable } from "../store/faults";
 
 /**

@@ -1,5 +1,8 @@
 import type { FastifyRequest, FastifyServerOptions } from "fastify";
-import type { LoggerSetting } from "../app";
+import type { DestinationStream, LevelWithSilent } from "pino";
+
+/** Logging of an app: off, on at `info`, or a level and where lines go. Secrets are always redacted. */
+export type LoggerSetting = boolean | { level?: LevelWithSilent; stream?: DestinationStream };
 
 /**
  * Paths pino censors in every log line. Our request serializer leaves headers out already; this

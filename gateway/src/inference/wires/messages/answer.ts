@@ -1,6 +1,6 @@
 import { ERROR_CODES, type MessageObject, type MessagesStopReason } from "@gateway-keys/contract";
 import { newId } from "../../../crypto";
-import type { GatewayError } from "../../../errors";
+import { anthropicError, type GatewayError } from "../../../errors";
 import type { FinishReason, TextCompletion, TextUsage } from "../../text";
 import { parsedArguments, type ClientWire } from "../../client-wire";
 
@@ -13,38 +13,6 @@ export const MESSAGES_STOP: Record<FinishReason, MessagesStopReason> = {
   refusal: "refusal",
 };
 
-/** Anthropic's error type for an HTTP status, for errors that come with a status only (a provider's refusal). */
-export function anthropicErrorTypeOf(status: number): string {
-  if (status === 401) return "authentication_error";
-  if (status === 402) return "billing_error";
-  if (status === 403) return "permission_error";
-  if (status === 404) return "not_found_error";
-  if (status === 413) return "request_too_large";
-  if (status === 429) return "rate_limit_error";
-  if (status >= 500) return status === 529 ? "overloaded_error" : "api_error";
-  return "invalid_request_error";
-}
-
-/**
- * The error body of the Messages wire, `{ type: "error", error: { type, message } }`, with our
- * error types mapped onto Anthropic's where they differ.
- */
-export function anthropicError(error: GatewayError): { type: "error"; error: { type: string; message: string } } {
-  const ours = ERROR_CODES[error.code];
-  const type =
-    error.wireType !== undefined
-      ? anthropicErrorTypeOf(error.statusCode)
-      : ours === "spend_limit_error"
-        ? "billing_error"
-        : ours === "payload_too_large_error"
-          ? "request_too_large"
-          : ours === "conflict_error" || ours === "idempotency_error"
-            ? "invalid_request_error"
-            : ours === "upstream_error" || ours === "upstream_timeout_error"
-              ? "api_error"
-              : ours;
-  return { type: "error", error: { type, message: error.message } };
-}
 
 /** Usage on the Messages wire, whose `input_tokens` leaves out what was read from the cache. */
 function usageOf(usage: TextUsage): MessageObject["usage"] {

@@ -1,7 +1,7 @@
 import type { TextUsage } from "../../text";
 import type { RelayWire } from "../../relay";
 import type { ServerSentEvent } from "../../../upstream/sse-events";
-import { anthropicError } from "./answer";
+import { anthropicError } from "../../../errors";
 import { messagesReportedUsage, type MessageAnswerBody } from "./provider-answer";
 
 /** Messages relayed unchanged to an Anthropic-wire provider. */

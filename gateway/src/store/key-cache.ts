@@ -1,4 +1,4 @@
-import type { KeyChangeFeed, Store, StoredApiKey } from "../store/types";
+import type { KeyChangeFeed, Store, StoredApiKey } from "./types";
 
 /**
  * Regular keys by secret hash, in front of the store, for the look-up every model request makes

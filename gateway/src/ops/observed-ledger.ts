@@ -1,5 +1,5 @@
-import type { GatewayMetrics, ReservationFigures } from "../ops/metrics";
-import type { Ledger } from "./ledger";
+import type { GatewayMetrics, ReservationFigures } from "./metrics";
+import type { Ledger } from "../metering/ledger";
 
 /**
  * Wraps the spend ledger so the metrics see what passes through it: each reservation until it is

@@ -1,5 +1,5 @@
-import { createApp } from "../app";
-import { openSqliteStore } from "../store/sqlite/sqlite-store";
+import { createApp } from "./app";
+import { openSqliteStore } from "./store/sqlite/sqlite-store";
 
 /**
  * The gateway's OpenAPI document, as `GET /openapi.json` serves it, from an app that never
