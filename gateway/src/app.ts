@@ -13,7 +13,7 @@ import { ModelCatalog, type CatalogModel } from "./models/catalog";
 import { runMaintenance, scheduleMaintenance, type MaintenanceResult } from "./policies/retention";
 import { ledgerFor, rateLimitsFor } from "./metering";
 import { observedLedger } from "./ops/observed-ledger";
-import { RateLimiter, type RateLimitOptions } from "./rate-limit";
+import { CredentialThrottle, type RateLimitOptions } from "./http/credential-throttle";
 import { accountKeyRoutes } from "./routes/account-keys";
 import { audioRoutes } from "./routes/audio";
 import { embeddingsRoutes } from "./routes/embeddings";
@@ -103,7 +103,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     now: () => clock().getTime(),
     cipher: new ReplyCipher(resolveEncryptionKey(deps.encryptionKey, deps.store)),
     idempotencyTtlMs: deps.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
-    rateLimiter: new RateLimiter(deps.rateLimit),
+    credentialThrottle: new CredentialThrottle(deps.rateLimit),
     models: new ModelCatalog(deps.models, Math.floor(clock().getTime() / 1000)),
     keys: new KeyCache(deps.store),
     spend: ledgerFor(deps.store),

@@ -5,7 +5,7 @@ import type { ReplyCipher } from "./crypto";
 import { GatewayError } from "./errors";
 import type { ModelCatalog } from "./models/catalog";
 import type { Ledger } from "./metering";
-import type { RateLimiter } from "./rate-limit";
+import type { CredentialThrottle } from "./http/credential-throttle";
 import type { RateLimits, Store, StoredApiKey } from "./store/types";
 
 /** What every route and hook of one app shares. Built once by `createApp`. */
@@ -15,7 +15,7 @@ export interface GatewayContext {
   now: () => number;
   cipher: ReplyCipher;
   idempotencyTtlMs: number;
-  rateLimiter: RateLimiter;
+  credentialThrottle: CredentialThrottle;
   models: ModelCatalog;
   /** Regular keys by secret hash, for the look-up of every model request. */
   keys: KeyCache;

@@ -18,9 +18,10 @@ export type { CreateProvisioningKeyOptions, CreatedProvisioningKey } from "./key
 export { GatewayError } from "./errors";
 export type { GatewayErrorDetails } from "./errors";
 export { ENCRYPTION_KEY_ENV, keyFilePathFor } from "./encryption-key";
-export type { RateLimitOptions } from "./rate-limit";
+export type { RateLimitOptions } from "./http/credential-throttle";
 export type { MaintenanceResult } from "./policies/retention";
-export type { CatalogModel, ModelPricing } from "./models/catalog";
+export type { CatalogModel } from "./models/catalog";
+export type { ModelPricing } from "./metering/pricing";
 export { BUILT_IN_MODELS } from "./models/catalog";
 export { EXTENSIONS } from "./routes/public";
 export { GatewayConfig, loadGatewayConfig } from "./models/upstream-config";

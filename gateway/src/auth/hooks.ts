@@ -24,7 +24,7 @@ const MALFORMED = "The key is not well-formed (wrong prefix, length or checksum)
 export function requireProvisioningKey(ctx: GatewayContext, scope: Scope | "any"): onRequestAsyncHookHandler {
   return async (request) => {
     const key = await provisioningKeyOf(ctx, request);
-    ctx.rateLimiter.take(`pk:${key.id}`, ctx.now());
+    ctx.credentialThrottle.take(`pk:${key.id}`, ctx.now());
     if (scope !== "any" && !key.scopes.includes(scope)) {
       throw new GatewayError("missing_scope", `This provisioning key lacks the scope ${scope}; use a key that carries it.`);
     }
@@ -91,7 +91,7 @@ export function requireApiKey(ctx: GatewayContext): onRequestAsyncHookHandler {
       throw new GatewayError("invalid_credentials", "Send a regular API key as Authorization: Bearer <key> (or x-api-key).");
     }
     const key = await authenticateApiKey(ctx, secret);
-    ctx.rateLimiter.take(`key:${key.id}`, ctx.now());
+    ctx.credentialThrottle.take(`key:${key.id}`, ctx.now());
     request.apiKey = key;
   };
 }
@@ -101,11 +101,11 @@ export function optionalApiKey(ctx: GatewayContext): onRequestAsyncHookHandler {
   return async (request) => {
     const secret = modelCredential(request.headers);
     if (secret === undefined) {
-      ctx.rateLimiter.take(anonymous(request), ctx.now());
+      ctx.credentialThrottle.take(anonymous(request), ctx.now());
       return;
     }
     const key = await authenticateApiKey(ctx, secret);
-    ctx.rateLimiter.take(`key:${key.id}`, ctx.now());
+    ctx.credentialThrottle.take(`key:${key.id}`, ctx.now());
     request.apiKey = key;
   };
 }

@@ -69,7 +69,7 @@ export const consoleRoutes: FastifyPluginAsync<{ ctx: GatewayContext }> = async 
   );
 
   app.post("/console/session", { schema: { hide: true } }, async (request, reply) => {
-    ctx.rateLimiter.take(anonymous(request), ctx.now());
+    ctx.credentialThrottle.take(anonymous(request), ctx.now());
     const parsed = SignIn.safeParse(request.body);
     if (!parsed.success) throw new GatewayError("validation_failed", "Invalid fields: provisioningKey: expected the provisioning key (gwp_…).", { param: "provisioningKey" });
     const secret = parsed.data.provisioningKey.trim();

@@ -1,4 +1,4 @@
-import type { HeldSpend, NewLogEntry, RequestOutcome, StoredApiKey } from "../store/types";
+import type { HeldSpend, NewLogEntry, RequestOutcome, MeteredKey } from "./interfaces";
 
 /** Spend held for one request in flight, to be settled once its cost is known. */
 export interface SpendReservation {
@@ -16,12 +16,12 @@ export interface SpendReservation {
  */
 export interface Ledger {
   /** Reserves `micros` of the key's limit at time `at`; `undefined` when that would pass the limit. Keys without a limit always fit. */
-  reserve(key: StoredApiKey, micros: bigint, at: number): Promise<SpendReservation | undefined>;
+  reserve(key: MeteredKey, micros: bigint, at: number): Promise<SpendReservation | undefined>;
   /**
    * What the key may still reserve at time `at` (its limit less its window's committed spend and
    * every reservation in flight), or `null` for a key without a limit. A reading, not a hold.
    */
-  headroom(key: StoredApiKey, at: number): Promise<bigint | null>;
+  headroom(key: MeteredKey, at: number): Promise<bigint | null>;
   /**
    * Records the request with its actual cost (`entry.costMicros`, at most the reservation) and
    * releases the reservation. Resolves once the charge is committed: answer only then.

@@ -1,5 +1,5 @@
 import { windowStartOf, type ResetPeriod } from "@gateway-keys/contract";
-import type { NewLogEntry, RequestOutcome, Store, StoredApiKey } from "../store/types";
+import type { NewLogEntry, RequestOutcome, SpendRecords, MeteredKey } from "./interfaces";
 import type { Ledger, SpendReservation } from "./ledger";
 
 interface Account {
@@ -28,17 +28,17 @@ interface Account {
  * since every request of the new window reserves through this ledger.
  */
 export class MemoryLedger implements Ledger {
-  readonly #store: Store;
+  readonly #store: SpendRecords;
   readonly #capacity: number;
   readonly #accounts = new Map<string, Account>();
   readonly #loading = new Map<string, Promise<Account>>();
 
-  constructor(store: Store, capacity = 10_000) {
+  constructor(store: SpendRecords, capacity = 10_000) {
     this.#store = store;
     this.#capacity = capacity;
   }
 
-  async reserve(key: StoredApiKey, micros: bigint, at: number): Promise<SpendReservation | undefined> {
+  async reserve(key: MeteredKey, micros: bigint, at: number): Promise<SpendReservation | undefined> {
     const account = await this.#account(key, at);
     // From here to the end: synchronous, so the check and the reservation are one step.
     if (key.spendLimitMicros !== null && account.spent + account.reserved + micros > key.spendLimitMicros) return undefined;
@@ -46,7 +46,7 @@ export class MemoryLedger implements Ledger {
     return { keyId: key.id, micros };
   }
 
-  async headroom(key: StoredApiKey, at: number): Promise<bigint | null> {
+  async headroom(key: MeteredKey, at: number): Promise<bigint | null> {
     if (key.spendLimitMicros === null) return null;
     const account = await this.#account(key, at);
     return key.spendLimitMicros - account.spent - account.reserved;
@@ -70,7 +70,7 @@ export class MemoryLedger implements Ledger {
   }
 
   /** The key's account for the window that holds `at`. */
-  async #account(key: StoredApiKey, at: number): Promise<Account> {
+  async #account(key: MeteredKey, at: number): Promise<Account> {
     const windowStart = windowStartOf(key.resetPeriod, at);
     const account = this.#accounts.get(key.id) ?? (await this.#load(key, windowStart));
     if (account.period === key.resetPeriod && account.windowStart === windowStart) return account;
@@ -95,7 +95,7 @@ export class MemoryLedger implements Ledger {
    * Reads a key's window spend once. No charge of the key can be in flight meanwhile: charges
    * come only from reservations, which need the account this creates.
    */
-  #load(key: StoredApiKey, windowStart: number): Promise<Account> {
+  #load(key: MeteredKey, windowStart: number): Promise<Account> {
     let loading = this.#loading.get(key.id);
     if (!loading) {
       const period = key.resetPeriod;

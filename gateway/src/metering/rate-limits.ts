@@ -1,6 +1,6 @@
 import type { RateLimitPolicy } from "@gateway-keys/contract";
 import { GatewayError } from "../errors";
-import type { RateAdmission, RateLimits, RateVerdict } from "../store/types";
+import type { RateAdmission, RateLimits, RateVerdict } from "./interfaces";
 import { drained, readBucket, type BucketLevel } from "./rate-buckets";
 
 interface KeyRates {

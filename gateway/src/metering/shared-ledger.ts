@@ -1,4 +1,4 @@
-import type { NewLogEntry, RequestOutcome, SharedSpend, Store, StoredApiKey } from "../store/types";
+import type { NewLogEntry, RequestOutcome, SharedSpend, SpendRecords, MeteredKey } from "./interfaces";
 import type { Ledger, SpendReservation } from "./ledger";
 
 /**
@@ -14,21 +14,21 @@ import type { Ledger, SpendReservation } from "./ledger";
  * (shared/batcher.ts), most reservations of a busy key draw on a holding (shared/holdings.ts).
  */
 export class SharedLedger implements Ledger {
-  readonly #store: Store;
+  readonly #store: SpendRecords;
   readonly #shared: SharedSpend;
 
-  constructor(store: Store, shared: SharedSpend) {
+  constructor(store: SpendRecords, shared: SharedSpend) {
     this.#store = store;
     this.#shared = shared;
   }
 
-  async reserve(key: StoredApiKey, micros: bigint, at: number): Promise<SpendReservation | undefined> {
+  async reserve(key: MeteredKey, micros: bigint, at: number): Promise<SpendReservation | undefined> {
     if (key.spendLimitMicros === null) return { keyId: key.id, micros };
     const held = await this.#shared.reserve(key.id, micros, at);
     return held === undefined ? undefined : { keyId: key.id, micros, held };
   }
 
-  headroom(key: StoredApiKey, at: number): Promise<bigint | null> {
+  headroom(key: MeteredKey, at: number): Promise<bigint | null> {
     return key.spendLimitMicros === null ? Promise.resolve(null) : this.#shared.headroom(key.id, at);
   }
 

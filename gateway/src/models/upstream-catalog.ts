@@ -1,6 +1,7 @@
 import { parseUnits } from "@gateway-keys/contract";
 import { Pool } from "undici";
-import type { CatalogModel, TokenPricing } from "./catalog";
+import type { CatalogModel } from "./catalog";
+import type { TokenPricing } from "../metering/pricing";
 import type { GatewayMetrics } from "../ops/metrics";
 import type { GatewayConfig } from "./upstream-config";
 import type { UpstreamProvider } from "../upstream/provider";

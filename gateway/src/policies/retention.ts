@@ -16,7 +16,7 @@ export interface MaintenanceResult {
  */
 export function runMaintenance(ctx: GatewayContext): Promise<MaintenanceResult> {
   const now = ctx.now();
-  ctx.rateLimiter.prune(now);
+  ctx.credentialThrottle.prune(now);
   return ctx.store.purgeExpired(now);
 }
 

@@ -8,7 +8,7 @@ import { MeteredCall } from "../pipeline/metered-call";
 import { countTokens } from "../inference/tokens";
 import { parseBody } from "../http/validation";
 import { wavTranscriber } from "../models/builtin/audio";
-import { costOf } from "../models/catalog";
+import { costOf } from "../metering/pricing";
 import { answerJson, relayMedia, type MediaAnswer } from "../pipeline/media-relay";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 

@@ -5,7 +5,7 @@ import { GatewayError } from "../errors";
 import { parseBody } from "../http/validation";
 import { MeteredCall } from "../pipeline/metered-call";
 import { countTokens } from "../inference/tokens";
-import { costOf } from "../models/catalog";
+import { costOf } from "../metering/pricing";
 import { answerJson, relayMedia } from "../pipeline/media-relay";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 

@@ -6,7 +6,8 @@ import { parseBody } from "../http/validation";
 import { MeteredCall } from "../pipeline/metered-call";
 import { countTokens } from "../inference/tokens";
 import { imageTokens } from "../models/builtin/images";
-import { imageCost, type ModelPricing } from "../models/catalog";
+import type { ModelPricing } from "../metering/pricing";
+import { imageCost } from "../metering/pricing";
 import { relayMedia } from "../pipeline/media-relay";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 

@@ -6,7 +6,7 @@ import { parseBody } from "../http/validation";
 import { IMAGE_INPUT_TOKENS } from "../inference/input-estimate";
 import { MeteredCall } from "../pipeline/metered-call";
 import { countTokens } from "../inference/tokens";
-import { costOf } from "../models/catalog";
+import { costOf } from "../metering/pricing";
 import { relayMedia } from "../pipeline/media-relay";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 

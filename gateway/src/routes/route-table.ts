@@ -19,7 +19,7 @@ function hooksFor(ctx: GatewayContext, spec: RouteSpec): onRequestAsyncHookHandl
     case "optionalApiKey":
       return [optionalApiKey(ctx)];
     case "none":
-      return [async (request) => ctx.rateLimiter.take(anonymous(request), ctx.now())];
+      return [async (request) => ctx.credentialThrottle.take(anonymous(request), ctx.now())];
   }
 }
 

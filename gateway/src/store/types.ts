@@ -1,4 +1,7 @@
 import type { KeyState, Labels, LoggingPolicy, ModelPolicy, RateLimitPolicy, ResetPeriod, Scope } from "@gateway-keys/contract";
+import type { KeyChangeFeed, NewLogEntry, RateLimits, RequestOutcome, SharedSpend, SpendRecords } from "../metering/interfaces";
+
+export type { HeldSpend, KeyChangeFeed, KeyChangeListener, NewLogEntry, RateAdmission, RateLimits, RateVerdict, RequestOutcome, SharedSpend } from "../metering/interfaces";
 
 
 /**
@@ -9,7 +12,7 @@ import type { KeyState, Labels, LoggingPolicy, ModelPolicy, RateLimitPolicy, Res
  * that must happen together run in one {@link Store.transaction}; everything else is one atomic
  * statement. Times are milliseconds since the epoch; credits are integer micro-units (bigint).
  */
-export interface Store {
+export interface Store extends SpendRecords {
   /**
    * Which database: `sqlite` is owned by one process; `postgres` may be shared by many gateway
    * processes, which then also need one reply encryption key between them.
@@ -105,76 +108,6 @@ export interface StorePoolStats {
   waiting: number;
 }
 
-/**
- * Spend held in the database for one request (see {@link SharedSpend}): its own reservation row,
- * or `drawn` micros drawn on a holding row this process keeps for the key.
- */
-export interface HeldSpend {
-  readonly row: string;
-  /** Micros drawn on the holding `row`; `null` when `row` is the request's own reservation. */
-  readonly drawn: bigint | null;
-}
-
-/**
- * Reservations of spend in a database many processes share (PostgreSQL). A reservation has a lease
- * that the process holding it renews while it lives; a reservation whose lease ran out (its
- * process died) no longer counts, and is swept.
- */
-export interface SharedSpend {
-  /**
-   * Reserves `micros` of the key's spend limit, as the database has it, in one atomic step across
-   * every process: the spend of the key's window at `at` + live reservations + `micros` must stay
-   * within the limit. Returns where it is held, or `undefined` when it would pass the limit.
-   */
-  reserve(keyId: string, micros: bigint, at: number): Promise<HeldSpend | undefined>;
-  /** Records the request (log row, usage counters and spend with its charge) and releases what it held, in one commit. */
-  settle(held: HeldSpend, entry: NewLogEntry, outcome: RequestOutcome): Promise<void>;
-  /** The key's limit less its window's spend at `at` and every live reservation (`null` without a limit). */
-  headroom(keyId: string, at: number): Promise<bigint | null>;
-}
-
-/** A request admitted under a key's rate limit policy, to release when it ends. */
-export interface RateAdmission {
-  readonly keyId: string;
-  /** Tokens taken from the key's tokens-per-minute bucket (those the request did not use go back). */
-  readonly tokens: number;
-  readonly tokensPerMinute: number | undefined;
-  /** Its row among the key's requests in flight, in a shared database; null in memory or without a concurrency limit. */
-  readonly slot: string | null;
-}
-
-/** One per-minute limit's figures, as OpenAI's `x-ratelimit-*` headers give them. */
-export interface BucketFigures {
-  limit: number;
-  remaining: number;
-  /** Until the bucket is empty again, ms. */
-  resetMs: number;
-}
-
-/** What a key's rate limit policy says of one request. */
-export interface RateVerdict {
-  /** Set when admitted: release it when the request ends. */
-  admission: RateAdmission | null;
-  refusedBy: "requests" | "tokens" | "concurrency" | null;
-  /** When refused: until the refusing limit would admit it, ms (Infinity: never, the request is larger than the limit). */
-  retryAfterMs: number;
-  requests?: BucketFigures;
-  tokens?: BucketFigures;
-}
-
-/**
- * A key's rate limit policy as model calls use it: a request is admitted (one request and its most
- * tokens taken from the key's per-minute buckets, a place among its requests in flight) before its
- * spend is reserved, and released when it ends (the tokens it did not use given back, its place
- * freed). In memory for a store one process owns; in the database when many share it.
- */
-export interface RateLimits {
-  /** Admits a request of up to `tokens` tokens at `at` (ms, the gateway's clock), or says why not. */
-  admit(keyId: string, policy: RateLimitPolicy, tokens: number, at: number): Promise<RateVerdict>;
-  /** Ends an admitted request that used `usedTokens` (at most what it was admitted with). */
-  release(admission: RateAdmission, usedTokens: number, at: number): Promise<void>;
-}
-
 /** A label a listed key must have: `name` with `value`, or with any value when `value` is null. */
 export interface LabelSelector {
   name: string;
@@ -186,25 +119,6 @@ export interface SpendDay {
   day: number;
   requests: number;
   spentMicros: bigint;
-}
-
-/** Hears of key changes (see {@link Store.keyChanges}). */
-export interface KeyChangeListener {
-  /** The key changed, through any process: a cached copy is stale. */
-  changed(keyId: string): void;
-  /** Changes may now go unheard (the feed lost its connection): cached keys can no longer be trusted. */
-  interrupted(): void;
-  /** Changes are heard again, from now on. */
-  resumed(): void;
-}
-
-/** Tells of key changes committed by any process sharing the database. */
-export interface KeyChangeFeed {
-  /**
-   * Starts telling `listener` of changes; if the feed is interrupted right now, `interrupted` is
-   * called at once. Returns the function that stops it.
-   */
-  subscribe(listener: KeyChangeListener): () => void;
 }
 
 /** The writes of one unit of work (see {@link Store.transaction}). */
@@ -312,23 +226,6 @@ export interface StoredOutcome {
 /** An idempotency record found by a claim: the request it answered and how. */
 export interface IdempotencyRecord extends StoredOutcome {
   fingerprint: Buffer;
-}
-
-/** How a model request ended, for the usage counters. */
-export type RequestOutcome = "succeeded" | "rejected" | "failed";
-
-export interface NewLogEntry {
-  id: string;
-  ownerId: string;
-  keyId: string;
-  model: string;
-  status: number;
-  costMicros: bigint;
-  createdAt: number;
-  /** Present only when the key's logging policy stores requests. */
-  requestInput: string | null;
-  /** Present only when the key's logging policy stores responses. */
-  responseText: string | null;
 }
 
 export interface StoredLogEntry extends NewLogEntry {

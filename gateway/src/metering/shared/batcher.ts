@@ -1,4 +1,4 @@
-import type { NewLogEntry, RequestOutcome } from "../../store/types";
+import type { NewLogEntry, RequestOutcome } from "../interfaces";
 
 /**
  * A model request's record to commit, with the reservation it releases: its own row

@@ -1,4 +1,4 @@
-import type { HeldSpend, KeyChangeFeed, NewLogEntry, RequestOutcome, SharedSpend } from "../../store/types";
+import type { HeldSpend, KeyChangeFeed, NewLogEntry, RequestOutcome, SharedSpend } from "../interfaces";
 import type { SpendBatcher } from "./batcher";
 
 /** Tuning of {@link SpendHoldings}. */

@@ -1,5 +1,5 @@
 import type { RateLimitPolicy } from "@gateway-keys/contract";
-import type { RateAdmission, RateLimits, RateVerdict } from "../../store/types";
+import type { RateAdmission, RateLimits, RateVerdict } from "../interfaces";
 
 /** What the database answers to an admission (migration 7's gateway_admit_rate). */
 export interface AdmitRow {

@@ -1,4 +1,4 @@
-import { GatewayError } from "./errors";
+import { GatewayError } from "../errors";
 
 /** Token bucket settings: `ratePerSecond` tokens flow in, up to `burst` can be saved up. */
 export interface RateLimitOptions {
@@ -14,11 +14,12 @@ interface Bucket {
 }
 
 /**
- * One token bucket per credential (or per client address for anonymous calls), in memory: limits
+ * The per-credential throttle (not a key's `rateLimitPolicy`, which metering/rate-limits.ts
+ * enforces): one token bucket per credential (or per client address for anonymous calls), in memory: limits
  * are per process, which fits a gateway that owns its database. Idle buckets are dropped by
  * {@link prune}, so memory follows the number of recently active credentials.
  */
-export class RateLimiter {
+export class CredentialThrottle {
   readonly #rate: number;
   readonly #burst: number;
   readonly #buckets = new Map<string, Bucket>();
