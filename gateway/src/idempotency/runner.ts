@@ -5,7 +5,7 @@ import { accountOf, idempotencyKeyOf, type GatewayContext } from "../context";
 import { sha256 } from "../crypto";
 import { GatewayError } from "../errors";
 import type { IdempotencyScope, StoreTransaction } from "../store/types";
-import { IDEMPOTENCY_HEADER_NAME } from "./header";
+import { IDEMPOTENCY_HEADER_NAME } from "../http/idempotency-header";
 
 /** What an idempotent operation answered: now, or the first time it ran (`replayed`). */
 export interface IdempotentOutcome<Body> {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { z, type ZodType } from "zod";
 import { IDEMPOTENCY_KEY_PATTERN, namedSchemaRegistry, NoQuery } from "@gateway-keys/contract";
-import { IDEMPOTENCY_HEADER_NAME } from "../idempotency/header";
+import { IDEMPOTENCY_HEADER_NAME } from "../http/idempotency-header";
 
 /**
  * What a route's zod schemas cannot say, for its OpenAPI operation: a body Fastify must not

@@ -2,7 +2,7 @@ import type { onRequestAsyncHookHandler } from "fastify";
 import { ROUTES, type RouteSpec } from "@gateway-keys/contract";
 import { anonymous, optionalApiKey, requireApiKey, requireProvisioningKey } from "../auth/hooks";
 import type { GatewayContext } from "../context";
-import { requireIdempotencyKey } from "../idempotency/header";
+import { requireIdempotencyKey } from "../http/idempotency-header";
 
 /** Options every route plugin receives. */
 export interface RoutePluginOptions {
