@@ -15,10 +15,7 @@ import { ledgerFor, rateLimitsFor } from "./metering";
 import { observedLedger } from "./ops/observed-ledger";
 import { CredentialThrottle, type RateLimitOptions } from "./http/credential-throttle";
 import { accountKeyRoutes } from "./routes/account-keys";
-import { audioRoutes } from "./routes/audio";
-import { embeddingsRoutes } from "./routes/embeddings";
-import { imagesRoutes } from "./routes/images";
-import { moderationsRoutes } from "./routes/moderations";
+import { mediaRoutes } from "./routes/media";
 import { publicRoutes } from "./routes/public";
 import { textGenerationRoutes } from "./routes/text-generation";
 import { usageRoutes } from "./routes/usage";
@@ -152,10 +149,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
 
   app.register(publicRoutes, { ctx });
   app.register(textGenerationRoutes, { ctx });
-  app.register(embeddingsRoutes, { ctx });
-  app.register(moderationsRoutes, { ctx });
-  app.register(imagesRoutes, { ctx });
-  app.register(audioRoutes, { ctx });
+  app.register(mediaRoutes, { ctx });
   app.register(accountKeyRoutes, { ctx });
   app.register(usageRoutes, { ctx });
   app.register(whoamiRoutes, { ctx });

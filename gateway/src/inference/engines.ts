@@ -36,3 +36,12 @@ export interface TranscriptionEngine {
   durationSeconds(audio: Buffer): number;
   transcribe(audio: Buffer, language: string | undefined): Promise<{ text: string; usage: TextUsage }>;
 }
+
+/** The engine of each media family's built-in models. */
+export interface MediaEngines {
+  embeddings: EmbeddingEngine;
+  moderation: ModerationEngine;
+  images: ImageEngine;
+  speech: SpeechEngine;
+  transcription: TranscriptionEngine;
+}

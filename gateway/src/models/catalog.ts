@@ -1,5 +1,6 @@
 import { formatUnits, parseUnits, type Model, type ModelFamily } from "@gateway-keys/contract";
-import type { EmbeddingEngine, ImageEngine, ModerationEngine, SpeechEngine, TranscriptionEngine } from "../inference/engines";
+import type { MediaEngines } from "../inference/engines";
+import type { MediaFamily } from "../inference/media-wire";
 import type { TextRoute } from "../inference/text-route";
 import type { RelayRoute } from "../inference/relay";
 import { builtInTarget } from "../inference/translation";
@@ -33,12 +34,15 @@ type Served<Family extends ModelFamily, Engine> = { family: Family } & ({ engine
 export type CatalogModel = CatalogModelBase &
   (
     | { family: "chat"; routes: readonly TextRoute[] }
-    | Served<"embeddings", EmbeddingEngine>
-    | Served<"moderation", ModerationEngine>
-    | Served<"images", ImageEngine>
-    | Served<"speech", SpeechEngine>
-    | Served<"transcription", TranscriptionEngine>
+    | Served<"embeddings", MediaEngines["embeddings"]>
+    | Served<"moderation", MediaEngines["moderation"]>
+    | Served<"images", MediaEngines["images"]>
+    | Served<"speech", MediaEngines["speech"]>
+    | Served<"transcription", MediaEngines["transcription"]>
   );
+
+/** A model of a media family (every family but chat): a built-in engine, or routes to providers. */
+export type MediaModelOf<Family extends MediaFamily> = CatalogModelBase & Served<Family, MediaEngines[Family]>;
 
 /** The catalog model of one family. */
 export type ModelOf<Family extends ModelFamily> = Extract<CatalogModel, { family: Family }>;

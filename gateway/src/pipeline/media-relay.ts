@@ -1,34 +1,12 @@
 import type { FastifyReply } from "fastify";
 import { FormData } from "undici";
 import { COST_HEADER, formatUnits } from "@gateway-keys/contract";
-import type { MeteredCall } from "./metered-call";
-import { SseStream } from "../inference/sse";
 import { GatewayError } from "../errors";
-import { isRouteFailure, providerHeaders, sendToProvider, upstreamFailure } from "../upstream/provider";
+import { SseStream } from "../inference/sse";
+import type { MediaBody, MediaRelay } from "../inference/media-wire";
 import type { RelayRoute } from "../inference/relay";
-
-/** A provider's whole answer to a media request, as it sent it. */
-export interface MediaAnswer {
-  bytes: Buffer;
-  contentType: string;
-}
-
-/** The body of a media request for one route: the client's JSON, or its multipart form, with the route's model. */
-export type MediaBody = { json: Record<string, unknown> } | { form: { fields: Record<string, string>; file: { name: string; type: string; bytes: Buffer } } };
-
-export interface MediaRelay {
-  /** The path at the provider, after its base URL (`/embeddings`, …). */
-  path: string;
-  body: MediaBody;
-  /** The most the request can cost, reserved before it is sent. */
-  reserveMicros: bigint;
-  /** What the answer costs, measured in the family's unit (never more than the reservation under a limit). */
-  cost(answer: MediaAnswer): bigint;
-  /** For a family priced in tokens: the most the request can use, and what it used, as a key's tokensPerMinute counts them. */
-  tokens?: { reserved: number; used(answer: MediaAnswer): number };
-  /** What the log keeps as the response, when the key's policy stores responses. */
-  logged?(answer: MediaAnswer): string | null;
-}
+import { isRouteFailure, providerHeaders, sendToProvider, upstreamFailure } from "../upstream/provider";
+import type { MeteredCall } from "./metered-call";
 
 function payloadFor(body: MediaBody, model: string): string | FormData {
   if ("json" in body) return JSON.stringify({ ...body.json, model });
@@ -42,8 +20,8 @@ function payloadFor(body: MediaBody, model: string): string | FormData {
  * Forwards a media request (embeddings, moderations, images, speech, transcription) to a model's
  * routes, in order, as the client sent it but for the model: reserves, sends, settles the cost
  * measured from the answer, and replies with the provider's bytes untouched. The next route is
- * tried on the failures a chat request would retry on (provider.ts); nothing is charged for a
- * request no route answered.
+ * tried on the failures a chat request would retry on (upstream/provider.ts); nothing is charged
+ * for a request no route answered.
  */
 export async function relayMedia(call: MeteredCall, routes: readonly RelayRoute[], relay: MediaRelay, reply: FastifyReply): Promise<FastifyReply> {
   await call.reserveMicros(relay.reserveMicros, relay.tokens?.reserved ?? 0);
@@ -65,14 +43,4 @@ export async function relayMedia(call: MeteredCall, routes: readonly RelayRoute[
   }
   await call.fail(failure instanceof GatewayError ? failure.statusCode : 502);
   throw failure;
-}
-
-/** The JSON of a media answer, or `undefined` when it is not JSON (audio, plain text). */
-export function answerJson(answer: MediaAnswer): Record<string, unknown> | undefined {
-  if (!answer.contentType.includes("json")) return undefined;
-  try {
-    return JSON.parse(answer.bytes.toString("utf8")) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
 }

@@ -2,14 +2,18 @@ import type { FastifyReply } from "fastify";
 import { formatUnits, type ModelFamily } from "@gateway-keys/contract";
 import type { GatewayContext } from "../context";
 import { GatewayError } from "../errors";
-import type { CatalogModel, ModelOf } from "../models/catalog";
-import { affordableOutputTokens, costOf } from "../metering/pricing";
+import type { MediaFamily } from "../inference/media-wire";
+import type { CatalogModel, MediaModelOf, ModelOf } from "../models/catalog";
+import { affordableOutputTokens, costOf, type ModelPricing } from "../metering/pricing";
 import { logEntryFor } from "../policies/logging-policy";
 import { modelAllowed } from "../policies/model-policy";
 import type { SpendReservation } from "../metering/ledger";
 import type { RateAdmission, RequestOutcome, StoredApiKey } from "../store/types";
 import { rateLimitHeaders, rateLimitRefusal } from "../metering/rate-limits";
 import type { TextUsage } from "../inference/text";
+
+/** What metering needs of a model: its price. */
+type PricedModel = { pricing: ModelPricing };
 
 /** Where each family is served, for messages that point a client to the right endpoint. */
 const ENDPOINT_OF: Record<ModelFamily, string> = {
@@ -26,7 +30,7 @@ function isOfFamily<Family extends ModelFamily>(model: CatalogModel, family: Fam
 }
 
 /** Tokens a request uses, as the rate limits count them: a token-priced model's input and output; none for other units. */
-function tokensOf(model: CatalogModel, usage: TextUsage): number {
+function tokensOf(model: PricedModel, usage: TextUsage): number {
   return model.pricing.unit === "tokens" ? usage.inputTokens + usage.outputTokens : 0;
 }
 
@@ -77,8 +81,14 @@ export class MeteredCall {
     return model;
   }
 
+  /** {@link admit} for a media family, typed as the family's model (its engine, or its routes). */
+  async admitMedia<Family extends MediaFamily>(family: Family): Promise<MediaModelOf<Family>> {
+    // What ModelOf<Family> is for a media family; TypeScript cannot see through the generic Extract.
+    return (await this.admit(family)) as unknown as MediaModelOf<Family>;
+  }
+
   /** Admits the request under the rate limit policy and reserves what `bound` (the most it can use) costs, or records and throws 429 or 402. */
-  async reserve(model: CatalogModel, bound: TextUsage): Promise<void> {
+  async reserve(model: PricedModel, bound: TextUsage): Promise<void> {
     await this.reserveMicros(costOf(model.pricing, bound), tokensOf(model, bound));
   }
 
@@ -135,7 +145,7 @@ export class MeteredCall {
    * answers at once. Returns the model's result and what it was charged.
    */
   async run<Result>(
-    model: CatalogModel,
+    model: PricedModel,
     bound: TextUsage,
     work: () => Promise<{ result: Result; usage: TextUsage; output: string | null }>,
   ): Promise<{ result: Result; costMicros: bigint }> {
@@ -155,7 +165,7 @@ export class MeteredCall {
    * Under a spend limit the charge is never more than the reservation (the limit is never passed);
    * a key without one is charged what the provider reported, however much that is.
    */
-  async succeed(model: CatalogModel, usage: TextUsage, output: string | null): Promise<bigint> {
+  async succeed(model: PricedModel, usage: TextUsage, output: string | null): Promise<bigint> {
     return this.succeedMicros(costOf(model.pricing, usage), output, tokensOf(model, usage));
   }
 

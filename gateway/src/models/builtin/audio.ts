@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { GatewayError } from "../../errors";
 import type { SpeechEngine, TranscriptionEngine } from "../../inference/engines";
 import { countTokens, tokenPieces } from "../../inference/tokens";
+import { wavChunks, wavDurationSeconds } from "../../inference/wav";
 
 /** Every built-in speech model speaks 24 kHz 16-bit mono, the rate of the OpenAI wire's raw `pcm`. */
 export const SPEECH_SAMPLE_RATE = 24_000;
@@ -30,19 +31,6 @@ export function encodeWav(pcm: Buffer, comment: string): Buffer {
   const info = Buffer.concat([Buffer.from("INFO", "latin1"), riffChunk("ICMT", Buffer.from(`${comment}\0`, "utf8"))]);
   const body = Buffer.concat([Buffer.from("WAVE", "latin1"), riffChunk("fmt ", format), riffChunk("LIST", info), riffChunk("data", pcm)]);
   return riffChunk("RIFF", body);
-}
-
-/** The chunks of a RIFF/WAVE file by id, or undefined when the bytes are not one. */
-function wavChunks(audio: Buffer): Map<string, Buffer> | undefined {
-  if (audio.length < 12 || audio.toString("latin1", 0, 4) !== "RIFF" || audio.toString("latin1", 8, 12) !== "WAVE") return undefined;
-  const chunks = new Map<string, Buffer>();
-  for (let at = 12; at + 8 <= audio.length; ) {
-    const id = audio.toString("latin1", at, at + 4);
-    const size = audio.readUInt32LE(at + 4);
-    chunks.set(id, audio.subarray(at + 8, Math.min(audio.length, at + 8 + size)));
-    at += 8 + size + (size % 2);
-  }
-  return chunks;
 }
 
 /**
@@ -85,13 +73,9 @@ function notWav(): GatewayError {
  */
 export const wavTranscriber: TranscriptionEngine = {
   durationSeconds(audio) {
-    const chunks = wavChunks(audio);
-    const format = chunks?.get("fmt ");
-    const data = chunks?.get("data");
-    if (!format || format.length < 16 || !data) throw notWav();
-    const byteRate = format.readUInt32LE(8);
-    if (byteRate === 0) throw notWav();
-    return data.length / byteRate;
+    const seconds = wavDurationSeconds(audio);
+    if (seconds === undefined) throw notWav();
+    return seconds;
   },
   async transcribe(audio) {
     const seconds = Math.ceil(this.durationSeconds(audio));

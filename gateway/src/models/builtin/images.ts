@@ -5,6 +5,7 @@ import { Piscina } from "piscina";
 import { crc32, deflateSync } from "node:zlib";
 import type { ImageEngine } from "../../inference/engines";
 import { countTokens } from "../../inference/tokens";
+import { imageTokens } from "../../inference/wires/images/wire";
 
 /** One PNG chunk: length, type, data, CRC-32 of type and data. */
 function chunk(type: string, data: Buffer): Buffer {
@@ -28,11 +29,6 @@ export function encodePng(width: number, height: number, rgb: Buffer): Buffer {
   for (let y = 0; y < height; y++) rgb.copy(rows, y * (width * 3 + 1) + 1, y * width * 3, (y + 1) * width * 3);
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   return Buffer.concat([signature, chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
-}
-
-/** Output tokens an image counts: one per 32×32 tile (a 1024×1024 image is 1024 tokens). */
-export function imageTokens(width: number, height: number): number {
-  return Math.ceil((width * height) / 1024);
 }
 
 /** What one image of a request is drawn from. */
