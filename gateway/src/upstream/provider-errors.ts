@@ -1,6 +1,6 @@
 import type { Dispatcher } from "undici";
 import { GatewayError } from "../errors";
-import type { UpstreamProvider } from "./provider";
+import type { UpstreamProvider } from "./upstream-provider";
 
 /** The most of a provider's error body the gateway reads: enough for any message, bounded. */
 const ERROR_BODY_LIMIT = 64 * 1024;

@@ -2,24 +2,9 @@ import { errors, type Dispatcher, type FormData, type Pool } from "undici";
 import { performance } from "node:perf_hooks";
 import { GatewayError } from "../errors";
 import { refusalOf } from "./provider-errors";
+import { DEFAULT_ANTHROPIC_VERSION, type ProviderWire, type UpstreamProvider } from "./upstream-provider";
 
-/** The wire a provider speaks. */
-export type ProviderWire = "openai" | "anthropic";
-
-/** The Messages API version the gateway speaks to providers when the client names none. */
-export const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
-
-/** One provider as the gateway reaches it: a pooled connection and its credentials. */
-export interface UpstreamProvider {
-  name: string;
-  wire: ProviderWire;
-  baseUrl: string;
-  apiKey: string;
-  timeoutMs: number;
-  pool: Pool;
-  /** Hears how long each attempt took to its response headers (or its failure); the metrics listen. */
-  observe?: (outcome: "ok" | "error_status" | "timeout" | "failed", seconds: number) => void;
-}
+export { DEFAULT_ANTHROPIC_VERSION, type ProviderWire, type UpstreamProvider } from "./upstream-provider";
 
 /** The provider's answer, whose status was 2xx. */
 export type UpstreamAnswer = Dispatcher.ResponseData;
