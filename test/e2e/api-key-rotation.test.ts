@@ -1,6 +1,7 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type * as auto from "@pulumi/pulumi/automation/index.js";
 import { ApiKey, ApiKeyPair, type ApiKeyArgs } from "@gateway-keys/provider";
-import { TEST_CLOCK_VARIABLE } from "@gateway-keys/provider/runtime";
 import { GatewayClient } from "@gateway-keys/sdk";
 import { useKeyTestEnvironment } from "./fixture";
 import { startSeedOnlyGateway } from "./support/seed-only-gateway";
@@ -28,6 +29,26 @@ describe("ApiKey rotation", () => {
   }
 
   const secretOf = (result: auto.UpResult) => result.outputs.secret!.value as string;
+
+  /**
+   * Makes the stack's key look issued `age` ago: moves `rotation.issuedAt` back in the stack's state
+   * file, inputs and outputs alike, as the days passing would leave it. The plugin process measures
+   * rotateAfter against the system clock, which no environment variable moves; the secret's issue
+   * time is what the test controls instead. Returns the instant written.
+   */
+  async function secretIssuedAgo(stack: auto.Stack, age: number): Promise<string> {
+    const file = join(env.sandbox.backendDir, ".pulumi", "stacks", "rotation", `${stack.name}.json`);
+    const state = JSON.parse(await readFile(file, "utf8"));
+    const keys = state.checkpoint.latest.resources.filter((resource: { type: string }) => resource.type === "pulumi-nodejs:dynamic/gateway:ApiKey");
+    expect(keys).toHaveLength(1);
+    const issuedAt = new Date(Date.now() - age).toISOString();
+    for (const properties of [keys[0].inputs, keys[0].outputs]) {
+      expect(properties.rotation).toEqual({ issuedAt: expect.any(String), reason: expect.any(String) });
+      properties.rotation.issuedAt = issuedAt;
+    }
+    await writeFile(file, JSON.stringify(state, null, 4));
+    return issuedAt;
+  }
   const rotations = () => env.recorder.calls().filter((call) => call.endsWith("/rotate")).length;
   /** Waits until the traffic has sent `count` more requests (a few seconds at most). */
   const requestsPass = async (sent: () => number, count: number) => {
@@ -104,20 +125,13 @@ describe("ApiKey rotation", () => {
     await destroy(stack);
   });
 
-  it("rotates on schedule exactly once per due date under an injected clock: shown at preview only when due, never a replacement, no drift on refresh", async () => {
-    const start = Date.UTC(2030, 0, 1);
-    let now = start;
+  it("rotates on schedule exactly once per due date: shown at preview only when due, never a replacement, no drift on refresh", async () => {
     const stack = await keyStack(() => ({ rotateAfter: "30d" }));
-    const clockAt = (at: number) => {
-      now = at;
-      stack.workspace.envVars[TEST_CLOCK_VARIABLE] = new Date(at).toISOString();
-    };
-    clockAt(start);
     let secret = secretOf((await up(stack)).result);
 
-    /** Checks that nothing is due at `at`: no change in preview, up and refresh, and no request but refresh's read. */
-    const nothingDue = async (at: number) => {
-      clockAt(at);
+    /** Checks that nothing is due for a secret issued `age` ago: no change in preview, up and refresh, and no request but refresh's read. */
+    const nothingDue = async (age: number) => {
+      await secretIssuedAgo(stack, age);
       await preview(stack, { expectNoChanges: true });
       env.recorder.reset();
       const same = await up(stack);
@@ -125,13 +139,13 @@ describe("ApiKey rotation", () => {
       expect(env.recorder.calls()).toEqual([]);
       await refresh(stack, { expectNoChanges: true });
     };
-    /** Checks the rotation due at `at`: named in the preview, one rotate at up, and nothing more at the same instant. */
-    const rotatesOnce = async (at: number, issued: number) => {
-      clockAt(at);
+    /** Checks the rotation due for a secret issued `age` ago: named in the preview, one rotate at up, and nothing more right after. */
+    const rotatesOnce = async (age: number) => {
+      const issued = await secretIssuedAgo(stack, age);
       const plan = await preview(stack);
       expect(plan.result.changeSummary).toEqual({ same: 1, update: 1 });
       // The rotation is named, with the secret it replaces, and the secret shows as unknown.
-      const reason = `scheduled: the secret issued ${new Date(issued).toISOString()} reached rotateAfter 30d`;
+      const reason = `scheduled: the secret issued ${issued} reached rotateAfter 30d`;
       expect(plan.output).toMatch(new RegExp(`~ reason\\s+: "[^"]*" => "${reason.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"`));
       expect(plan.output).toMatch(/\+ secret\s+: \[unknown\]/);
       env.recorder.reset();
@@ -142,7 +156,7 @@ describe("ApiKey rotation", () => {
       expect(await env.statusWith(next)).toBe(200);
       expect(await env.statusWith(secret)).toBe(401);
       secret = next;
-      // Again at the same instant: the due date has been served.
+      // Again right away: the due date has been served (the rotation issued the new secret now).
       env.recorder.reset();
       await up(stack);
       expect(rotations()).toBe(0);
@@ -150,14 +164,13 @@ describe("ApiKey rotation", () => {
       await refresh(stack, { expectNoChanges: true });
     };
 
-    await nothingDue(start + 30 * DAY - 1000);
-    await rotatesOnce(start + 30 * DAY, start);
-    await nothingDue(start + 60 * DAY - 1000);
-    await rotatesOnce(start + 60 * DAY, start + 30 * DAY);
+    await nothingDue(30 * DAY - HOUR);
+    await rotatesOnce(30 * DAY);
+    await nothingDue(30 * DAY - HOUR);
+    await rotatesOnce(30 * DAY);
     // Many periods without a run: one rotation, not one per period missed.
-    await rotatesOnce(start + 200 * DAY, start + 60 * DAY);
-    await nothingDue(start + 229 * DAY);
-    expect(now).toBe(start + 229 * DAY);
+    await rotatesOnce(140 * DAY);
+    await nothingDue(29 * DAY);
     await destroy(stack);
   });
 

@@ -1,4 +1,4 @@
-import { createApiKeyProvider, TEST_CLOCK_VARIABLE, UNKNOWN, type CheckedInputs } from "@gateway-keys/provider/runtime";
+import { createApiKeyProvider, UNKNOWN, type CheckedInputs } from "@gateway-keys/provider/runtime";
 import { withChecksum } from "@gateway-keys/contract";
 
 /** `check` plans the secret from the previous inputs and an injected clock: no gateway, no sleeping. */
@@ -80,9 +80,12 @@ describe("ApiKey rotation planning at check", () => {
     expect(result.failures).toEqual([{ property: "rotationGracePeriod", reason: expect.stringContaining("at most 7d") }]);
   });
 
-  it(`reads the test clock from ${TEST_CLOCK_VARIABLE} when no clock is given`, async () => {
-    const fromEnvironment = createApiKeyProvider({ env: { [TEST_CLOCK_VARIABLE]: "2031-05-05T05:05:05.000Z" } });
-    const result = await fromEnvironment.check({}, program());
-    expect((result.inputs as CheckedInputs & { rotation: unknown }).rotation).toEqual({ issuedAt: "2031-05-05T05:05:05.000Z", reason: "created" });
+  it("measures rotateAfter against the system time when no clock is given, whatever the environment says", async () => {
+    const withoutClock = createApiKeyProvider({ env: { GATEWAY_KEYS_TEST_NOW: "2031-05-05T05:05:05.000Z" } });
+    const before = Date.now();
+    const result = await withoutClock.check({}, program());
+    const issuedAt = Date.parse((result.inputs as CheckedInputs & { rotation: { issuedAt: string } }).rotation.issuedAt);
+    expect(issuedAt).toBeGreaterThanOrEqual(before);
+    expect(issuedAt).toBeLessThanOrEqual(Date.now());
   });
 });

@@ -7,7 +7,7 @@ import { startTestGateway, type TestGateway } from "@gateway-keys/testkit";
 import { goTest, type GoTestResult } from "./go-test";
 
 /**
- * The Terraform provider's acceptance tests (terraform/internal/provider/*_acceptance_test.go),
+ * The Terraform provider's acceptance tests (terraform/internal/provider/resource_api_key_test.go),
  * through the real `tofu` binary (scripts/setup builds or finds it) against a real gateway started
  * here: create → empty plan → change in place → rotation with grace under traffic → scheduled
  * rotation → drift → import → destroy revokes, the lost-answer create, the data sources, and
@@ -30,6 +30,8 @@ const UNIT_TESTS = [
   "TestAnAmountOrInstantInAnotherSpellingIsNoChange",
   "TestAPatchSendsOnlyTheChangedFieldsAndClearsARemovedPolicyWithNull",
   "TestACreateLeavesOutWhatTheGatewayDefaults",
+  "TestAPIKeyDataSourceSchemaIsTheResourceAttributesReadOnly",
+  "TestRotateAfterComesDueAtTheInstantTheClockGives",
 ];
 const ALL_TESTS = [...ACCEPTANCE_TESTS, ...UNIT_TESTS];
 

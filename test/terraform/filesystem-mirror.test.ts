@@ -19,12 +19,39 @@ let client: GatewayClient;
 const transcript: TofuRun[] = [];
 const secrets: string[] = [];
 
-async function tofu(args: string[], expectCode = 0, { printsSecret = false, env = {} as Record<string, string> } = {}): Promise<TofuRun> {
+async function tofu(args: string[], expectCode = 0, { printsSecret = false } = {}): Promise<TofuRun> {
   const [command, ...rest] = args; // a command of two words ("state show") is one argument here
-  const result = await folder.run([...command!.split(" "), "-no-color", ...rest], env);
+  const result = await folder.run([...command!.split(" "), "-no-color", ...rest]);
   if (!printsSecret) transcript.push(result);
   if (result.code !== expectCode) throw new Error(`tofu ${args.join(" ")} exited ${result.code}, expected ${expectCode}:\n${result.stdout}\n${result.stderr}`);
   return result;
+}
+
+const DAY = 86_400_000;
+/** How long after a saved plan starts the secret comes due: longer than a plan takes, short to wait. */
+const DUE_IN = 20_000;
+
+/**
+ * Makes the search key's secret look issued `age` ago: moves `secret_issued_at` back in the state
+ * and `tofu state push`es it, as the days passing would leave it. The released provider measures
+ * rotate_after against the system clock, which nothing moves but time (no setting of the
+ * provider's changes it); the issue time is what the test controls instead. Returns the instant written.
+ */
+async function searchSecretIssuedAgo(age: number): Promise<string> {
+  const state = JSON.parse(await readFile(join(folder.dir, "terraform.tfstate"), "utf8"));
+  const search = state.resources.find((resource: { name: string }) => resource.name === "search").instances[0];
+  expect(search.attributes.secret_issued_at).toEqual(expect.any(String));
+  const issued = new Date(Date.now() - age).toISOString();
+  search.attributes.secret_issued_at = issued;
+  state.serial += 1;
+  const moved = join(folder.dir, "moved.tfstate");
+  await writeFile(moved, JSON.stringify(state, null, 2), { mode: 0o600 });
+  try {
+    await tofu(["state push", moved]);
+  } finally {
+    await rm(moved, { force: true });
+  }
+  return issued;
 }
 
 /** `tofu output -raw`: the one command that prints a secret, on purpose, when asked for it by name. */
@@ -144,22 +171,27 @@ describe("examples/terraform with the provider from the release, through a files
   }, 120_000);
 
   test("rotate_after come due between a saved plan and its apply: the apply does what the plan said, and the next plan rotates", async () => {
-    const later = { GATEWAY_KEYS_TEST_NOW: new Date(Date.now() + 31 * 86_400_000).toISOString() };
+    // The secret comes due DUE_IN from now: after the saved plan's refresh, before its apply.
+    const issued = await searchSecretIssuedAgo(30 * DAY - DUE_IN);
+    const dueAt = Date.parse(issued) + 30 * DAY;
     const before = await client.apiKeys.get(searchKeyId);
     await tofu(["plan", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600", "-out=budget.tfplan"]);
-    const apply = await tofu(["apply", "-input=false", "budget.tfplan"], 0, { env: later });
+    // Fails, rather than passes by accident, on a machine so slow the plan itself ran past the due date.
+    expect(Date.now()).toBeLessThan(dueAt);
+    await new Promise((resolve) => setTimeout(resolve, dueAt - Date.now() + 100));
+    const apply = await tofu(["apply", "-input=false", "budget.tfplan"]);
     expect(apply.stdout).toContain("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.");
     const patched = await client.apiKeys.get(searchKeyId);
     expect(patched).toMatchObject({ version: before.version + 1, spendPolicy: { limitUnits: "600" }, rotatedAt: before.rotatedAt });
-    const plan = await tofu(["plan", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600"], 0, { env: later });
-    expect(plan.said).toMatch(/gets a new secret in place at apply: scheduled: the secret issued \S+ reached rotate_after 30d/);
-    await tofu(["apply", "-auto-approve", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600"], 0, { env: later });
+    const plan = await tofu(["plan", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600"]);
+    expect(plan.said).toContain(`gets a new secret in place at apply: scheduled: the secret issued ${new Date(issued).toISOString().replace(/\.?0+Z$/, "Z")} reached rotate_after 30d`);
+    await tofu(["apply", "-auto-approve", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600"]);
     const rotated = await output("search_secret");
     secrets.push(rotated);
     expect((await client.apiKeys.get(searchKeyId)).rotatedAt).not.toBe(before.rotatedAt);
     expect(await modelStatus(rotated)).toBe(200);
     // One due date, one rotation.
-    await tofu(["plan", "-detailed-exitcode", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600"], 0, { env: later });
+    await tofu(["plan", "-detailed-exitcode", "-input=false", "-var", "rotation_trigger=2", "-var", "monthly_budget=600"]);
   }, 180_000);
 
   test("tofu import adopts a key made outside Terraform, and the plan after it has no changes", async () => {

@@ -5,7 +5,8 @@ import { changedFields } from "./compare";
 import { callOptions, type Connection } from "./connection";
 import type { ProviderContext } from "./context";
 import { keyState } from "./key-state";
-import { describeFailure, KeyOperationError } from "./messages";
+import { KeyOperationError } from "./errors";
+import { describeFailure } from "./messages";
 import type { DesiredKey, StoredKey } from "./shapes";
 
 /**

@@ -1,8 +1,7 @@
 import { formatPath, hintOf, keyKindOf } from "@gateway-keys/contract";
 import { GatewayClient } from "@gateway-keys/sdk";
 import { z } from "zod";
-import { KeyOperationError } from "./messages";
-import type { StoredKey } from "./shapes";
+import { KeyOperationError } from "./errors";
 
 const URL_EXPECTED = "expected an http:// or https:// URL, e.g. http://127.0.0.1:8787";
 const PROVISIONING_KEY_EXPECTED = "expected a provisioning key (gwp_ followed by 38 characters)";
@@ -170,7 +169,7 @@ export class Connections {
    * The connection of a key that exists: the gateway it lives on, and the provisioning key of its
    * own `connection` input, else the one configured now.
    */
-  existing(stored: Pick<StoredKey, "baseUrl" | "connection"> | undefined): Connection {
+  existing(stored: { readonly baseUrl: string; readonly connection?: ConnectionInput } | undefined): Connection {
     return this.require({ ...stored?.connection, baseUrl: stored?.connection?.baseUrl ?? stored?.baseUrl });
   }
 

@@ -7,7 +7,8 @@ import { callOptions, type Connection } from "./connection";
 import type { ProviderContext } from "./context";
 import { derivedIdempotencyKey, gatewayReference } from "./idempotency";
 import { keyState } from "./key-state";
-import { describeCreateFailure, describeFailure, KeyOperationError, tookOverWarning } from "./messages";
+import { KeyOperationError } from "./errors";
+import { describeCreateFailure, describeFailure, tookOverWarning } from "./messages";
 import type { DesiredKey, StoredKey } from "./shapes";
 
 /**

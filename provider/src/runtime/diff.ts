@@ -2,7 +2,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import { changedFields, sameJson } from "./compare";
 import { credentialHint, sameGateway, type Connection } from "./connection";
 import type { ProviderContext } from "./context";
-import { adoptionPinned, cannotMove, KeyOperationError, rotatedOutsideWarning, wrongOwner } from "./messages";
+import { KeyOperationError } from "./errors";
+import { adoptionPinned, cannotMove, rotatedOutsideWarning, wrongOwner } from "./messages";
 import { rotationPlanned } from "./rotation";
 import { containsUnknown, isSettled, type CheckedInputs, type StoredKey } from "./shapes";
 

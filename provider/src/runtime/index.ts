@@ -17,10 +17,11 @@ import {
 } from "./diagnostics";
 import { diffKey } from "./diff";
 import { createKey, deleteKey, readKey, updateKey } from "./lifecycle";
-import { KeyOperationError, unexpected } from "./messages";
+import { KeyOperationError } from "./errors";
+import { unexpected } from "./messages";
 import { Owners } from "./owner";
 import type { CheckedInputs, DesiredKey, StoredKey } from "./shapes";
-import { environmentClock, TEST_CLOCK_VARIABLE, type Clock } from "./time";
+import type { Clock } from "./time";
 
 export { ConnectionInput, DEFAULT_TIMEOUT_SECONDS, TIMEOUT_SETTING, type ClientFactory, type ConfigNamespace, type Connection, type Environment } from "./connection";
 export type { Diagnostics } from "./diagnostics";
@@ -35,7 +36,7 @@ export {
   type ReadInputs,
   type StoredKey,
 } from "./shapes";
-export { RotateAfter, RotationGracePeriod, TEST_CLOCK_VARIABLE, type Clock } from "./time";
+export { RotateAfter, RotationGracePeriod, type Clock } from "./time";
 
 /** What a provider depends on; each has a default for the plugin process. */
 export interface ApiKeyProviderOptions {
@@ -43,10 +44,7 @@ export interface ApiKeyProviderOptions {
   createClient?: ClientFactory;
   /** Where `GATEWAY_BASE_URL`, `GATEWAY_PROVISIONING_KEY` and `GATEWAY_REQUEST_TIMEOUT` are read, at each operation. Default `process.env`. */
   env?: Environment;
-  /**
-   * Now, in milliseconds since the epoch: what `rotateAfter` is measured against. Default: system
-   * time, or, test-only, the instant in {@link TEST_CLOCK_VARIABLE} of `env`.
-   */
+  /** Now, in milliseconds since the epoch: what `rotateAfter` is measured against. Default: system time (`Date.now`). */
   clock?: Clock;
   /** Where warnings go. Default: the engine, inside the plugin; nowhere elsewhere. */
   diagnostics?: Diagnostics;
@@ -77,7 +75,7 @@ export function createApiKeyProvider(options: ApiKeyProviderOptions = {}) {
   const context: ProviderContext = {
     connections,
     owners: new Owners(connections),
-    now: options.clock ?? environmentClock(env),
+    now: options.clock ?? Date.now,
     diagnostics: options.diagnostics ?? silentDiagnostics,
   };
   const operations = {

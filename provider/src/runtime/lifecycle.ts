@@ -4,13 +4,13 @@ import { ConflictError, NotFoundError, ValidationError } from "@gateway-keys/sdk
 import { changedFields, changeRequest } from "./compare";
 import { callOptions, credentialHint, type Connection } from "./connection";
 import type { ProviderContext } from "./context";
+import { KeyOperationError } from "./errors";
 import { derivedIdempotencyKey } from "./idempotency";
 import { carriedOf, inputsOf, keyState, withCarried, type SecretKnowledge } from "./key-state";
 import {
   describeFailure,
   goneOutside,
   graceUnsupported,
-  KeyOperationError,
   ownerUnknown,
   rotatedOutsideWarning,
   wrongOwner,

@@ -1,19 +1,6 @@
 import { AbortError, APIError, ConflictError, ConnectionError, GatewayError, ResponseValidationError, TimeoutError } from "@gateway-keys/sdk";
 import { settingKey, type Connection } from "./connection";
-
-/**
- * Errors the provider reports, worded for the person running Pulumi: what happened to which key,
- * and the commands that resolve it. Never a secret: SDK messages are already scrubbed, and nothing
- * here quotes a credential. No stack: the engine prints the message, and a stack of our own code
- * would not help anyone running `pulumi up`.
- */
-export class KeyOperationError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "KeyOperationError";
-    this.stack = `${this.name}: ${this.message}`;
-  }
-}
+import { KeyOperationError } from "./errors";
 
 /** The Pulumi command that retries an action after a refresh. */
 const retryCommand = (action: string) => (action === "revoke" ? "pulumi destroy" : "pulumi up");

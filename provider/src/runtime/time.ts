@@ -1,26 +1,11 @@
 import { KEY_EXTENSION_LIMITS } from "@gateway-keys/contract";
 import { z } from "zod";
 
-/** The provider's clock: milliseconds since the epoch. Injected, so tests move time instead of sleeping. */
-export type Clock = () => number;
-
 /**
- * Test-only: an ISO 8601 instant that the default provider (the one the plugin loads) takes as "now".
- * Engine tests set it in the environment of `pulumi` to drive scheduled rotation without sleeping;
- * never set it in a real deployment.
+ * The provider's clock: milliseconds since the epoch. A parameter of the provider (default
+ * `Date.now`), so tests pass their own instead of sleeping; nothing reads a clock from the environment.
  */
-export const TEST_CLOCK_VARIABLE = "GATEWAY_KEYS_TEST_NOW";
-
-/** The default clock: system time, or the test instant of {@link TEST_CLOCK_VARIABLE} when set. */
-export function environmentClock(env: Readonly<Record<string, string | undefined>>): Clock {
-  return () => {
-    const fixed = env[TEST_CLOCK_VARIABLE];
-    if (fixed === undefined || fixed === "") return Date.now();
-    const at = Date.parse(fixed);
-    if (Number.isNaN(at)) throw new Error(`${TEST_CLOCK_VARIABLE} must be an ISO 8601 instant (it is a test-only setting)`);
-    return at;
-  };
-}
+export type Clock = () => number;
 
 const MINUTE = 60_000;
 const UNIT_MS = { s: 1000, m: MINUTE, h: 60 * MINUTE, d: 24 * 60 * MINUTE } as const;

@@ -29,12 +29,22 @@ const (
 // requestTimeout bounds each call to the gateway (retries included in the retry policy's own waits).
 const requestTimeout = 30 * time.Second
 
-// New returns the provider factory the plugin server and the acceptance tests use.
+// New returns the provider factory the plugin server uses: the system clock.
 func New(version string) func() provider.Provider {
-	return func() provider.Provider { return &gatewayKeysProvider{version: version} }
+	return NewWithClock(version, time.Now)
 }
 
-type gatewayKeysProvider struct{ version string }
+// NewWithClock is New with the clock rotate_after is measured against, so tests move time
+// instead of sleeping (the acceptance tests pass their own). Nothing reads a clock from the environment.
+func NewWithClock(version string, now func() time.Time) func() provider.Provider {
+	return func() provider.Provider { return &gatewayKeysProvider{version: version, now: now} }
+}
+
+type gatewayKeysProvider struct {
+	version string
+	// now is the clock of scheduled rotation: when a secret was issued and whether it is due.
+	now func() time.Time
+}
 
 type providerModel struct {
 	BaseURL         types.String `tfsdk:"base_url"`
@@ -96,7 +106,7 @@ func (p *gatewayKeysProvider) Configure(ctx context.Context, req provider.Config
 }
 
 func (p *gatewayKeysProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{newAPIKeyResource}
+	return []func() resource.Resource{func() resource.Resource { return newAPIKeyResource(p.now) }}
 }
 
 func (p *gatewayKeysProvider) DataSources(_ context.Context) []func() datasource.DataSource {

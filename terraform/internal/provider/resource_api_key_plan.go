@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -12,22 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
-
-// TestClockVariable, test-only: an RFC 3339 instant the provider takes as "now" for scheduled
-// rotations, so acceptance tests move time instead of sleeping. The Pulumi provider reads the same
-// variable. Never set it in a real deployment.
-const TestClockVariable = "GATEWAY_KEYS_TEST_NOW"
-
-func now() (time.Time, error) {
-	if fixed := os.Getenv(TestClockVariable); fixed != "" {
-		at, err := time.Parse(time.RFC3339Nano, fixed)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("%s must be an RFC 3339 instant (it is a test-only setting)", TestClockVariable)
-		}
-		return at, nil
-	}
-	return time.Now(), nil
-}
 
 // dueKey is the private-state key where a refresh records that rotate_after has come due, and why.
 const dueKey = "rotation_due"
@@ -38,17 +21,11 @@ type privateData interface {
 	SetKey(context.Context, string, []byte) diag.Diagnostics
 }
 
-// recordDue, at refresh, looks at the clock once: when the key's secret is older than its
-// rotate_after, the reason goes into private state, where the plan reads it. The clock is read at
-// refresh and nowhere else in a plan, because tofu plans a resource again during apply: a due date
-// crossed between the two must not change the plan (it is found by the next refresh).
-func recordDue(ctx context.Context, key apiKeyModel, private privateData) diag.Diagnostics {
-	var diags diag.Diagnostics
-	at, err := now()
-	if err != nil {
-		diags.AddError("Invalid test clock", err.Error())
-		return diags
-	}
+// recordDue, at refresh, takes the time `at` from the clock once: when the key's secret is older
+// than its rotate_after, the reason goes into private state, where the plan reads it. The clock is
+// read at refresh and nowhere else in a plan, because tofu plans a resource again during apply: a
+// due date crossed between the two must not change the plan (it is found by the next refresh).
+func recordDue(ctx context.Context, at time.Time, key apiKeyModel, private privateData) diag.Diagnostics {
 	due, ok := parseDuration(key.RotateAfter.ValueString())
 	issued, known := secretIssuedAt(key)
 	if key.RotateAfter.IsNull() || !ok || !known || at.Before(issued.Add(due)) {

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/account"
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/gatewayapi"
@@ -47,7 +48,7 @@ func (r *apiKeyResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	name := declared.Name
-	plan.SecretIssuedAt = issuedNow(&resp.Diagnostics)
+	plan.SecretIssuedAt = issuedAt(r.now())
 	var configuredReference types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("client_reference"), &configuredReference)...)
 	vouched := !configuredReference.IsNull()
@@ -159,11 +160,5 @@ func (r *apiKeyResource) takeOver(ctx context.Context, keyID string, replayed *r
 	return next, !d.HasError()
 }
 
-// issuedNow is the secret_issued_at of a secret issued now, by the clock rotate_after is planned with.
-func issuedNow(diags *diag.Diagnostics) types.String {
-	at, err := now()
-	if err != nil {
-		diags.AddError("Invalid test clock", err.Error())
-	}
-	return types.StringValue(timeText(at))
-}
+// issuedAt is the secret_issued_at of a secret issued at `at`, read from the provider's clock.
+func issuedAt(at time.Time) types.String { return types.StringValue(timeText(at)) }

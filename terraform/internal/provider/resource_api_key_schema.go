@@ -49,7 +49,13 @@ var (
 )
 
 func (r *apiKeyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+	resp.Schema = apiKeyResourceSchema()
+}
+
+// apiKeyResourceSchema is gatewaykeys_api_key's schema. The data source gatewaykeys_api_key reads
+// its attributes of the same name from it (readOnly), so the two describe a key alike.
+func apiKeyResourceSchema() schema.Schema {
+	return schema.Schema{
 		Description: "An API key of the gateway, managed in place: name, state and policies change with one PATCH; the secret " +
 			"rotates in place (rotation_trigger, rotate_after) with an optional grace period; destroy revokes the key.",
 		Attributes: map[string]schema.Attribute{

@@ -2,10 +2,12 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/account"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	resourceschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -46,48 +48,65 @@ func (d *apiKeyDataSource) Configure(_ context.Context, req datasource.Configure
 	}
 }
 
-func computedObject(description string, attributes map[string]schema.Attribute) schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{Computed: true, Description: description, Attributes: attributes}
+// keyAttributesRead are the resource's attributes the data source shows as they are: the same
+// type, description and nested attributes, read-only (readOnly). The data source adds key_id (the
+// one argument), its own state and client_reference (it sees revoked keys, and never sets a
+// reference), and what only a read shows: last_used_at, spent_units.
+var keyAttributesRead = []string{
+	"name", "spend_policy", "logging_policy", "model_policy", "rate_limit_policy", "expires_at", "expired", "labels",
+	"version", "hint", "owner_id", "created_at", "rotated_at",
 }
 
 func (d *apiKeyDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = apiKeyDataSourceSchema()
+}
+
+// apiKeyDataSourceSchema is gatewaykeys_api_key's data source schema, built from the resource's.
+func apiKeyDataSourceSchema() schema.Schema {
 	computedString := func(description string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, Description: description}
 	}
-	resp.Schema = schema.Schema{
-		Description: "One API key of the owner, as the gateway has it now. The secret is never readable.",
-		Attributes: map[string]schema.Attribute{
-			"key_id": schema.StringAttribute{Required: true, Description: "The key id (key_…)."},
-			"name":   computedString("Human-readable label."),
-			"state":  computedString(`"active", "disabled" or "revoked".`),
-			"spend_policy": computedObject("Spending cap, or null.", map[string]schema.Attribute{
-				"limit_units": computedString("Maximum spend in credits."), "currency": computedString("The credit unit."),
-				"reset_period": computedString("never, daily, weekly or monthly."),
-			}),
-			"logging_policy": computedObject("What the gateway stores about requests.", map[string]schema.Attribute{
-				"store_request": schema.BoolAttribute{Computed: true}, "store_response": schema.BoolAttribute{Computed: true},
-				"retention_days": schema.Int64Attribute{Computed: true},
-			}),
-			"model_policy": computedObject("Which models the key may call.", map[string]schema.Attribute{
-				"mode": computedString("all or allowList."), "model_ids": schema.ListAttribute{Computed: true, ElementType: types.StringType},
-			}),
-			"rate_limit_policy": computedObject("Rate limits, or null.", map[string]schema.Attribute{
-				"requests_per_minute": schema.Int64Attribute{Computed: true}, "tokens_per_minute": schema.Int64Attribute{Computed: true},
-				"max_concurrent_requests": schema.Int64Attribute{Computed: true},
-			}),
-			"expires_at":       computedString("When the key stops authenticating, or null."),
-			"expired":          schema.BoolAttribute{Computed: true, Description: "Whether expires_at has passed."},
-			"labels":           schema.MapAttribute{Computed: true, ElementType: types.StringType, Description: "The key's labels."},
-			"client_reference": computedString("The creator's reference for the key, or null."),
-			"version":          schema.Int64Attribute{Computed: true, Description: "The key's version."},
-			"hint":             computedString("Prefix and last four characters of the current secret."),
-			"owner_id":         computedString("The owner."),
-			"created_at":       computedString("When the key was created."),
-			"rotated_at":       computedString("When the secret was last rotated, or null."),
-			"last_used_at":     computedString("When the key's last model request arrived, or null."),
-			"spent_units":      computedString("Credits spent over the key's life."),
-		},
+	attributes := map[string]schema.Attribute{
+		"key_id":           schema.StringAttribute{Required: true, Description: "The key id (key_…)."},
+		"state":            computedString(`"active", "disabled" or "revoked".`),
+		"client_reference": computedString("The creator's reference for the key, or null."),
+		"last_used_at":     computedString("When the key's last model request arrived, or null."),
+		"spent_units":      computedString("Credits spent over the key's life."),
 	}
+	resource := apiKeyResourceSchema().Attributes
+	for _, name := range keyAttributesRead {
+		attributes[name] = readOnly(resource[name])
+	}
+	return schema.Schema{
+		Description: "One API key of the owner, as the gateway has it now. The secret is never readable.",
+		Attributes:  attributes,
+	}
+}
+
+// readOnly is the data source's variant of one of the resource's attributes: the same type,
+// description and nested attributes, computed, without the resource's validators, defaults and
+// plan modifiers (a data source reads the gateway's value; it never plans one). An attribute kind
+// the resource does not use yet panics, which the schema's unit test catches.
+func readOnly(attribute resourceschema.Attribute) schema.Attribute {
+	switch a := attribute.(type) {
+	case resourceschema.StringAttribute:
+		return schema.StringAttribute{Computed: true, Sensitive: a.Sensitive, Description: a.Description}
+	case resourceschema.BoolAttribute:
+		return schema.BoolAttribute{Computed: true, Sensitive: a.Sensitive, Description: a.Description}
+	case resourceschema.Int64Attribute:
+		return schema.Int64Attribute{Computed: true, Sensitive: a.Sensitive, Description: a.Description}
+	case resourceschema.MapAttribute:
+		return schema.MapAttribute{Computed: true, Sensitive: a.Sensitive, ElementType: a.ElementType, Description: a.Description}
+	case resourceschema.ListAttribute:
+		return schema.ListAttribute{Computed: true, Sensitive: a.Sensitive, ElementType: a.ElementType, Description: a.Description}
+	case resourceschema.SingleNestedAttribute:
+		nested := make(map[string]schema.Attribute, len(a.Attributes))
+		for name, inner := range a.Attributes {
+			nested[name] = readOnly(inner)
+		}
+		return schema.SingleNestedAttribute{Computed: true, Sensitive: a.Sensitive, Description: a.Description, Attributes: nested}
+	}
+	panic(fmt.Sprintf("readOnly: no data source variant of a resource attribute of type %T", attribute))
 }
 
 func (d *apiKeyDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

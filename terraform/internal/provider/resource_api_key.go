@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/account"
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/gatewayapi"
@@ -18,11 +19,16 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*apiKeyResource)(nil)
 )
 
-// apiKeyResource is gatewaykeys_api_key. Create is in create.go, the plan (rotation, what is
-// known after apply) in plan.go; this file reads, changes and revokes.
-type apiKeyResource struct{ client *account.Client }
+// apiKeyResource is gatewaykeys_api_key. Its schema is in resource_api_key_schema.go, Create in
+// resource_api_key_create.go, the plan (rotation, what is known after apply) in
+// resource_api_key_plan.go; this file reads, changes and revokes.
+type apiKeyResource struct {
+	client *account.Client
+	// now is the provider's clock (NewWithClock): read when a secret is issued and at refresh.
+	now func() time.Time
+}
 
-func newAPIKeyResource() resource.Resource { return &apiKeyResource{} }
+func newAPIKeyResource(now func() time.Time) resource.Resource { return &apiKeyResource{now: now} }
 
 func (r *apiKeyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_api_key"
@@ -68,12 +74,12 @@ func (r *apiKeyResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if !prior.Secret.IsNull() && !stillCurrent {
 		resp.Diagnostics.AddWarning("Key rotated outside Terraform", rotatedOutsideWarning(keyID))
 	}
-	resp.Diagnostics.Append(recordDue(ctx, next, resp.Private)...)
+	resp.Diagnostics.Append(recordDue(ctx, r.now(), next, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, next)...)
 }
 
 // Update applies name, state and policy changes with one PATCH at the state's version, then one
-// rotation when the plan has one (plan.go), with the declared grace period. Each call carries an
+// rotation when the plan has one (resource_api_key_plan.go), with the declared grace period. Each call carries an
 // Idempotency-Key derived from the key, the version and the body: an apply after a crash gets the
 // answer the lost one never recorded, a rotation's new secret too.
 func (r *apiKeyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -108,7 +114,7 @@ func (r *apiKeyResource) Update(ctx context.Context, req resource.UpdateRequest,
 	secret, secretKnown := prior.Secret, prior.SecretKnown
 	issued := prior.SecretIssuedAt
 	if schedulesFromNow(prior, plan) {
-		issued = issuedNow(&resp.Diagnostics)
+		issued = issuedAt(r.now())
 	}
 	if rotationPlanned(plan) {
 		body := gatewayapi.RotateApiKeyRequest{ExpectedVersion: int(version)}
@@ -129,7 +135,7 @@ func (r *apiKeyResource) Update(ctx context.Context, req resource.UpdateRequest,
 		}
 		record = &rotated.Key
 		secret, secretKnown = types.StringValue(rotated.Secret), types.BoolValue(true)
-		issued = issuedNow(&resp.Diagnostics)
+		issued = issuedAt(r.now())
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, dueKey, nil)...)
 	}
 	plan.SecretIssuedAt = issued

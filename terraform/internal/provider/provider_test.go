@@ -23,9 +23,24 @@ import (
 // runs `go test` with GATEWAY_BASE_URL and GATEWAY_PROVISIONING_KEY set. TF_ACC=1 is required, as
 // for every provider; without it the tests skip (and that jest test fails on any skip).
 
-var providerFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"gatewaykeys": providerserver.NewProtocol6WithError(New("test")()),
+var providerFactories = factoriesWith(time.Now)
+
+// factoriesWith serves the provider with the clock `now`, as NewWithClock takes it.
+func factoriesWith(now func() time.Time) map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"gatewaykeys": providerserver.NewProtocol6WithError(NewWithClock("test", now)()),
+	}
 }
+
+// testClock is the system time moved on by what a test says has passed: scheduled rotation is
+// tested by moving it, not by sleeping. The provider runs in this process, so the test hands it
+// this clock (factoriesWith(clock.now)) rather than any setting it would read.
+type testClock struct{ passed atomic.Int64 }
+
+func (c *testClock) now() time.Time { return time.Now().Add(time.Duration(c.passed.Load())) }
+
+// pass makes `d` more time seem to have passed.
+func (c *testClock) pass(d time.Duration) { c.passed.Add(int64(d)) }
 
 // gateway is the account API of the test gateway, for checks behind Terraform's back.
 func gateway(t *testing.T) *account.Client {

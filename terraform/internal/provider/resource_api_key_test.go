@@ -48,6 +48,7 @@ func TestAccAPIKeyLifecycle(t *testing.T) {
 	requireEnvironment(t)
 	var keyID, firstSecret, rotatedSecret string
 	var traffic *traffic
+	var clock testClock
 	sameKey := knownvalue.StringFunc(func(value string) error {
 		if value != keyID {
 			return fmt.Errorf("key_id is %s, want the created key %s (in place, never replaced)", value, keyID)
@@ -55,7 +56,7 @@ func TestAccAPIKeyLifecycle(t *testing.T) {
 		return nil
 	})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providerFactories,
+		ProtoV6ProviderFactories: factoriesWith(clock.now),
 		CheckDestroy:             checkRevoked(&keyID),
 		Steps: []resource.TestStep{
 			{
@@ -131,7 +132,7 @@ func TestAccAPIKeyLifecycle(t *testing.T) {
 			},
 			{
 				// 31 days on, the secret is due: one rotation, and the plan after it is empty.
-				PreConfig: func() { t.Setenv(TestClockVariable, time.Now().Add(31*24*time.Hour).UTC().Format(time.RFC3339)) },
+				PreConfig: func() { clock.pass(31 * 24 * time.Hour) },
 				Config: keyConfig("acc-lifecycle-renamed", "250", `rotation_trigger = "2026-11"
   rotate_after = "30d"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -169,6 +170,7 @@ func TestAccAPIKeyLifecycle(t *testing.T) {
 func TestAccAPIKeyImport(t *testing.T) {
 	requireEnvironment(t)
 	var keyID string
+	var clock testClock
 	config := `
 resource "gatewaykeys_api_key" "test" {
   name         = "acc-imported"
@@ -178,7 +180,7 @@ resource "gatewaykeys_api_key" "test" {
 }
 `
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providerFactories,
+		ProtoV6ProviderFactories: factoriesWith(clock.now),
 		CheckDestroy:             checkRevoked(&keyID),
 		Steps: []resource.TestStep{
 			{
@@ -194,7 +196,7 @@ resource "gatewaykeys_api_key" "test" {
 			{Config: config, PlanOnly: true},
 			{
 				// Rotation settings the gateway does not hold: recorded, nothing sent, no rotation, even 60 days on.
-				PreConfig: func() { t.Setenv(TestClockVariable, time.Now().Add(60*24*time.Hour).UTC().Format(time.RFC3339)) },
+				PreConfig: func() { clock.pass(60 * 24 * time.Hour) },
 				Config:    strings.Replace(config, `name         = "acc-imported"`, "name = \"acc-imported\"\n  rotate_after = \"30d\"\n  rotation_trigger = \"1\"\n  rotation_grace_period = \"1h\"", 1),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(keyAddress, plancheck.ResourceActionUpdate),
