@@ -38,13 +38,14 @@ const DEBIAN_SOURCES = [
 const BASE_PACKAGES = ["libc6", "libgcc-s1", "libstdc++6", "tini"];
 /**
  * Run in the unpacked base before it is packed ($1 is its root): the user and group the gateway
- * runs as, /data owned by it, /tmp, and nothing the gateway never reads (apt's state, manuals,
+ * runs as, /data owned by it, /tmp, /run/secrets (where podman and docker mount secret files, which
+ * a read-only root filesystem could not create), and nothing the gateway never reads (apt's state, manuals,
  * translations, iconv modules, the static tini); Debian's copyright files stay.
  */
 const BASE_HOOKS = [
   `printf 'root:x:0:0:root:/root:/usr/sbin/nologin\\ngateway:x:10001:10001:gateway:/data:/usr/sbin/nologin\\n' > "$1/etc/passwd"`,
   `printf 'root:x:0:\\ngateway:x:10001:\\n' > "$1/etc/group"`,
-  `mkdir -p "$1/data" "$1/tmp" && chown 10001:10001 "$1/data" && chmod 0700 "$1/data" && chmod 1777 "$1/tmp"`,
+  `mkdir -p "$1/data" "$1/tmp" "$1/run/secrets" && chown 10001:10001 "$1/data" && chmod 0700 "$1/data" && chmod 1777 "$1/tmp"`,
   `rm -rf "$1/etc/apt" "$1/var/lib/apt" "$1/var/cache/apt" "$1/var/log/apt" "$1/usr/share/man" "$1/usr/share/info" "$1/usr/share/locale" "$1/usr/share/lintian" "$1/usr/lib/x86_64-linux-gnu/gconv" "$1/usr/bin/tini-static"`,
   `find "$1/usr/share/doc" -type f ! -name copyright -delete`,
 ];
@@ -246,8 +247,60 @@ function buildArchive(context: string, archive: string, version: string): void {
   }
 }
 
+/**
+ * Runs `work` holding a lock folder (made atomically by mkdir, holding the owner's pid), so two
+ * releases or test files on one machine never build the same image at once: the second waits and
+ * then finds the first one's archive in the cache. A lock whose owner is gone is taken over.
+ */
+async function withLock<T>(lockDir: string, work: () => T): Promise<T> {
+  mkdirSync(dirname(lockDir), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      writeFileSync(join(lockDir, "pid"), String(process.pid));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      let owner = 0;
+      try {
+        owner = Number(readFileSync(join(lockDir, "pid"), "utf8"));
+      } catch {
+        // Just made, its pid not written yet: wait for it.
+      }
+      if (owner > 0 && !isAlive(owner)) rmSync(lockDir, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  try {
+    return work();
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Images kept in the cache: each change to the gateway makes a new one (about 60 MB). */
+const CACHED_IMAGES = 3;
+
+/** Removes all but the newest {@link CACHED_IMAGES} cached images. */
+function pruneCache(imageCache: string): void {
+  const images = readdirSync(imageCache, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && /^[0-9a-f]{32}$/.test(entry.name))
+    .map((entry) => ({ path: join(imageCache, entry.name), time: statSync(join(imageCache, entry.name)).mtimeMs }))
+    .sort((a, b) => b.time - a.time);
+  for (const old of images.slice(CACHED_IMAGES)) rmSync(old.path, { recursive: true, force: true });
+}
+
 /** Writes the image archive and its digest into `outDir`, from the cache when nothing that goes in changed. */
-export function releaseImage(repoRoot: string, outDir: string, version: string): ImageRelease {
+export async function releaseImage(repoRoot: string, outDir: string, version: string): Promise<ImageRelease> {
   requireTools();
   const node = nodeBinary(repoRoot);
   const context = mkdtempSync(join(tmpdir(), "gateway-image-"));
@@ -261,10 +314,11 @@ export function releaseImage(repoRoot: string, outDir: string, version: string):
       .update(readFileSync(node))
       .digest("hex")
       .slice(0, 32);
-    const cacheDir = join(toolchain(repoRoot).cacheRoot, "image", key);
+    const imageCache = join(toolchain(repoRoot).cacheRoot, "image");
+    const cacheDir = join(imageCache, key);
     const cachedArchive = join(cacheDir, "image.oci.tar");
-    const cached = existsSync(cachedArchive);
-    if (!cached) {
+    const cached = await withLock(join(imageCache, ".lock"), () => {
+      if (existsSync(cachedArchive)) return true;
       copyFileSync(node, join(context, "node"));
       makeBase(join(context, "base.tar"));
       const partial = `${cacheDir}.partial`;
@@ -273,7 +327,9 @@ export function releaseImage(repoRoot: string, outDir: string, version: string):
       buildArchive(context, join(partial, "image.oci.tar"), version);
       rmSync(cacheDir, { recursive: true, force: true });
       renameSync(partial, cacheDir);
-    }
+      pruneCache(imageCache);
+      return false;
+    });
     mkdirSync(outDir, { recursive: true });
     const archive = join(outDir, `gateway-keys-gateway-${version}.oci.tar`);
     copyFileSync(cachedArchive, archive);
@@ -291,13 +347,14 @@ if (/scripts[/\\]release[/\\]image\.ts$/.test(process.argv[1] ?? "")) {
   const repoRoot = resolve(dirname(process.argv[1]!), "..", "..");
   const version: string = JSON.parse(readFileSync(join(repoRoot, "gateway", "package.json"), "utf8")).version;
   const started = Date.now();
-  try {
-    const image = releaseImage(repoRoot, resolve(process.argv[2] ?? join(repoRoot, "release")), version);
-    process.stdout.write(
-      `${JSON.stringify({ archive: image.archive, digest: image.digest, bytes: image.bytes, cached: image.cached, seconds: (Date.now() - started) / 1000 })}\n`,
-    );
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  }
+  releaseImage(repoRoot, resolve(process.argv[2] ?? join(repoRoot, "release")), version).then(
+    (image) =>
+      process.stdout.write(
+        `${JSON.stringify({ archive: image.archive, digest: image.digest, bytes: image.bytes, cached: image.cached, seconds: (Date.now() - started) / 1000 })}\n`,
+      ),
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
 }

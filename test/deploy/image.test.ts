@@ -36,7 +36,7 @@ let gatewayUrl: string;
 let container: string;
 
 beforeAll(async () => {
-  image = releaseImage();
+  image = await releaseImage();
   console.log(`image ${image.digest}: ${(image.bytes / 1e6).toFixed(1)} MB archive, ${image.cached ? "from the cache" : "built"} in ${image.seconds} s`);
   podman = new Podman();
   podman.run(["load", "--quiet", "--input", image.archive]);

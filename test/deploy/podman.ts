@@ -41,15 +41,16 @@ export interface ReleasedImage {
 }
 
 /** Runs the release's image step (scripts/release/image.ts, as `npm run release` does) into a temporary folder. */
-export function releaseImage(): ReleasedImage {
+export async function releaseImage(): Promise<ReleasedImage> {
   requireTool("podman");
   requireTool("mmdebstrap");
   const outDir = mkdtempSync(join(tmpdir(), "gateway-image-release-"));
-  const printed = execFileSync(process.execPath, [join(REPO_ROOT, "scripts", "release", "image.ts"), outDir], {
+  // Not blocking: two test files may wait on the release step's lock at once.
+  const { stdout: printed } = await execFileAsync(process.execPath, [join(REPO_ROOT, "scripts", "release", "image.ts"), outDir], {
     cwd: REPO_ROOT,
     encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, NODE_OPTIONS: "--disable-warning=MODULE_TYPELESS_PACKAGE_JSON" },
+    maxBuffer: 16 * 1024 * 1024,
   });
   const report = JSON.parse(printed.trim().split("\n").pop()!) as Omit<ReleasedImage, "outDir" | "digestFile">;
   return { ...report, outDir, digestFile: report.archive.replace(/\.oci\.tar$/, ".oci.digest") };
