@@ -11,7 +11,7 @@ PULUMI_NODEJS_HOST_VERSION=3.68.0  # last sdk/v3 that still carries the Node lan
 # from its own module folder rather than `go install`ed. A `tofu` on PATH at >= TOFU_MINIMUM is used instead.
 TOFU_VERSION=1.12.6
 TOFU_MINIMUM=1.6.0
-# Helm renders and lints the chart in deploy/helm (its tests); built from scripts/helm, whose go.mod
+# Helm renders and lints the chart in deploy/helm (its tests); built from scripts/deploy-check, whose go.mod
 # pins the same version. A `helm` v3 on PATH at >= HELM_MINIMUM is used instead.
 HELM_VERSION=3.22.0
 HELM_MINIMUM=3.14.0

@@ -2,7 +2,7 @@
  * The Helm chart (deploy/helm/gateway-keys), short of a cluster (none is reachable here): `helm
  * lint --strict` and `helm template` over the default values and every documented value set
  * (the chart's ci/ folder), each rendered manifest decoded strictly into Kubernetes' own Go types
- * (scripts/helm/k8s-validate: unknown fields, wrong types and unknown kinds refused), and what the
+ * (scripts/deploy-check/k8s-validate: unknown fields, wrong types and unknown kinds refused), and what the
  * manifests say checked against what the gateway needs: probes, the drain and grace period, the
  * Secrets, the config, the disruption budget, the metrics port.
  */
@@ -28,7 +28,7 @@ beforeAll(() => {
   requireTool("go", "golang (or Go from https://go.dev/dl/)");
   toolDir = mkdtempSync(join(tmpdir(), "k8s-validate-"));
   validator = join(toolDir, "k8s-validate");
-  execFileSync("go", ["build", "-trimpath", "-o", validator, "./k8s-validate"], { cwd: join(REPO_ROOT, "scripts", "helm"), stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync("go", ["build", "-trimpath", "-o", validator, "./k8s-validate"], { cwd: join(REPO_ROOT, "scripts", "deploy-check"), stdio: ["ignore", "ignore", "inherit"] });
 });
 afterAll(() => {
   if (toolDir) rmSync(toolDir, { recursive: true, force: true });
