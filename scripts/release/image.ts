@@ -5,7 +5,8 @@
  * What goes in (scripts/image/Containerfile says how it is laid out):
  * - a base made by `mmdebstrap --variant=extract` from Debian's packages: only libc6, libgcc-s1,
  *   libstdc++6 (what the Node binary links) and tini (PID 1), a `gateway` user (uid 10001) and /data;
- * - the official Node binary of scripts/toolchain.sh (Debian's nodejs is older than the gateway needs);
+ * - the official Node binary of scripts/toolchain.sh (Debian's nodejs is older than the gateway needs),
+ *   stripped of its debug information and symbols when `strip` (binutils) is there: 18 MB less;
  * - the gateway staged as it is published (scripts/release/stage.ts) with its console and contract,
  *   and exactly the production dependencies package-lock.json installed (`npm ls --omit=dev`),
  *   copied at the paths they have in the repository, so the image resolves what the tests resolve.
@@ -70,15 +71,17 @@ function toolchain(repoRoot: string): { nodeVersion: string; nodeDir: string; no
   return { nodeVersion: nodeVersion!, nodeDir: nodeDir!, nodeBinary: join(nodeBin!, "node"), cacheRoot: cacheRoot! };
 }
 
+function hasTool(tool: string): boolean {
+  try {
+    execFileSync("sh", ["-c", `command -v ${tool}`], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function requireTools(): void {
-  const missing = ["podman", "mmdebstrap"].filter((tool) => {
-    try {
-      execFileSync("sh", ["-c", `command -v ${tool}`], { stdio: "ignore" });
-      return false;
-    } catch {
-      return true;
-    }
-  });
+  const missing = ["podman", "mmdebstrap"].filter((tool) => !hasTool(tool));
   if (missing.length > 0) {
     throw new Error(
       `the gateway image needs ${missing.join(" and ")} (Debian packages: apt-get install podman mmdebstrap; scripts/setup installs them as root). ` +
@@ -303,13 +306,14 @@ function pruneCache(imageCache: string): void {
 export async function releaseImage(repoRoot: string, outDir: string, version: string): Promise<ImageRelease> {
   requireTools();
   const node = nodeBinary(repoRoot);
+  const strip = hasTool("strip");
   const context = mkdtempSync(join(tmpdir(), "gateway-image-"));
   try {
     stageApp(repoRoot, join(context, "app"));
     copyFileSync(join(repoRoot, "scripts", "image", "Containerfile"), join(context, "Containerfile"));
     const key = hashTree(join(context, "app"))
       .update(readFileSync(join(context, "Containerfile")))
-      .update(JSON.stringify({ version, BASE_PACKAGES, BASE_HOOKS, DEBIAN_SOURCES, DEBIAN_SUITE, SOURCE_URL }))
+      .update(JSON.stringify({ version, BASE_PACKAGES, BASE_HOOKS, DEBIAN_SOURCES, DEBIAN_SUITE, SOURCE_URL, strip }))
       .update(readFileSync(join(repoRoot, "scripts", "release", "image.ts")))
       .update(readFileSync(node))
       .digest("hex")
@@ -320,6 +324,8 @@ export async function releaseImage(repoRoot: string, outDir: string, version: st
     const cached = await withLock(join(imageCache, ".lock"), () => {
       if (existsSync(cachedArchive)) return true;
       copyFileSync(node, join(context, "node"));
+      // The official binary carries its debug information; nothing in a running gateway reads it.
+      if (strip) execFileSync("strip", ["--strip-all", join(context, "node")]);
       makeBase(join(context, "base.tar"));
       const partial = `${cacheDir}.partial`;
       rmSync(partial, { recursive: true, force: true });
