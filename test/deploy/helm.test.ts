@@ -91,6 +91,7 @@ describe.each([undefined, ...VALUE_SETS])("values: %s (undefined: the defaults)"
     const main = container(rendered);
     expect(main.image).toMatch(new RegExp(`:${values.image?.tag ?? gatewayVersion()}$`));
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
+    expect(pod.enableServiceLinks).toBe(false);
     expect(main.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
     expect(main.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "http" });
     expect(main.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "http" });
