@@ -204,16 +204,18 @@ function addHealthcheck(archive: string, healthcheck: unknown): void {
 
 /**
  * Builds the image from `context` into an OCI archive, in a podman storage of its own (so no
- * other image on the machine is touched and nothing is left behind).
+ * other image on the machine is touched and nothing is left behind), with podman's choice of
+ * storage driver (overlay where the kernel has it: vfs, which copies every layer, took five times
+ * as long here).
  */
 function buildArchive(context: string, archive: string, version: string): void {
   const storage = join(context, ".storage");
   const podman = (args: string[]) =>
-    execFileSync("podman", ["--root", join(storage, "root"), "--runroot", join(storage, "run"), "--storage-driver", "vfs", ...args], {
+    execFileSync("podman", ["--root", join(storage, "root"), "--runroot", join(storage, "run"), ...args], {
       stdio: ["ignore", "ignore", "inherit"],
     });
   const podmanOutput = (args: string[]) =>
-    execFileSync("podman", ["--root", join(storage, "root"), "--runroot", join(storage, "run"), "--storage-driver", "vfs", ...args], {
+    execFileSync("podman", ["--root", join(storage, "root"), "--runroot", join(storage, "run"), ...args], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
     });
