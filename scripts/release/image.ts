@@ -11,8 +11,11 @@
  *   and exactly the production dependencies package-lock.json installed (`npm ls --omit=dev`),
  *   copied at the paths they have in the repository, so the image resolves what the tests resolve.
  *
- * Built images are cached outside the clone under a hash of everything that goes in, so a second
- * release (or test run) with the same inputs copies the archive instead of building it again.
+ * Built images are cached outside the clone (`<cache>/image/<hash>`, the newest three kept) under a
+ * hash of everything that goes in from here (app files, Node binary, Containerfile, package list,
+ * this script), so a second release (or test run) with the same inputs copies the archive instead
+ * of building it again. Debian's updates to the base packages are not part of the hash: they come
+ * in with the next change, or when the cache folder is removed.
  * Needs podman and mmdebstrap (Debian packages; scripts/setup installs them as root).
  *
  * Run alone: `node scripts/release/image.ts [outdir]` prints the archive, its digest and size.
