@@ -78,7 +78,7 @@ test("the check refuses what the Compose Specification does not define", () => {
 test("podman-compose reads the file and runs the gateway read-only, on its volume, with the key file mounted and ports on 127.0.0.1", () => {
   const podmanDir = mkdtempSync(join(tmpdir(), "compose-podman-"));
   try {
-    const podmanArgs = ["--root", join(podmanDir, "root"), "--runroot", join(podmanDir, "run"), "--network-config-dir", join(podmanDir, "networks")].join(" ");
+    const podmanArgs = ["--root", join(podmanDir, "root"), "--runroot", join(podmanDir, "run"), "--tmpdir", join(podmanDir, "tmp"), "--network-config-dir", join(podmanDir, "networks")].join(" ");
     const result = spawnSync("podman-compose", ["--podman-args", podmanArgs, "--dry-run", "--file", COMPOSE_FILE, "--project-name", "gateway-keys", "up", "--detach"], {
       encoding: "utf8",
       cwd: join(REPO_ROOT, "deploy"),

@@ -71,7 +71,7 @@ export function readArchive(archive: string): { index: any; manifest: any; confi
 /** podman on a storage of its own. */
 export class Podman {
   readonly dir = mkdtempSync(join(tmpdir(), "gateway-podman-"));
-  private readonly globalArgs = ["--root", join(this.dir, "root"), "--runroot", join(this.dir, "run"), "--storage-driver", "overlay"];
+  private readonly globalArgs = ["--root", join(this.dir, "root"), "--runroot", join(this.dir, "run"), "--tmpdir", join(this.dir, "tmp"), "--storage-driver", "overlay"];
   private readonly env = { ...process.env, CONTAINERS_CONF };
 
   constructor() {
@@ -112,9 +112,12 @@ export class Podman {
     }
   }
 
-  /** Removes every container, volume, secret and image of this storage, then the storage. */
+  /**
+   * Removes every container, volume and image of this storage, then the storage. (Not `system
+   * reset`: it clears podman's state beyond this storage.)
+   */
   close(): void {
-    for (const args of [["rm", "--all", "--force", "--time", "0"], ["volume", "prune", "--force"], ["system", "reset", "--force"]]) {
+    for (const args of [["rm", "--all", "--force", "--time", "0"], ["volume", "prune", "--force"], ["rmi", "--all", "--force"]]) {
       try {
         this.run(args);
       } catch {
