@@ -9,16 +9,21 @@
  *   scripts/plugin-archive, for `pulumi plugin install resource gatewaykeys <v> --file <archive>`;
  * - the Terraform/OpenTofu provider in the registry's file layout,
  *   `terraform-provider-gatewaykeys_<v>_linux_amd64.zip` and `terraform-provider-gatewaykeys_<v>_SHA256SUMS`
- *   (scripts/release/terraform.ts), for a filesystem mirror (docs/terraform.md).
+ *   (scripts/release/terraform.ts), for a filesystem mirror (docs/terraform.md);
+ * - the gateway's OCI image, `gateway-keys-gateway-<v>.oci.tar`, and its manifest digest in
+ *   `gateway-keys-gateway-<v>.oci.digest` (scripts/release/image.ts; docs/deployment.md). It needs
+ *   podman and mmdebstrap (scripts/setup installs them as root); `--skip-image` releases the rest
+ *   without them, and says so.
  *
  * It packs what `npm run build` compiled (scripts/run builds first). Each tarball is packed by npm
  * itself from a staged copy (scripts/release/stage.ts), and the script ends by printing every
- * artifact with its size. Run with Node >= 22 from anywhere: `node scripts/release.ts [outdir]`.
+ * artifact with its size. Run with Node >= 22 from anywhere: `node scripts/release.ts [outdir] [--skip-image]`.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { readWorkspaces, stagePackage } from "./release/stage.ts";
+import { releaseImage } from "./release/image.ts";
 import { releaseTerraformProvider } from "./release/terraform.ts";
 
 /** This script is scripts/release.ts of the repository (argv[1]; `import.meta` would not type-check as CommonJS). */
@@ -58,10 +63,10 @@ function buildPluginArchive(outDir: string): Artifact | undefined {
 }
 
 /** Builds every artifact into `outDir` (emptied of earlier artifacts first) and returns them. */
-async function release(outDir: string): Promise<Artifact[]> {
+async function release(outDir: string, withImage: boolean): Promise<Artifact[]> {
   mkdirSync(outDir, { recursive: true });
   for (const old of readdirSync(outDir)) {
-    if (/\.(tgz|tar\.gz|zip)$|_SHA256SUMS$/.test(old)) rmSync(join(outDir, old));
+    if (/\.(tgz|tar\.gz|zip|oci\.tar|oci\.digest)$|_SHA256SUMS$/.test(old)) rmSync(join(outDir, old));
   }
   const stageRoot = join(outDir, ".stage");
   rmSync(stageRoot, { recursive: true, force: true });
@@ -80,13 +85,27 @@ async function release(outDir: string): Promise<Artifact[]> {
   if (plugin) artifacts.push(plugin);
   const version: string = JSON.parse(readFileSync(join(REPO_ROOT, "provider", "package.json"), "utf8")).version;
   for (const file of await releaseTerraformProvider(REPO_ROOT, outDir, version)) artifacts.push({ file, bytes: statSync(file).size });
+  if (withImage) {
+    const gatewayVersion: string = JSON.parse(readFileSync(join(REPO_ROOT, "gateway", "package.json"), "utf8")).version;
+    const image = await releaseImage(REPO_ROOT, outDir, gatewayVersion);
+    artifacts.push({ file: image.archive, bytes: image.bytes }, { file: image.digestFile, bytes: statSync(image.digestFile).size });
+    process.stderr.write(`image ${image.digest}${image.cached ? " (from the cache: nothing that goes in changed)" : ""}\n`);
+  }
   return artifacts;
 }
 
-const outDir = resolve(process.argv[2] ?? join(REPO_ROOT, "release"));
-release(outDir).then(
+const args = process.argv.slice(2);
+const unknown = args.filter((arg) => arg.startsWith("-") && arg !== "--skip-image");
+if (unknown.length > 0) {
+  console.error(`unknown option ${unknown.join(", ")}: the options are [outdir] and --skip-image`);
+  process.exit(2);
+}
+const skipImage = args.includes("--skip-image");
+const outDir = resolve(args.find((arg) => !arg.startsWith("-")) ?? join(REPO_ROOT, "release"));
+release(outDir, !skipImage).then(
   (artifacts) => {
     for (const { file, bytes } of artifacts) process.stdout.write(`${(bytes / 1024).toFixed(1).padStart(8)} KiB  ${file}\n`);
+    if (skipImage) process.stdout.write("the gateway image was skipped (--skip-image)\n");
   },
   (error: unknown) => {
     console.error(error);

@@ -11,6 +11,10 @@ PULUMI_NODEJS_HOST_VERSION=3.68.0  # last sdk/v3 that still carries the Node lan
 # from its own module folder rather than `go install`ed. A `tofu` on PATH at >= TOFU_MINIMUM is used instead.
 TOFU_VERSION=1.12.6
 TOFU_MINIMUM=1.6.0
+# Helm renders and lints the chart in deploy/helm (its tests); built from scripts/deploy-check, whose go.mod
+# pins the same version. A `helm` v3 on PATH at >= HELM_MINIMUM is used instead.
+HELM_VERSION=3.22.0
+HELM_MINIMUM=3.14.0
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE_ROOT=${GATEWAY_KEYS_CACHE:-${XDG_CACHE_HOME:-${HOME:?set HOME or GATEWAY_KEYS_CACHE}/.cache}/gateway-keys}
@@ -20,6 +24,8 @@ ENGINE_DIR=$CACHE_ROOT/pulumi-$PULUMI_VERSION-nodejs-host-$PULUMI_NODEJS_HOST_VE
 ENGINE_BIN=$ENGINE_DIR/bin
 TOFU_DIR=$CACHE_ROOT/opentofu-$TOFU_VERSION
 TOFU_BIN=$TOFU_DIR/bin
+HELM_DIR=$CACHE_ROOT/helm-$HELM_VERSION
+HELM_BIN=$HELM_DIR/bin
 # Links to the exact node and pulumi binaries setup chose; scripts/run puts only this folder first
 # on PATH, so nothing else from their folders (another node, another pulumi) moves ahead.
 SHIM_BIN=$REPO_ROOT/.toolchain/bin

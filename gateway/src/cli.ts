@@ -2,11 +2,14 @@
 /**
  * The `gateway` command:
  *   gateway serve [--port 8787] [--host 127.0.0.1] [--db ./gateway.db | --database postgres://…] [--bootstrap --owner ID]
- *                 [--metrics-port N] [--drain-timeout 30] [--shutdown-delay 0]
+ *                 [--metrics-port N] [--drain-timeout 30] [--shutdown-delay 0] [--encryption-key-file FILE]
  *   gateway provisioning-key create (--db FILE | --database postgres://…) --owner ID [--scopes keys:read,keys:write,usage:read]
- * `--database` may come from GATEWAY_DATABASE_URL instead, which keeps the password out of `ps`.
+ * `--database` may come from GATEWAY_DATABASE_URL instead, which keeps the password out of `ps`; the
+ * options a container sets (host, port, config, metrics, drain, log level, key file) have variables
+ * too (`serve --help` names them), so an image or a chart configures the gateway by environment.
  * Human-readable lines (and secrets, once) go to stdout; JSON logs go to stderr.
  */
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import pino from "pino";
 import { SCOPES, type Scope } from "@gateway-keys/contract";
@@ -16,11 +19,14 @@ import { loadGatewayConfig } from "./models/upstream-config";
 import { openSqliteStore } from "./store/sqlite/sqlite-store";
 import { openPostgresStore } from "./store/postgres/postgres-store";
 import { describeDatabaseUrl } from "./store/postgres/connection";
+import { ENCRYPTION_KEY_ENV, parseEncryptionKey } from "./encryption-key";
 import type { Store } from "./store/types";
 
 /** Where `--database` is read from when not given. */
 const DATABASE_URL_ENV = "GATEWAY_DATABASE_URL";
 const DEFAULT_DB = "./gateway.db";
+/** Where `--encryption-key-file` is read from when not given: the path of a mounted secret. */
+const ENCRYPTION_KEY_FILE_ENV = "GATEWAY_ENCRYPTION_KEY_FILE";
 
 interface ServeOptions {
   console?: boolean;
@@ -37,6 +43,7 @@ interface ServeOptions {
   logLevel: string;
   meteringDurability: "normal" | "full";
   config?: string;
+  encryptionKeyFile?: string;
   metricsPort?: number;
   metricsHost?: string;
   drainTimeout: number;
@@ -103,8 +110,8 @@ async function main(argv: string[]): Promise<void> {
   program
     .command("serve")
     .description("Run the gateway until SIGINT or SIGTERM.")
-    .addOption(new Option("--port <port>", "port to listen on (0: any free port)").default(8787).argParser(parsePort))
-    .option("--host <address>", "address to bind; loopback unless you mean to expose it", "127.0.0.1")
+    .addOption(new Option("--port <port>", "port to listen on (0: any free port)").default(8787).argParser(parsePort).env("GATEWAY_PORT"))
+    .addOption(new Option("--host <address>", "address to bind; loopback unless you mean to expose it").default("127.0.0.1").env("GATEWAY_HOST"))
     .option("--db <file>", `SQLite database file, created if missing (default: ${DEFAULT_DB}, unless --database)`)
     .addOption(new Option("--database <url>", "PostgreSQL database shared by many gateway processes: postgres://USER:PASSWORD@HOST:PORT/DB").env(DATABASE_URL_ENV))
     .addOption(
@@ -128,21 +135,29 @@ async function main(argv: string[]): Promise<void> {
     .option("--bootstrap", "create a provisioning key for --owner and print its secret once")
     .option("--owner <id>", "owner of the bootstrap provisioning key")
     .addOption(new Option("--scopes <list>", "scopes of the bootstrap key").default([...SCOPES], SCOPES.join(",")).argParser(parseScopes))
-    .addOption(new Option("--log-level <level>", "log level").default("info").choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"]))
-    .option("--config <file>", "upstream providers and models, YAML or JSON (docs/api.md, \"Upstream providers\")")
+    .addOption(
+      new Option("--log-level <level>", "log level").default("info").choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).env("GATEWAY_LOG_LEVEL"),
+    )
+    .addOption(new Option("--config <file>", "upstream providers and models, YAML or JSON (docs/api.md, \"Upstream providers\")").env("GATEWAY_CONFIG"))
+    .addOption(
+      new Option("--encryption-key-file <file>", `file holding the reply encryption key, as ${ENCRYPTION_KEY_ENV} would (a mounted secret)`).env(
+        ENCRYPTION_KEY_FILE_ENV,
+      ),
+    )
     .addOption(
       new Option("--metering-durability <mode>", "fsync of usage and log writes (see docs/api.md)").default("normal").choices(["normal", "full"]),
     )
-    .addOption(new Option("--metrics-port <port>", "serve Prometheus metrics at GET /metrics on this port (default: off)").argParser(parsePort))
-    .option("--metrics-host <address>", "address of the metrics listener (default: --host)")
+    .addOption(new Option("--metrics-port <port>", "serve Prometheus metrics at GET /metrics on this port (default: off)").argParser(parsePort).env("GATEWAY_METRICS_PORT"))
+    .addOption(new Option("--metrics-host <address>", "address of the metrics listener (default: --host)").env("GATEWAY_METRICS_HOST"))
     .option("--console", "serve the read-only web console at /console (docs/console.md; default: off)")
     .addOption(new Option("--rate-limit <per-second>", "sustained requests per second per credential, in this process (docs/api.md)").default(200).argParser(parseRate))
     .addOption(new Option("--rate-burst <requests>", "requests a credential may make at once after being idle, in this process").default(1000).argParser(parseRate))
-    .addOption(new Option("--drain-timeout <seconds>", "on SIGTERM/SIGINT, how long requests in flight (streams too) may finish").default(30).argParser(parseSeconds))
+    .addOption(new Option("--drain-timeout <seconds>", "on SIGTERM/SIGINT, how long requests in flight (streams too) may finish").default(30).argParser(parseSeconds).env("GATEWAY_DRAIN_TIMEOUT"))
     .addOption(
       new Option("--shutdown-delay <seconds>", "on SIGTERM/SIGINT, how long to keep accepting with /readyz at 503 before stopping, for a load balancer to notice")
         .default(0)
-        .argParser(parseSeconds),
+        .argParser(parseSeconds)
+        .env("GATEWAY_SHUTDOWN_DELAY"),
     )
     .action(async (options: ServeOptions) => serve(options));
 
@@ -172,8 +187,10 @@ async function serve(options: ServeOptions): Promise<void> {
   if (options.bootstrap && !options.owner) throw new Error("--bootstrap needs --owner <id>: the owner the provisioning key acts for");
   const database = chooseDatabase(options);
   const config = options.config === undefined ? undefined : loadGatewayConfig(resolve(options.config));
+  const encryptionKey = options.encryptionKeyFile === undefined ? undefined : readEncryptionKeyFile(options.encryptionKeyFile);
   const gateway = await startGateway({
     ...(config ? { config } : {}),
+    ...(encryptionKey ? { encryptionKey } : {}),
     port: options.port,
     host: options.host,
     ...(database.kind === "postgres"
@@ -218,6 +235,23 @@ async function serve(options: ServeOptions): Promise<void> {
     process.stdout.write(`provisioning key for owner ${gateway.ownerId} (shown once; store it now): ${gateway.provisioningKey}\n`);
   }
   if (gateway.metricsUrl) process.stdout.write(`metrics at ${gateway.metricsUrl}/metrics\n`);
+}
+
+/**
+ * The reply encryption key from a file (a mounted secret), checked as the variable would be. With
+ * the variable set too, two keys would compete: refuse rather than pick one silently.
+ */
+function readEncryptionKeyFile(path: string): Buffer {
+  if (process.env[ENCRYPTION_KEY_ENV]) {
+    throw new Error(`${ENCRYPTION_KEY_ENV} and --encryption-key-file (or ${ENCRYPTION_KEY_FILE_ENV}) name two encryption keys; give one`);
+  }
+  let text: string;
+  try {
+    text = readFileSync(resolve(path), "utf8");
+  } catch (error) {
+    throw new Error(`cannot read the encryption key file ${path} (--encryption-key-file or ${ENCRYPTION_KEY_FILE_ENV}): ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  return parseEncryptionKey(text, `the encryption key file ${path} (--encryption-key-file or ${ENCRYPTION_KEY_FILE_ENV})`);
 }
 
 /** The database the options name: SQLite (`--db`, or the default file) or PostgreSQL (`--database`). */
