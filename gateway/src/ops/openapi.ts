@@ -108,7 +108,7 @@ function addEventStreams(document: { paths?: Record<string, Record<string, OpenA
 
 /**
  * Every account mutation requires the Idempotency-Key header (the service contract; enforced by
- * idempotency/header.ts's hook, which no route schema shows): added to each such operation here.
+ * http/idempotency-header.ts's hook, which no route schema shows): added to each such operation here.
  */
 function addIdempotencyKeys(document: { paths?: Record<string, Record<string, OpenApiOperation>> }): void {
   for (const [path, operations] of Object.entries(document.paths ?? {})) {

@@ -18,7 +18,7 @@ declare module "fastify" {
 
 /**
  * The three text wires — `POST /v1/chat/completions`, `/v1/responses` and `/v1/messages` — over
- * one pipeline (inference/text-call.ts): any chat model answers on any of them, whole or streamed.
+ * one pipeline (pipeline/text-call.ts): any chat model answers on any of them, whole or streamed.
  * The 200 schemas describe the answers the gateway builds; an answer relayed from a provider of
  * the client's wire is sent as the provider wrote it.
  */
