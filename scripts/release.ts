@@ -5,6 +5,10 @@
  *   contract bundled inside, so `npm install ./gateway-keys-provider-<v>.tgz` is all it takes;
  * - `gateway-keys-gateway-<v>.tgz`: the gateway and its `gateway` command (`npx gateway serve`);
  * - `gateway-keys-sdk-<v>.tgz`: the SDK on its own;
+ * - `gateway-keys-policy-<v>.tgz`: the policy pack (policy/), for `pulumi preview --policy-pack <folder>`
+ *   once unpacked and `npm install`ed;
+ * - the Python SDK of the native plugin, `pulumi_gatewaykeys-<v>-py3-none-any.whl` and
+ *   `pulumi_gatewaykeys-<v>.tar.gz` (scripts/release/python.ts);
  * - the native plugin archive `pulumi-resource-gatewaykeys-v<v>-<os>-<arch>.tar.gz`, made by
  *   scripts/plugin-archive, for `pulumi plugin install resource gatewaykeys <v> --file <archive>`;
  * - the Terraform/OpenTofu provider in the registry's file layout,
@@ -19,12 +23,13 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { readWorkspaces, stagePackage } from "./release/stage.ts";
+import { releasePythonSdk } from "./release/python.ts";
 import { releaseTerraformProvider } from "./release/terraform.ts";
 
 /** This script is scripts/release.ts of the repository (argv[1]; `import.meta` would not type-check as CommonJS). */
 const REPO_ROOT = resolve(dirname(process.argv[1]!), "..");
 /** The packages a user installs; each carries the workspace packages it needs. */
-const PUBLISHED = ["@gateway-keys/provider", "@gateway-keys/gateway", "@gateway-keys/sdk"];
+const PUBLISHED = ["@gateway-keys/provider", "@gateway-keys/gateway", "@gateway-keys/sdk", "@gateway-keys/policy"];
 const PLUGIN_ARCHIVE_SCRIPT = join(REPO_ROOT, "scripts", "plugin-archive");
 
 /** One file of the release. */
@@ -61,7 +66,7 @@ function buildPluginArchive(outDir: string): Artifact | undefined {
 async function release(outDir: string): Promise<Artifact[]> {
   mkdirSync(outDir, { recursive: true });
   for (const old of readdirSync(outDir)) {
-    if (/\.(tgz|tar\.gz|zip)$|_SHA256SUMS$/.test(old)) rmSync(join(outDir, old));
+    if (/\.(tgz|tar\.gz|zip|whl)$|_SHA256SUMS$/.test(old)) rmSync(join(outDir, old));
   }
   const stageRoot = join(outDir, ".stage");
   rmSync(stageRoot, { recursive: true, force: true });
@@ -79,6 +84,7 @@ async function release(outDir: string): Promise<Artifact[]> {
   const plugin = buildPluginArchive(outDir);
   if (plugin) artifacts.push(plugin);
   const version: string = JSON.parse(readFileSync(join(REPO_ROOT, "provider", "package.json"), "utf8")).version;
+  for (const file of releasePythonSdk(REPO_ROOT, outDir, version)) artifacts.push({ file, bytes: statSync(file).size });
   for (const file of await releaseTerraformProvider(REPO_ROOT, outDir, version)) artifacts.push({ file, bytes: statSync(file).size });
   return artifacts;
 }

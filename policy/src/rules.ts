@@ -67,8 +67,8 @@ const modelAllowList: Rule<{ stacks?: string[] }> = {
   check({ modelPolicy }, { stacks }, { stack }) {
     if (stacks !== undefined && !stacks.includes(stack)) return [];
     if (modelPolicy?.mode === "allowList" && (modelPolicy.modelIds?.length ?? 0) > 0) return [];
-    const found = modelPolicy?.mode ? `modelPolicy mode "${modelPolicy.mode}"` : "modelPolicy is missing";
-    return [`${found} allows every model on stack "${stack}": set modelPolicy to { mode: "allowList", modelIds: [...] } (model_policy in Python)`];
+    const found = modelPolicy?.mode ? `modelPolicy mode "${modelPolicy.mode}" lets the key call` : "modelPolicy is missing, so the key may call";
+    return [`${found} every model on stack "${stack}": set modelPolicy to { mode: "allowList", modelIds: [...] } (model_policy in Python)`];
   },
 };
 
