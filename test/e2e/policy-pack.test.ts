@@ -14,11 +14,11 @@ import { pulumiPython, pulumiPythonOk } from "./support/python";
  */
 const POLICY_DIR = join(REPO_ROOT, "policy");
 
-/** What each mandatory rule says of a key that sets nothing, resource by resource. */
+/** What each mandatory rule says of a key that sets nothing (the provider's check has filled in modelPolicy's default, mode "all"). */
 const MANDATORY_MESSAGES = (name: string) => [
   `ApiKey "${name}": spendPolicy is missing: set spendPolicy with a limitUnits`,
   `ApiKey "${name}": rotateAfter is missing: set rotateAfter to "90d" or less`,
-  `ApiKey "${name}": modelPolicy is missing, so the key may call every model on stack`,
+  `ApiKey "${name}": modelPolicy mode "all" lets the key call every model on stack`,
   `ApiKey "${name}": labels lack "team": add team: "..." to labels`,
 ];
 
@@ -122,9 +122,14 @@ describe("the policy pack policy/", () => {
       await mkdir(dir);
       await writeFile(join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: python\n`);
       await writeFile(join(dir, "__main__.py"), program);
+      await newStack(dir);
+      return dir;
+    }
+
+    async function newStack(dir: string): Promise<void> {
       await pulumiPythonOk(env.sandbox, dir, python(), ["stack", "init", "policy"]);
       await pulumiPythonOk(env.sandbox, dir, python(), ["config", "set", "gatewaykeys:baseUrl", env.recorder.baseUrl]);
-      return dir;
+      await pulumiPythonOk(env.sandbox, dir, python(), ["config", "set", "--secret", "gatewaykeys:provisioningKey", env.gateway.provisioningKey]);
     }
 
     it("fails the preview of a Python key breaking every mandatory rule, with each rule's message", async () => {
@@ -139,8 +144,7 @@ describe("the policy pack policy/", () => {
     it("passes examples/python, whose key sets every policy", async () => {
       const dir = join(folder, "example");
       await cp(join(REPO_ROOT, "examples/python"), dir, { recursive: true });
-      await pulumiPythonOk(env.sandbox, dir, python(), ["stack", "init", "policy"]);
-      await pulumiPythonOk(env.sandbox, dir, python(), ["config", "set", "gatewaykeys:baseUrl", env.recorder.baseUrl]);
+      await newStack(dir);
       const result = await pulumiPython(env.sandbox, dir, python(), ["preview", "--policy-pack", POLICY_DIR], sdkPath);
       expect(result).toMatchObject({ code: 0 });
       expect(result.output).toMatch(/Policies:\s+✅ gateway-keys@v0\.1\.0/);
