@@ -114,7 +114,7 @@ describe("the policy pack policy/", () => {
 
     /** The setup's venv with the checked-in SDK on PYTHONPATH (the released wheel is native-python.test.ts's). */
     const python = () => process.env.PULUMI_PYTHON_CMD ?? "(PULUMI_PYTHON_CMD unset: run the tests through scripts/run)";
-    const sdkPath = { PYTHONPATH: join(REPO_ROOT, "provider/sdk/python") };
+    const sdkPath = { PYTHONPATH: join(REPO_ROOT, "provider/sdk/python"), PYTHONDONTWRITEBYTECODE: "1" };
 
     async function pythonProject(name: string, program: string): Promise<string> {
       const dir = join(folder, name);
