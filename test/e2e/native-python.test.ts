@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
@@ -7,7 +7,7 @@ import { GatewayClient } from "@gateway-keys/sdk";
 import { findLeaks, listFiles, REPO_ROOT } from "@gateway-keys/testkit/engine";
 import { useKeyTestEnvironment } from "./fixture";
 import { installPlugin } from "./support/native-plugin";
-import { buildRelease, type Release } from "./support/outside-project";
+import { buildRelease, npmInstall, type Release } from "./support/outside-project";
 import { makeVenv, pulumiPython, pulumiPythonOk } from "./support/python";
 
 const run = promisify(execFile);
@@ -168,6 +168,23 @@ describe("the native plugin from Python (pulumi_gatewaykeys)", () => {
       await pulumi("destroy", "--yes");
       expect(await env.statusWith(secret)).toBe(401);
       await expectNoLeaks({ secret });
+    }, 300_000);
+
+    it("the released policy pack, unpacked and npm-installed outside the repository, checks this program with its configuration", async () => {
+      const pack = join(folder, "policy");
+      await run("mkdir", ["-p", pack]);
+      await run("tar", ["xzf", release.policyPack, "--strip-components=1", "-C", pack]);
+      await npmInstall(pack, []);
+      const config = join(folder, "policy-config.json");
+      await writeFile(config, JSON.stringify({ "api-key-spend-limit": { maxLimitUnits: 10 } }));
+      await newStack("policy");
+      const checked = await pulumiPython(env.sandbox, project(), python, ["preview", "--policy-pack", pack, "--policy-pack-config", config]);
+      transcript.push(checked.output);
+      expect(checked.code).not.toBe(0);
+      expect(checked.output).toContain('ApiKey "service": spendPolicy.limitUnits "100" is above the maximum "10": lower it to "10" or less');
+      expect(checked.output).toMatch(/\[mandatory\]\s+api-key-spend-limit\s+\(gatewaykeys:index:ApiKey: service\)/);
+      expect(env.recorder.calls().filter((call) => !call.startsWith("GET"))).toEqual([]);
+      await expectNoLeaks({});
     }, 300_000);
 
     /** Nothing secret in what any command printed (the Python program's output included) or on disk. */
