@@ -5,6 +5,10 @@
  *   contract bundled inside, so `npm install ./gateway-keys-provider-<v>.tgz` is all it takes;
  * - `gateway-keys-gateway-<v>.tgz`: the gateway and its `gateway` command (`npx gateway serve`);
  * - `gateway-keys-sdk-<v>.tgz`: the SDK on its own;
+ * - `gateway-keys-policy-<v>.tgz`: the policy pack (policy/), for `pulumi preview --policy-pack <folder>`
+ *   once unpacked and `npm install`ed;
+ * - the Python SDK of the native plugin, `pulumi_gatewaykeys-<v>-py3-none-any.whl` and
+ *   `pulumi_gatewaykeys-<v>.tar.gz` (scripts/release/python.ts);
  * - the native plugin archive `pulumi-resource-gatewaykeys-v<v>-<os>-<arch>.tar.gz`, made by
  *   scripts/plugin-archive, for `pulumi plugin install resource gatewaykeys <v> --file <archive>`;
  * - the Terraform/OpenTofu provider in the registry's file layout,
@@ -24,12 +28,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { dirname, join, resolve } from "node:path";
 import { readWorkspaces, stagePackage } from "./release/stage.ts";
 import { releaseImage } from "./release/image.ts";
+import { releasePythonSdk } from "./release/python.ts";
 import { releaseTerraformProvider } from "./release/terraform.ts";
 
 /** This script is scripts/release.ts of the repository (argv[1]; `import.meta` would not type-check as CommonJS). */
 const REPO_ROOT = resolve(dirname(process.argv[1]!), "..");
 /** The packages a user installs; each carries the workspace packages it needs. */
-const PUBLISHED = ["@gateway-keys/provider", "@gateway-keys/gateway", "@gateway-keys/sdk"];
+const PUBLISHED = ["@gateway-keys/provider", "@gateway-keys/gateway", "@gateway-keys/sdk", "@gateway-keys/policy"];
 const PLUGIN_ARCHIVE_SCRIPT = join(REPO_ROOT, "scripts", "plugin-archive");
 
 /** One file of the release. */
@@ -66,7 +71,7 @@ function buildPluginArchive(outDir: string): Artifact | undefined {
 async function release(outDir: string, withImage: boolean): Promise<Artifact[]> {
   mkdirSync(outDir, { recursive: true });
   for (const old of readdirSync(outDir)) {
-    if (/\.(tgz|tar\.gz|zip|oci\.tar|oci\.digest)$|_SHA256SUMS$/.test(old)) rmSync(join(outDir, old));
+    if (/\.(tgz|tar\.gz|zip|whl|oci\.tar|oci\.digest)$|_SHA256SUMS$/.test(old)) rmSync(join(outDir, old));
   }
   const stageRoot = join(outDir, ".stage");
   rmSync(stageRoot, { recursive: true, force: true });
@@ -84,6 +89,7 @@ async function release(outDir: string, withImage: boolean): Promise<Artifact[]> 
   const plugin = buildPluginArchive(outDir);
   if (plugin) artifacts.push(plugin);
   const version: string = JSON.parse(readFileSync(join(REPO_ROOT, "provider", "package.json"), "utf8")).version;
+  for (const file of releasePythonSdk(REPO_ROOT, outDir, version)) artifacts.push({ file, bytes: statSync(file).size });
   for (const file of await releaseTerraformProvider(REPO_ROOT, outDir, version)) artifacts.push({ file, bytes: statSync(file).size });
   if (withImage) {
     const gatewayVersion: string = JSON.parse(readFileSync(join(REPO_ROOT, "gateway", "package.json"), "utf8")).version;

