@@ -4,7 +4,7 @@
  * counts look-ups (a real PostgreSQL feed is driven in postgres-cluster.test.ts); the cache is the
  * gateway's own, from its build.
  */
-import { KeyCache } from "@gateway-keys/gateway/dist/auth/key-cache";
+import { KeyCache } from "@gateway-keys/gateway/dist/store/key-cache";
 import type { KeyChangeListener, Store, StoredApiKey } from "@gateway-keys/gateway";
 
 const HASH = Buffer.alloc(32, 7);
