@@ -213,11 +213,19 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
     const key = await createKey({ rateLimitPolicy: { maxConcurrentRequests: 3 } });
     const heldBefore = held.length;
     const body = { model: "slow-1", input: "hi", max_output_tokens: 5 };
-    const requests = Array.from({ length: 9 }, (_, i) => call(pick(i).url, "POST", "/v1/responses", { bearer: key.secret, body }));
-    // The refused ones answer at once; the admitted ones wait at the hanging upstream.
-    const deadline = Date.now() + 5000;
-    while (held.length < heldBefore + 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    let answered = 0;
+    const requests = Array.from({ length: 9 }, (_, i) =>
+      call(pick(i).url, "POST", "/v1/responses", { bearer: key.secret, body }).then((answer) => {
+        answered++;
+        return answer;
+      }),
+    );
+    // The refused ones answer at once; the admitted ones wait at the hanging upstream. Every one of
+    // the nine is decided before any place is freed (on a loaded machine a request can be slow to arrive).
+    const deadline = Date.now() + 10_000;
+    while ((held.length < heldBefore + 3 || answered < 6) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(held.length).toBe(heldBefore + 3);
+    expect(answered).toBe(6);
     // Let go of them: the upstream cuts each request (502), which ends it and frees its place.
     for (const release of held.splice(heldBefore)) release();
     const statuses = (await Promise.all(requests)).map((answer) => answer.status);

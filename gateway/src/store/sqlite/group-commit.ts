@@ -4,23 +4,24 @@
  * its write is committed, so nothing is acknowledged before it is stored. Under concurrency this
  * turns N commits into one; a lone request waits one event-loop hop.
  */
-export class GroupCommitter {
-  readonly #commit: (writes: readonly (() => void)[]) => void;
+export class GroupCommitter<Tally = void> {
+  readonly #commit: (writes: readonly ((tally: Tally) => void)[]) => void;
   readonly #whenFree: (flush: () => void) => void;
-  #queue: { write: () => void; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  #queue: { write: (tally: Tally) => void; resolve: () => void; reject: (error: unknown) => void }[] = [];
   #scheduled: ReturnType<typeof setImmediate> | undefined;
 
   /**
-   * `commit` runs every write of a batch inside one transaction, or throws to roll all back.
+   * `commit` runs every write of a batch inside one transaction, or throws to roll all back; it
+   * hands each write the batch's `Tally`, where writes add up what the batch then writes once.
    * `whenFree` runs a flush once the connection may commit (default: at once).
    */
-  constructor(commit: (writes: readonly (() => void)[]) => void, whenFree: (flush: () => void) => void = (flush) => flush()) {
+  constructor(commit: (writes: readonly ((tally: Tally) => void)[]) => void, whenFree: (flush: () => void) => void = (flush) => flush()) {
     this.#commit = commit;
     this.#whenFree = whenFree;
   }
 
   /** Queues `write`; resolves once it is committed. */
-  submit(write: () => void): Promise<void> {
+  submit(write: (tally: Tally) => void): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ write, resolve, reject });
       this.#scheduled ??= setImmediate(() => {

@@ -1,7 +1,7 @@
 import { accessSync, constants } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { dayOf, type KeyState } from "@gateway-keys/contract";
+import type { KeyState } from "@gateway-keys/contract";
 import type {
   ApiKeyUpdate,
   IdempotencyClaim,
@@ -41,6 +41,7 @@ import {
 import { startCheckpointer } from "./checkpointer";
 import { ConnectionGate } from "./connection-gate";
 import { GroupCommitter } from "./group-commit";
+import { UsageTally } from "./usage-tally";
 import { prepareStatements, type Statements } from "./statements";
 
 /** Options of {@link openSqliteStore}. */
@@ -101,11 +102,16 @@ class SqliteStore implements Store {
   readonly #meteringFull: boolean;
   readonly #checkpointer: { stop(): Promise<void> } | undefined;
   readonly #gate = new ConnectionGate();
-  /** Metering writes (logs, usage counters) of concurrent requests share one commit. */
-  readonly #metering = new GroupCommitter(
+  /**
+   * Metering writes of concurrent requests share one commit: each request's log row, and the usage
+   * and day counters of the batch added up per key and model (per key and day), one upsert each.
+   */
+  readonly #metering = new GroupCommitter<UsageTally>(
     (writes) =>
       this.#write(this.#meteringFull, () => {
-        for (const write of writes) write();
+        const tally = new UsageTally();
+        for (const write of writes) write(tally);
+        tally.writeTo(this.#sql);
       }),
     (flush) => void (this.#gate.open ? this.#gate.exclusive(flush) : flush()),
   );
@@ -304,7 +310,7 @@ class SqliteStore implements Store {
   }
 
   recordRequest(entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
-    return this.#metering.submit(() => {
+    return this.#metering.submit((tally) => {
       // Positional parameters (order as in statements.ts): node:sqlite binds them about twice as
       // fast as named ones, and this runs on every model request.
       this.#sql.insertLog.run(
@@ -318,10 +324,7 @@ class SqliteStore implements Store {
         entry.requestInput,
         entry.responseText,
       );
-      const succeeded = outcome === "succeeded" ? 1 : 0;
-      const rejected = outcome === "rejected" ? 1 : 0;
-      this.#sql.countUsage.run(entry.keyId, entry.model, entry.ownerId, succeeded, rejected, entry.costMicros, entry.createdAt);
-      this.#sql.countDay.run(entry.keyId, dayOf(entry.createdAt), entry.ownerId, entry.costMicros);
+      tally.add(entry, outcome);
     });
   }
 

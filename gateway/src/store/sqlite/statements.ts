@@ -83,12 +83,12 @@ export function prepareStatements(db: DatabaseSync) {
         (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     countUsage: prepare(`INSERT INTO usage_counters (key_id, model, owner_id, total, succeeded, rejected, spent_micros, last_request_at)
-      VALUES (?, ?, ?, 1, ?, ?, ?, ?)
-      ON CONFLICT (key_id, model) DO UPDATE SET total = total + 1, succeeded = succeeded + excluded.succeeded,
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (key_id, model) DO UPDATE SET total = total + excluded.total, succeeded = succeeded + excluded.succeeded,
         rejected = rejected + excluded.rejected, spent_micros = spent_micros + excluded.spent_micros,
         last_request_at = MAX(IFNULL(last_request_at, 0), excluded.last_request_at)`),
-    countDay: prepare(`INSERT INTO spend_days (key_id, day, owner_id, requests, spent_micros) VALUES (?, ?, ?, 1, ?)
-      ON CONFLICT (key_id, day) DO UPDATE SET requests = requests + 1, spent_micros = spent_micros + excluded.spent_micros`),
+    countDay: prepare(`INSERT INTO spend_days (key_id, day, owner_id, requests, spent_micros) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (key_id, day) DO UPDATE SET requests = requests + excluded.requests, spent_micros = spent_micros + excluded.spent_micros`),
     usageByOwner: prepare(
       "SELECT key_id, model, total, succeeded, rejected, spent_micros FROM usage_counters WHERE owner_id = ? ORDER BY key_id, model",
       true,
