@@ -86,14 +86,25 @@ export class GatewayMetrics {
     this.#httpInFlight.inc(change);
   }
 
+  /** The upstream histogram of each (provider, outcome), bound once (as {@link httpRequest}'s). */
+  readonly #upstreamSeries = new Map<string, { observe(value: number): void }>();
+  /** The model counter of each (model, outcome), bound once. */
+  readonly #modelSeries = new Map<string, { inc(): void }>();
+
   /** One attempt at an upstream provider. */
   upstreamRequest(provider: string, outcome: UpstreamOutcome, seconds: number): void {
-    this.#upstreamDuration.observe({ provider, outcome }, seconds);
+    const key = `${outcome} ${provider}`;
+    let series = this.#upstreamSeries.get(key);
+    if (!series) this.#upstreamSeries.set(key, (series = this.#upstreamDuration.labels({ provider, outcome })));
+    series.observe(seconds);
   }
 
   /** One model request recorded with its outcome; `model` must already be a known id or `"unknown"`. */
   modelRequest(model: string, outcome: RequestOutcome): void {
-    this.#modelRequests.inc({ model, outcome });
+    const key = `${outcome} ${model}`;
+    let series = this.#modelSeries.get(key);
+    if (!series) this.#modelSeries.set(key, (series = this.#modelRequests.labels({ model, outcome })));
+    series.inc();
   }
 
   /** Exports the spend reservations in flight, read from `figures` at each scrape. */
