@@ -20,9 +20,9 @@ export const UPSTREAM_MODEL = "bench-upstream";
 const UPSTREAM_KEY_ENV = "BENCH_UPSTREAM_KEY";
 const PROMPT = { messages: [{ role: "user", content: "Say something about a fox and a dog." }], max_tokens: 64 };
 
-/** The gateway's configuration: `bench-chat` forwarded to the upstream at `upstreamUrl` (an OpenAI-wire base URL). */
-export function benchGatewayConfig(upstreamUrl: string): GatewayConfig {
-  return GatewayConfig.parse({
+/** The gateway's configuration as written in a config file: `bench-chat` forwarded to the upstream at `upstreamUrl` (an OpenAI-wire base URL). */
+export function benchGatewayConfigFile(upstreamUrl: string): object {
+  return {
     providers: { upstream: { wire: "openai", baseUrl: upstreamUrl, apiKeyEnv: UPSTREAM_KEY_ENV } },
     models: [
       {
@@ -33,7 +33,7 @@ export function benchGatewayConfig(upstreamUrl: string): GatewayConfig {
         maxOutputTokens: 256,
       },
     ],
-  });
+  };
 }
 
 /** The environment variable (and a value) the configured provider reads its key from. */
@@ -84,7 +84,7 @@ async function serveGateway(upstreamUrl: string): Promise<void> {
   Object.assign(process.env, BENCH_UPSTREAM_ENV);
   const gateway = await startGateway({
     dbPath: join(dir, "bench.db"),
-    config: benchGatewayConfig(upstreamUrl),
+    config: GatewayConfig.parse(benchGatewayConfigFile(upstreamUrl)),
     bootstrap: { ownerId: "bench" },
     // The default (200 req/s per key) would measure the rate limiter, not the gateway.
     rateLimit: { ratePerSecond: 1e9, burst: 1e9 },
