@@ -2,8 +2,9 @@
  * What an open stream keeps alive in a gateway process: the open-streams setup of bench/gateway.ts
  * (bench/lib/open-streams.ts), with a V8 heap snapshot taken at each reading (the baseline, then
  * with N more streams open, relayed and waiting), and the objects that grew between the two, per
- * stream, by kind. The JS heap's growth is set against the resident set's, the rest being memory
- * outside it (sockets' buffers, HTTP parsers, the allocator's slack).
+ * stream, by kind. Set the JS heap's growth against bench/gateway's resident figure: the rest is
+ * memory outside the JS heap (sockets, HTTP parsers, buffers' backing stores, the allocator's and
+ * V8's slack). Taking a snapshot itself raises the resident set, so this run's own is not that figure.
  *
  * Run: bash scripts/run node bench/profile-open-streams.ts [folder] [streams]   (default
  * /tmp/profiles and 1000; the snapshots stay there, for Chrome DevTools' Memory tab)
@@ -50,8 +51,8 @@ const total = (kinds: ReturnType<typeof countByKind>) => [...kinds.values()].red
 const heapGrowthKiB = (total(open) - total(baseline)) / 1024;
 console.log(`snapshots: ${snapshots.join(", ")}`);
 console.log(
-  `${streams} streams: resident ${cell.perStreamKiB.toFixed(1)} KiB per stream; JS heap (live objects' self sizes) ${(heapGrowthKiB / streams).toFixed(1)} KiB per stream; ` +
-    `the rest, ${(cell.perStreamKiB - heapGrowthKiB / streams).toFixed(1)} KiB, outside the JS heap or not yet returned by it`,
+  `${streams} streams: JS heap (live objects' self sizes) grew ${(heapGrowthKiB / streams).toFixed(1)} KiB per stream; ` +
+    `resident ${cell.perStreamKiB.toFixed(1)} KiB per stream here, raised by the baseline snapshot's own memory (bench/gateway's figure, without snapshots, is the one to compare)`,
 );
 console.log(`\ntop ${TOP} kinds by growth, per open stream (objects, bytes):`);
 for (const { kind, count, bytes } of growth(baseline, open).slice(0, TOP)) {
