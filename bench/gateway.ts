@@ -134,7 +134,7 @@ function cellsOf<Path, Cell>(measured: readonly Measured<Path, Cell>[], connecti
   return measured.filter((entry) => entry.connections === connections && entry.path === path).map((entry) => entry.cell);
 }
 
-/** Per round, `pick` of one path's cell against another's (`compare`), both from that round. */
+/** Per round, `compare` of one path's cell with another's from the same round. */
 function perRound<Cell>(ofPath: Cell[], ofOther: Cell[], compare: (cell: Cell, other: Cell) => number): number[] {
   return ofPath.map((cell, round) => compare(cell, ofOther[round]!));
 }
