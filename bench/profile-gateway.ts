@@ -8,7 +8,8 @@
  * call paths, each in µs per request, with gateway frames named by their TypeScript source line.
  *
  * Run: bash scripts/run node bench/profile-gateway.ts [folder]   (default /tmp/profiles; the
- * .cpuprofile stays there, for Chrome DevTools or speedscope; PROFILE_SECONDS, default 10)
+ * .cpuprofile stays there, for Chrome DevTools or speedscope; PROFILE_SECONDS, default 10;
+ * PROFILE_MODE=streamed for streamed answers)
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { startGatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { summariseProfile, type FunctionTime } from "./lib/cpu-profile.ts";
 import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker } from "./lib/gateway-paths.ts";
-import { loadWhole } from "./lib/load.ts";
+import { loadStreams, loadWhole, type Target } from "./lib/load.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const CONNECTIONS = 16;
@@ -48,6 +49,21 @@ function byOwner(self: FunctionTime[]): FunctionTime[] {
   return [...owners].map(([frame, micros]) => ({ frame, micros })).sort((a, b) => b.micros - a.micros);
 }
 
+/** `PROFILE_MODE=streamed` profiles streamed answers instead (the bench's streamed cell at 16 connections). */
+const streamed = process.env.PROFILE_MODE === "streamed";
+
+/** Drives the load; returns answers per second, requests completed and errors. */
+async function drive(target: Target, seconds: number): Promise<{ perSecond: number; requests: number; errors: number }> {
+  if (streamed) {
+    const start = performance.now();
+    const cell = await loadStreams(target, CONNECTIONS, seconds);
+    // Its rate is streams read to the end over the time the loops ran.
+    return { perSecond: cell.requestsPerSecond, requests: Math.round((cell.requestsPerSecond * (performance.now() - start)) / 1000), errors: cell.errors };
+  }
+  const cell = await loadWhole(target, CONNECTIONS, seconds);
+  return { perSecond: cell.requestsPerSecond, requests: cell.latencies.length, errors: cell.errors };
+}
+
 const nowMicros = () => Number(process.hrtime.bigint() / 1000n);
 
 const folder = process.argv[2] ?? "/tmp/profiles";
@@ -67,12 +83,12 @@ const gateway = await startGatewayProcess({
 let measured;
 try {
   const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench");
-  const target = chatTarget(`${gateway.url}/v1`, { authorization: `Bearer ${secret}` }, MODEL, false);
-  await loadWhole(target, CONNECTIONS, WARM_SECONDS);
+  const target = chatTarget(`${gateway.url}/v1`, { authorization: `Bearer ${secret}` }, MODEL, streamed);
+  await drive(target, WARM_SECONDS);
   const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
   const cpuBefore = cpuSeconds(gateway.child.pid!);
   const from = nowMicros();
-  const cell = await loadWhole(target, CONNECTIONS, seconds);
+  const cell = await drive(target, seconds);
   const to = nowMicros();
   measured = { cell, from, to, cpuMicros: (cpuSeconds(gateway.child.pid!) - cpuBefore) * 1e6 };
 } finally {
@@ -88,7 +104,7 @@ const profileFile = readdirSync(runFolder)
   .map((name) => join(runFolder, name))[0];
 if (!profileFile) throw new Error(`the gateway wrote no main-thread .cpuprofile into ${runFolder}`);
 const { cell, from, to, cpuMicros } = measured;
-const requests = cell.latencies.length;
+const { requests } = cell;
 const summary = summariseProfile(profileFile, from, to, REPO_ROOT, "(root)");
 const perRequest = (micros: number) => (micros / requests).toFixed(1).padStart(7);
 const share = (micros: number) => `${((100 * micros) / (summary.windowMicros - summary.idleMicros)).toFixed(1).padStart(5)}%`;
@@ -96,7 +112,7 @@ const rows = (list: FunctionTime[]) => list.slice(0, TOP).map(({ frame, micros }
 
 console.log(`profile: ${profileFile}`);
 console.log(
-  `load: ${Math.round(cell.requestsPerSecond)} req/s, p50 ${cell.p50.toFixed(3)} ms, ${requests} requests, ${cell.errors} errors in ${((to - from) / 1e6).toFixed(1)} s; ` +
+  `load: ${streamed ? "streamed" : "whole"} chat at ${CONNECTIONS} connections, ${Math.round(cell.perSecond)} answers/s, ${requests} requests, ${cell.errors} errors in ${((to - from) / 1e6).toFixed(1)} s; ` +
     `gateway process CPU ${(cpuMicros / requests).toFixed(1)} µs/req (all threads); main thread busy ${((summary.windowMicros - summary.idleMicros) / requests).toFixed(1)} µs/req, ` +
     `idle ${((100 * summary.idleMicros) / summary.windowMicros).toFixed(0)}% (percentages below are of busy time)`,
 );
