@@ -24,7 +24,14 @@ export interface OpenStreamsCell {
   perStreamKiB: number;
 }
 
-export async function measureOpenStreams(count: number): Promise<OpenStreamsCell> {
+/** For looking inside the process (bench/profile-open-streams.ts): more environment, and a call at each reading. */
+export interface OpenStreamsProbe {
+  env?: Record<string, string>;
+  /** Called with the gateway's pid just after each reading of its resident set, the baseline's then the open streams'. */
+  atReading?: (pid: number, streamsOpen: number) => Promise<void>;
+}
+
+export async function measureOpenStreams(count: number, probe: OpenStreamsProbe = {}): Promise<OpenStreamsCell> {
   const held: import("node:http").ServerResponse[] = [];
   const upstream = createServer((incoming, response) => {
     incoming.resume();
@@ -47,7 +54,7 @@ export async function measureOpenStreams(count: number): Promise<OpenStreamsCell
   const gateway = await startGatewayProcess({
     bootstrap: { ownerId: "bench" },
     args: ["--config", configPath, "--rate-limit", "1000000", "--rate-burst", "1000000"],
-    env: { BENCH_OPEN_STREAMS_KEY: "unused" },
+    env: { BENCH_OPEN_STREAMS_KEY: "unused", ...probe.env },
   });
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const opened: IncomingMessage[] = [];
@@ -72,9 +79,11 @@ export async function measureOpenStreams(count: number): Promise<OpenStreamsCell
     await openMany(50);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const baselineKiB = residentKiB(gateway.child.pid!);
+    await probe.atReading?.(gateway.child.pid!, 0);
     await openMany(count);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const openKiB = residentKiB(gateway.child.pid!);
+    await probe.atReading?.(gateway.child.pid!, count);
     return { streams: count, baselineKiB, openKiB, perStreamKiB: (openKiB - baselineKiB) / count };
   } finally {
     for (const answer of opened) answer.destroy();

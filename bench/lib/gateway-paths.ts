@@ -1,0 +1,135 @@
+/**
+ * The servers of the gateway benchmark, each in its own worker thread (this file is the workers'
+ * entry): the upstream (bench/lib/chat-upstream.ts), the floor proxy (bench/lib/floor-proxy.ts) and
+ * our gateway, configured as deployed: an `openai` provider, a key with every policy on and a log
+ * row storing request and response on a SQLite file. Also the one chat request every path is asked.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { GatewayConfig, startGateway } from "@gateway-keys/gateway";
+import type { ApiKeyWithSecret } from "@gateway-keys/contract";
+import { startChatUpstream } from "./chat-upstream.ts";
+import { startFloorProxy } from "./floor-proxy.ts";
+import type { Target } from "./load.ts";
+
+/** The gateway's model id; the upstream's own is `bench-upstream`. */
+export const MODEL = "bench-chat";
+export const UPSTREAM_MODEL = "bench-upstream";
+const UPSTREAM_KEY_ENV = "BENCH_UPSTREAM_KEY";
+const PROMPT = { messages: [{ role: "user", content: "Say something about a fox and a dog." }], max_tokens: 64 };
+
+/** The gateway's configuration as written in a config file: `bench-chat` forwarded to the upstream at `upstreamUrl` (an OpenAI-wire base URL). */
+export function benchGatewayConfigFile(upstreamUrl: string): object {
+  return {
+    providers: { upstream: { wire: "openai", baseUrl: upstreamUrl, apiKeyEnv: UPSTREAM_KEY_ENV } },
+    models: [
+      {
+        id: MODEL,
+        family: "chat",
+        routes: [{ provider: "upstream", model: UPSTREAM_MODEL }],
+        pricing: { inputUnitsPerMillionTokens: "1", outputUnitsPerMillionTokens: "2" },
+        maxOutputTokens: 256,
+      },
+    ],
+  };
+}
+
+/** The environment variable (and a value) the configured provider reads its key from. */
+export const BENCH_UPSTREAM_ENV = { [UPSTREAM_KEY_ENV]: "upstream-key-unused" };
+
+/** The bench keys' policies: a spend limit, logging of request and response, a model allow-list. */
+const KEY_POLICIES = {
+  spendPolicy: { limitUnits: "1000000000" },
+  loggingPolicy: { storeRequest: true, storeResponse: true, retentionDays: 30 },
+  modelPolicy: { mode: "allowList", modelIds: [MODEL] },
+};
+
+/** A rate limit policy with every limit set and none ever reached: what the rate policy's cost is measured with. */
+export const UNREACHED_RATE_POLICY = { rateLimitPolicy: { requestsPerMinute: 1_000_000, tokensPerMinute: 10_000_000_000, maxConcurrentRequests: 10_000 } };
+
+/** Creates a bench key (every policy in {@link KEY_POLICIES}, plus `extra`) on the gateway at `gatewayUrl` and returns its secret. */
+export async function createBenchKey(gatewayUrl: string, provisioningKey: string, name: string, extra: object = {}): Promise<string> {
+  const created = await fetch(`${gatewayUrl}/v1/account/api-keys`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${provisioningKey}`, "content-type": "application/json", "idempotency-key": `bench-${name}` },
+    body: JSON.stringify({ name, ...KEY_POLICIES, ...extra }),
+  });
+  if (created.status !== 201) throw new Error(`creating the bench key ${name} answered ${created.status}`);
+  return ((await created.json()) as ApiKeyWithSecret).secret;
+}
+
+/** A chat request to a base URL ending in /v1. */
+export function chatTarget(baseUrl: string, headers: Record<string, string>, model: string, stream: boolean): Target {
+  const url = new URL(baseUrl);
+  return { origin: url.origin, path: `${url.pathname}/chat/completions`, headers, body: JSON.stringify({ model, ...PROMPT, ...(stream ? { stream: true } : {}) }) };
+}
+
+type Role = { role: "upstream" } | { role: "gateway" | "floor"; upstreamUrl: string };
+
+/** What a worker reports once it listens. */
+export interface Ready {
+  /** Base URL of its OpenAI-wire API (ending in /v1). */
+  url: string;
+  /** The regular key's secret, for the gateway. */
+  secret?: string;
+  /** A key like `secret`'s, plus {@link UNREACHED_RATE_POLICY}. */
+  limitedSecret?: string;
+}
+
+/** Worker side: the gateway on a fresh SQLite file, forwarding `bench-chat` to the upstream, with the two bench keys. */
+async function serveGateway(upstreamUrl: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "gateway-bench-"));
+  Object.assign(process.env, BENCH_UPSTREAM_ENV);
+  const gateway = await startGateway({
+    dbPath: join(dir, "bench.db"),
+    config: GatewayConfig.parse(benchGatewayConfigFile(upstreamUrl)),
+    bootstrap: { ownerId: "bench" },
+    // The default (200 req/s per key) would measure the rate limiter, not the gateway.
+    rateLimit: { ratePerSecond: 1e9, burst: 1e9 },
+  });
+  const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench");
+  const limitedSecret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench-limited", UNREACHED_RATE_POLICY);
+  parentPort!.postMessage({ url: `${gateway.url}/v1`, secret, limitedSecret } satisfies Ready);
+  parentPort!.once("message", async () => {
+    await gateway.close();
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
+}
+
+async function serveUpstream(): Promise<void> {
+  const { url, server } = await startChatUpstream();
+  parentPort!.postMessage({ url } satisfies Ready);
+  parentPort!.once("message", () => server.close(() => process.exit(0)));
+}
+
+async function serveFloor(upstreamUrl: string): Promise<void> {
+  const { url, server, pool } = await startFloorProxy(upstreamUrl);
+  parentPort!.postMessage({ url } satisfies Ready);
+  parentPort!.once("message", () => server.close(() => void pool.close().then(() => process.exit(0))));
+}
+
+/** Starts one server in its own worker thread; resolves once it listens. */
+export async function startWorker(role: Role): Promise<Ready & { stop(): Promise<void> }> {
+  const worker = new Worker(new URL(import.meta.url), { workerData: role });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
+  return {
+    ...ready,
+    stop: async () => {
+      worker.postMessage("stop");
+      await new Promise((resolve) => worker.once("exit", resolve));
+    },
+  };
+}
+
+if (!isMainThread && (workerData as Role | undefined)?.role !== undefined) {
+  const role = workerData as Role;
+  if (role.role === "gateway") await serveGateway(role.upstreamUrl);
+  else if (role.role === "floor") await serveFloor(role.upstreamUrl);
+  else await serveUpstream();
+}

@@ -1,0 +1,128 @@
+/**
+ * Where a gateway process spends its time under the gateway bench's throughput load: whole Chat
+ * Completions at 16 connections to the bench's upstream, with the bench's key (every policy on,
+ * request and response logged, SQLite). The gateway runs as `gateway serve` in its own process
+ * under `node --cpu-prof`; the upstream in a worker thread and the load generator here, as in
+ * bench/gateway.ts. Only the samples taken while the measured load ran count (not start-up,
+ * warm-up or shutdown). Prints the top functions by self and by inclusive time and the heaviest
+ * call paths, each in µs per request, with gateway frames named by their TypeScript source line.
+ *
+ * Run: bash scripts/run node bench/profile-gateway.ts [folder]   (default /tmp/profiles; the
+ * .cpuprofile stays there, for Chrome DevTools or speedscope; PROFILE_SECONDS, default 10;
+ * PROFILE_MODE=streamed for streamed answers)
+ */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startGatewayProcess } from "@gateway-keys/testkit/gateway-process";
+import { summariseProfile, type FunctionTime } from "./lib/cpu-profile.ts";
+import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker } from "./lib/gateway-paths.ts";
+import { loadStreams, loadWhole, type Target } from "./lib/load.ts";
+
+const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
+const CONNECTIONS = 16;
+const WARM_SECONDS = 3;
+/** µs between samples: finer than the default 1000, for requests that take tens of µs of CPU. */
+const SAMPLE_INTERVAL = 200;
+const TOP = 25;
+
+/** CPU seconds (user + system, every thread) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Who owns a frame's code: a gateway source file, a package, Node's own JavaScript, or native code (no file). */
+function ownerOf(frame: string): string {
+  const location = frame.split("  ")[1];
+  if (location === undefined) return frame.startsWith("(") ? frame : "native (V8 builtins, syscalls, addons)";
+  if (location.startsWith("node:")) return "node (its JavaScript)";
+  if (location.startsWith("gateway/src/") || location.startsWith("contract/")) return location.replace(/:\d+$/, "");
+  const parts = location.split("/");
+  return parts[0]!.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!;
+}
+
+/** Self times summed by {@link ownerOf}. */
+function byOwner(self: FunctionTime[]): FunctionTime[] {
+  const owners = new Map<string, number>();
+  for (const { frame, micros } of self) owners.set(ownerOf(frame), (owners.get(ownerOf(frame)) ?? 0) + micros);
+  return [...owners].map(([frame, micros]) => ({ frame, micros })).sort((a, b) => b.micros - a.micros);
+}
+
+/** `PROFILE_MODE=streamed` profiles streamed answers instead (the bench's streamed cell at 16 connections). */
+const streamed = process.env.PROFILE_MODE === "streamed";
+
+/** Drives the load; returns answers per second, requests completed and errors. */
+async function drive(target: Target, seconds: number): Promise<{ perSecond: number; requests: number; errors: number }> {
+  if (streamed) {
+    const start = performance.now();
+    const cell = await loadStreams(target, CONNECTIONS, seconds);
+    // Its rate is streams read to the end over the time the loops ran.
+    return { perSecond: cell.requestsPerSecond, requests: Math.round((cell.requestsPerSecond * (performance.now() - start)) / 1000), errors: cell.errors };
+  }
+  const cell = await loadWhole(target, CONNECTIONS, seconds);
+  return { perSecond: cell.requestsPerSecond, requests: cell.latencies.length, errors: cell.errors };
+}
+
+const nowMicros = () => Number(process.hrtime.bigint() / 1000n);
+
+const folder = process.argv[2] ?? "/tmp/profiles";
+const runFolder = join(folder, `gateway-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+mkdirSync(runFolder, { recursive: true });
+const upstream = await startWorker({ role: "upstream" });
+const configPath = join(runFolder, "config.json");
+writeFileSync(configPath, JSON.stringify(benchGatewayConfigFile(upstream.url)));
+const gateway = await startGatewayProcess({
+  bootstrap: { ownerId: "bench" },
+  args: ["--config", configPath, "--rate-limit", "1000000000", "--rate-burst", "1000000000"],
+  env: {
+    ...BENCH_UPSTREAM_ENV,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${runFolder} --cpu-prof-interval=${SAMPLE_INTERVAL}`.trim(),
+  },
+});
+let measured;
+try {
+  const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench");
+  const target = chatTarget(`${gateway.url}/v1`, { authorization: `Bearer ${secret}` }, MODEL, streamed);
+  await drive(target, WARM_SECONDS);
+  const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
+  const cpuBefore = cpuSeconds(gateway.child.pid!);
+  const from = nowMicros();
+  const cell = await drive(target, seconds);
+  const to = nowMicros();
+  measured = { cell, from, to, cpuMicros: (cpuSeconds(gateway.child.pid!) - cpuBefore) * 1e6 };
+} finally {
+  // SIGTERM: the process exits on its own, and writes its profile as it does.
+  await gateway.stop();
+  await upstream.stop();
+}
+
+// One file per thread, CPU.<date>.<time>.<pid>.<thread id>.<sequence>.cpuprofile: thread 0 is the
+// event loop; the others (e.g. SQLite's checkpointer) are left for DevTools.
+const profileFile = readdirSync(runFolder)
+  .filter((name) => name.endsWith(".cpuprofile") && name.split(".")[4] === "0")
+  .map((name) => join(runFolder, name))[0];
+if (!profileFile) throw new Error(`the gateway wrote no main-thread .cpuprofile into ${runFolder}`);
+const { cell, from, to, cpuMicros } = measured;
+const { requests } = cell;
+const summary = summariseProfile(profileFile, from, to, REPO_ROOT, "(root)");
+const perRequest = (micros: number) => (micros / requests).toFixed(1).padStart(7);
+const share = (micros: number) => `${((100 * micros) / (summary.windowMicros - summary.idleMicros)).toFixed(1).padStart(5)}%`;
+const rows = (list: FunctionTime[]) => list.slice(0, TOP).map(({ frame, micros }) => `${perRequest(micros)} µs/req ${share(micros)}  ${frame}`);
+
+console.log(`profile: ${profileFile}`);
+console.log(
+  `load: ${streamed ? "streamed" : "whole"} chat at ${CONNECTIONS} connections, ${Math.round(cell.perSecond)} answers/s, ${requests} requests, ${cell.errors} errors in ${((to - from) / 1e6).toFixed(1)} s; ` +
+    `gateway process CPU ${(cpuMicros / requests).toFixed(1)} µs/req (all threads); main thread busy ${((summary.windowMicros - summary.idleMicros) / requests).toFixed(1)} µs/req, ` +
+    `idle ${((100 * summary.idleMicros) / summary.windowMicros).toFixed(0)}% (percentages below are of busy time)`,
+);
+console.log(`\ntop ${TOP} by self time:`);
+for (const line of rows(summary.self.filter(({ frame }) => !frame.startsWith("(idle)")))) console.log(line);
+console.log(`\nself time by where it is spent:`);
+for (const line of rows(byOwner(summary.self.filter(({ frame }) => !frame.startsWith("(idle)"))))) console.log(line);
+console.log(`\ntop ${TOP} by inclusive time (JavaScript frames):`);
+for (const line of rows(summary.inclusive.filter(({ frame }) => !frame.startsWith("(")))) console.log(line);
+console.log(`\ntop ${TOP} gateway functions by inclusive time (each async step of a request is its own stack):`);
+for (const line of rows(summary.inclusive.filter(({ frame }) => frame.includes("  gateway/src/")))) console.log(line);
+console.log(`\nheaviest call paths (inclusive, ≥ 1% of the window):`);
+for (const { depth, frame, micros } of summary.tree) console.log(`${perRequest(micros)} µs/req ${"  ".repeat(depth)}${frame}`);
