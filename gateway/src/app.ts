@@ -94,14 +94,16 @@ declare module "fastify" {
  * caller opened it, the caller closes it.
  */
 export function createApp(deps: AppDependencies): FastifyInstance {
-  const clock = deps.clock ?? (() => new Date());
+  const clock = deps.clock;
+  // Without an injected clock, no Date is made per reading.
+  const now = clock ? () => clock().getTime() : Date.now;
   const ctx: GatewayContext = {
     store: deps.store,
-    now: () => clock().getTime(),
+    now,
     cipher: new ReplyCipher(resolveEncryptionKey(deps.encryptionKey, deps.store)),
     idempotencyTtlMs: deps.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
     credentialThrottle: new CredentialThrottle(deps.rateLimit),
-    models: new ModelCatalog(deps.models, Math.floor(clock().getTime() / 1000)),
+    models: new ModelCatalog(deps.models, Math.floor(now() / 1000)),
     keys: new KeyCache(deps.store),
     spend: ledgerFor(deps.store),
     rates: rateLimitsFor(deps.store),

@@ -31,6 +31,20 @@ export function providerHeaders(provider: UpstreamProvider, clientHeaders: Recor
  * gateway error (provider-errors.ts): the provider's refusal of the request itself in the
  * client's terms, or a failure of this route (timeout, reset, 429, 5xx, refused credentials).
  */
+/** The request path of `path` under each base URL, worked out once per pair rather than per request. */
+const requestPaths = new Map<string, string>();
+
+function requestPath(baseUrl: string, path: string): string {
+  const key = `${baseUrl}\n${path}`;
+  let known = requestPaths.get(key);
+  if (known === undefined) {
+    const url = new URL(baseUrl.replace(/\/+$/, "") + path);
+    known = url.pathname + url.search;
+    requestPaths.set(key, known);
+  }
+  return known;
+}
+
 export async function sendToProvider(
   provider: UpstreamProvider,
   path: string,
@@ -38,14 +52,13 @@ export async function sendToProvider(
   body: string | Buffer | FormData,
   signal: AbortSignal,
 ): Promise<UpstreamAnswer> {
-  const url = new URL(provider.baseUrl.replace(/\/+$/, "") + path);
   const started = performance.now();
   const observe = (outcome: Parameters<NonNullable<UpstreamProvider["observe"]>>[0]) => provider.observe?.(outcome, (performance.now() - started) / 1000);
   let answer: UpstreamAnswer;
   try {
     answer = await provider.pool.request({
       method: "POST",
-      path: url.pathname + url.search,
+      path: requestPath(provider.baseUrl, path),
       headers: typeof body === "string" ? { "content-type": "application/json", ...headers } : headers,
       body,
       signal,
