@@ -95,6 +95,25 @@ describeWithPostgres("PostgreSQL faults under load", () => {
 
   type Cluster = Awaited<ReturnType<typeof startCluster>>;
 
+  /** Runs `work` with a superuser connection of its own to the cluster's database (the test's hand on the server). */
+  async function withAdmin<T>(cluster: Cluster, work: (admin: pg.Client) => Promise<T>): Promise<T> {
+    const admin = new pg.Client({ connectionString: cluster.databaseUrl });
+    await admin.connect();
+    try {
+      return await work(admin);
+    } finally {
+      await admin.end();
+    }
+  }
+
+  /** A cluster of `count` processes reaching the database through `proxy`. */
+  const startClusterBehind = (proxy: TcpProxy, count: number) =>
+    startCluster(count, (url) => {
+      const through = new URL(url);
+      through.port = String(proxy.port);
+      return through.toString();
+    });
+
   /** While the database is away: `/readyz` 503 naming the database, `/healthz` 200. */
   async function expectNotReady(gateways: readonly GatewayProcess[]) {
     for (const gateway of gateways) {
@@ -184,11 +203,7 @@ describeWithPostgres("PostgreSQL faults under load", () => {
   test("a database cut off (packets lost, not refused) for longer than the timeouts: 503s within the bound, no hang, recovery", async () => {
     const proxy: TcpProxy = await startTcpProxy(server.port);
     try {
-      const cluster = await startCluster(1, (url) => {
-        const through = new URL(url);
-        through.port = String(proxy.port);
-        return through.toString();
-      });
+      const cluster = await startClusterBehind(proxy, 1);
       let recoveryMs: number[] = [];
       const attempts = await underLoad(cluster, async () => {
         proxy.partition();
@@ -209,11 +224,7 @@ describeWithPostgres("PostgreSQL faults under load", () => {
   test("a charge committed whose reply was lost is undone once the database answers: the client got 503, the key is not charged for it", async () => {
     const proxy: TcpProxy = await startTcpProxy(server.port);
     try {
-      const cluster = await startCluster(1, (url) => {
-        const through = new URL(url);
-        through.port = String(proxy.port);
-        return through.toString();
-      });
+      const cluster = await startClusterBehind(proxy, 1);
       const gateway = cluster.gateways[0]!;
       // No spend limit: nothing is reserved, so the settle is the one statement the answer waits for.
       const created = await call(gateway.url, "POST", "/v1/account/api-keys", { bearer: cluster.provisioningKey, idempotencyKey: "auto", body: { name: "unlimited" } });
@@ -248,11 +259,9 @@ describeWithPostgres("PostgreSQL faults under load", () => {
 
   test("backends terminated with pg_terminate_backend mid-transaction, again and again, under load on 3 processes", async () => {
     const cluster = await startCluster(3);
-    const admin = new pg.Client({ connectionString: cluster.databaseUrl });
-    await admin.connect();
     let terminated = 0;
-    try {
-      const attempts = await underLoad(cluster, async () => {
+    const attempts = await withAdmin(cluster, (admin) =>
+      underLoad(cluster, async () => {
         const until = Date.now() + 4000;
         while (Date.now() < until) {
           const { rowCount } = await admin.query(
@@ -261,22 +270,18 @@ describeWithPostgres("PostgreSQL faults under load", () => {
           terminated += rowCount ?? 0;
           await sleep(150);
         }
-      });
-      expect(terminated).toBeGreaterThan(20);
-      table.push(await expectNothingLost(cluster, attempts, ANSWER_BOUND_MS + SLACK_MS, { fault: `pg_terminate_backend x${terminated}`, processes: 3, recoveryMs: [] }));
-      await expectServing(cluster);
-    } finally {
-      await admin.end();
-    }
+      }),
+    );
+    expect(terminated).toBeGreaterThan(20);
+    table.push(await expectNothingLost(cluster, attempts, ANSWER_BOUND_MS + SLACK_MS, { fault: `pg_terminate_backend x${terminated}`, processes: 3, recoveryMs: [] }));
+    await expectServing(cluster);
   });
 
   test("a statement held behind a lock past the timeout: 503 within the bound, then served once the lock goes", async () => {
     const cluster = await startCluster(1);
-    const admin = new pg.Client({ connectionString: cluster.databaseUrl });
-    await admin.connect();
-    try {
-      let during: { status: number; ms: number; code?: string } | undefined;
-      const attempts = await underLoad(cluster, async () => {
+    let during: { status: number; ms: number; code?: string } | undefined;
+    const attempts = await withAdmin(cluster, (admin) =>
+      underLoad(cluster, async () => {
         await admin.query("BEGIN");
         await admin.query("LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE");
         const started = Date.now();
@@ -284,15 +289,14 @@ describeWithPostgres("PostgreSQL faults under load", () => {
         during = { status: refused.status, ms: Date.now() - started, code: refused.body?.error?.code };
         await admin.query("SELECT pg_sleep(1)");
         await admin.query("ROLLBACK");
-      });
-      expect(during).toMatchObject({ status: 503, code: "database_unavailable" });
-      expect(during!.ms).toBeLessThanOrEqual(ANSWER_BOUND_MS + SLACK_MS);
-      table.push(await expectNothingLost(cluster, attempts, ANSWER_BOUND_MS + SLACK_MS, { fault: "ACCESS EXCLUSIVE lock held past the timeout", processes: 1, recoveryMs: [] }));
-      await expectServing(cluster);
-    } finally {
-      await admin.end();
-    }
+      }),
+    );
+    expect(during).toMatchObject({ status: 503, code: "database_unavailable" });
+    expect(during!.ms).toBeLessThanOrEqual(ANSWER_BOUND_MS + SLACK_MS);
+    table.push(await expectNothingLost(cluster, attempts, ANSWER_BOUND_MS + SLACK_MS, { fault: "ACCESS EXCLUSIVE lock held past the timeout", processes: 1, recoveryMs: [] }));
+    await expectServing(cluster);
   });
+
 
   test("after the outage, a key revoked on one process is refused by the other within a second", async () => {
     const cluster = await startCluster(2);
