@@ -183,6 +183,11 @@ async function open<Body extends TextRequestBody>(call: TextCall<Body>, route: T
   return { kind: "deltas", first: first.value, rest };
 }
 
+/** A stream's end when its charge could not be committed: the answer is not acknowledged. */
+function chargeFailure(error: unknown): GatewayError {
+  return asDatabaseUnavailable(error) ?? new GatewayError("internal_error", "The gateway could not record the answer's charge.");
+}
+
 /** Writes a stream the gateway builds in the client's wire; the last events wait for the charge. */
 async function writeStream(
   opened: Extract<Opened, { kind: "deltas" }>,
@@ -220,7 +225,7 @@ async function writeStream(
       await metered.chargeReservation(200, text);
     } catch (error) {
       // The charge could not be committed: the answer is not acknowledged, its end is an error.
-      failure ??= asDatabaseUnavailable(error) ?? new GatewayError("internal_error", "The gateway could not record the answer's charge.");
+      failure ??= chargeFailure(error);
       reply.log.warn({ err: error }, "a stream's charge could not be committed");
     } finally {
       if (failure) writer.fail(failure);
@@ -273,7 +278,7 @@ async function pipeRelayedStream<Body extends TextRequestBody>(
     try {
       await metered.chargeReservation(200, watch.text || null);
     } catch (error) {
-      failure ??= asDatabaseUnavailable(error) ?? new GatewayError("internal_error", "The gateway could not record the answer's charge.");
+      failure ??= chargeFailure(error);
     } finally {
       if (failure && !sse.cut) {
         const event = spec.relay.failEvent(failure);

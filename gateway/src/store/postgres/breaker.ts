@@ -43,13 +43,13 @@ export class DatabaseBreaker {
     try {
       return await work();
     } catch (error) {
-      this.observe(error);
+      this.#observe(error);
       throw error;
     }
   }
 
   /** Opens the breaker when `error` says the database is away (not merely slow for one statement). */
-  observe(error: unknown): void {
+  #observe(error: unknown): void {
     const reason = databaseFaultReason(error);
     if (reason === undefined || this.#openedBy !== undefined || this.#closed) return;
     if (SLOW_STATEMENT_CODES.has((error as { code?: string }).code ?? "") || error instanceof DatabaseUnavailableError) return;
