@@ -23,7 +23,7 @@ const PROMPT = { messages: [{ role: "user", content: "Say something about a fox 
 /** The gateway's configuration as written in a config file: `bench-chat` forwarded to the upstream at `upstreamUrl` (an OpenAI-wire base URL). */
 export function benchGatewayConfigFile(upstreamUrl: string): object {
   return {
-    providers: { upstream: { wire: "openai", baseUrl: upstreamUrl, apiKeyEnv: UPSTREAM_KEY_ENV } },
+    providers: { upstream: { kind: "openai", baseUrl: upstreamUrl, apiKeyEnv: UPSTREAM_KEY_ENV } },
     models: [
       {
         id: MODEL,

@@ -47,7 +47,7 @@ export async function measureOpenStreams(count: number, probe: OpenStreamsProbe 
   writeFileSync(
     configPath,
     JSON.stringify({
-      providers: { up: { wire: "openai", baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, apiKeyEnv: "BENCH_OPEN_STREAMS_KEY" } },
+      providers: { up: { kind: "openai", baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, apiKeyEnv: "BENCH_OPEN_STREAMS_KEY" } },
       models: [{ id: "held", family: "chat", routes: [{ provider: "up", model: "held" }], pricing: { inputUnitsPerMillionTokens: "1", outputUnitsPerMillionTokens: "1" }, maxOutputTokens: 64 }],
     }),
   );

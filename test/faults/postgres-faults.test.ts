@@ -49,7 +49,7 @@ describeWithPostgres("PostgreSQL faults under load", () => {
     writeFileSync(
       join(workDir, "upstream.json"),
       JSON.stringify({
-        providers: { scripted: { wire: "openai", baseUrl: `${provider.origin}/v1`, apiKeyEnv: "FAULTS_UPSTREAM_KEY", timeoutMs: 60_000 } },
+        providers: { scripted: { kind: "openai", baseUrl: `${provider.origin}/v1`, apiKeyEnv: "FAULTS_UPSTREAM_KEY", timeoutMs: 60_000 } },
         models: [
           {
             id: "held-1",

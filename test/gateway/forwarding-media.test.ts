@@ -106,7 +106,7 @@ test("a transcription's multipart form reaches the provider with its file and fi
 
 test("a media model may route only to OpenAI-wire providers: the config names the route", () => {
   const parsed = GatewayConfig.safeParse({
-    providers: { ant: { wire: "anthropic", baseUrl: "http://127.0.0.1:1", apiKeyEnv: "X" } },
+    providers: { ant: { kind: "anthropic", baseUrl: "http://127.0.0.1:1", apiKeyEnv: "X" } },
     models: [{ id: "e", family: "embeddings", routes: [{ provider: "ant", model: "m" }], pricing: { inputUnitsPerMillionTokens: "1" } }],
   });
   expect(parsed.error?.issues.map((issue) => [issue.path.join("."), issue.message])).toEqual([

@@ -33,8 +33,8 @@ export function useForwarding(models: object[] = []): () => Forwarding {
     const provider = await startScriptedProvider();
     const config = GatewayConfig.parse({
       providers: {
-        oai: { wire: "openai", baseUrl: `${provider.origin}/v1`, apiKeyEnv: PROVIDER_KEY_ENV, timeoutMs: 2000 },
-        ant: { wire: "anthropic", baseUrl: provider.origin, apiKeyEnv: PROVIDER_KEY_ENV, timeoutMs: 2000 },
+        oai: { kind: "openai", baseUrl: `${provider.origin}/v1`, apiKeyEnv: PROVIDER_KEY_ENV, timeoutMs: 2000 },
+        ant: { kind: "anthropic", baseUrl: provider.origin, apiKeyEnv: PROVIDER_KEY_ENV, timeoutMs: 2000 },
       },
       models: [
         { id: "gpt", family: "chat", routes: [{ provider: "oai", model: "gpt-up" }], pricing: PRICING, maxOutputTokens: 100 },

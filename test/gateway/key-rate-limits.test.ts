@@ -30,7 +30,7 @@ beforeAll(async () => {
     },
   }));
   const config = GatewayConfig.parse({
-    providers: { held: { wire: "openai", baseUrl: `${provider.origin}/v1`, apiKeyEnv: PROVIDER_KEY_ENV, timeoutMs: 10_000 } },
+    providers: { held: { kind: "openai", baseUrl: `${provider.origin}/v1`, apiKeyEnv: PROVIDER_KEY_ENV, timeoutMs: 10_000 } },
     models: [
       {
         id: "held-1",

@@ -72,7 +72,7 @@ export async function startSlowUpstream(pieces: number, intervalMs: number): Pro
 /** A gateway config forwarding {@link SLOW_MODEL} to `upstream` as provider `slow`. */
 export function slowConfig(upstream: SlowUpstream): GatewayConfig {
   return {
-    providers: { slow: { wire: "openai", baseUrl: upstream.baseUrl, apiKeyEnv: SLOW_KEY_ENV, timeoutMs: 10_000, maxConnections: 1024 } },
+    providers: { slow: { kind: "openai", baseUrl: upstream.baseUrl, apiKeyEnv: SLOW_KEY_ENV, timeoutMs: 10_000, maxConnections: 1024 } },
     models: [
       {
         id: SLOW_MODEL,

@@ -79,7 +79,7 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
     writeFileSync(
       join(workDir, "upstream.json"),
       JSON.stringify({
-        providers: { hanging: { wire: "openai", baseUrl: `${upstreamUrl}/v1`, apiKeyEnv: "CLUSTER_UPSTREAM_KEY", timeoutMs: 60_000 } },
+        providers: { hanging: { kind: "openai", baseUrl: `${upstreamUrl}/v1`, apiKeyEnv: "CLUSTER_UPSTREAM_KEY", timeoutMs: 60_000 } },
         models: [
           {
             id: "slow-1",

@@ -92,7 +92,7 @@ beforeAll(async () => {
   const baseUrl = `http://127.0.0.1:${(scripted.server.address() as AddressInfo).port}/v1`;
   const model = (id: string, ...behaviours: Behaviour[]) => ({ id, family: "chat", routes: routesOf(...behaviours), pricing, maxOutputTokens: 100 });
   const config = GatewayConfig.parse({
-    providers: { scripted: { wire: "openai", baseUrl, apiKeyEnv: UPSTREAM_KEY_ENV, timeoutMs: TIMEOUT_MS } },
+    providers: { scripted: { kind: "openai", baseUrl, apiKeyEnv: UPSTREAM_KEY_ENV, timeoutMs: TIMEOUT_MS } },
     models: [
       model("silent", "stall"),
       model("silent-then-ok", "stall", "ok"),

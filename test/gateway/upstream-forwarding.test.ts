@@ -34,9 +34,9 @@ beforeAll(async () => {
   const failingUrl = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
   const config = GatewayConfig.parse({
     providers: {
-      "up-openai": { wire: "openai", baseUrl: `${upstream.baseUrl}/v1`, apiKeyEnv: UPSTREAM_KEY_ENV, timeoutMs: 5000 },
-      "up-anthropic": { wire: "anthropic", baseUrl: upstream.baseUrl, apiKeyEnv: UPSTREAM_KEY_ENV, timeoutMs: 5000 },
-      broken: { wire: "openai", baseUrl: `${failingUrl}/v1`, apiKeyEnv: UPSTREAM_KEY_ENV, timeoutMs: 5000 },
+      "up-openai": { kind: "openai", baseUrl: `${upstream.baseUrl}/v1`, apiKeyEnv: UPSTREAM_KEY_ENV, timeoutMs: 5000 },
+      "up-anthropic": { kind: "anthropic", baseUrl: upstream.baseUrl, apiKeyEnv: UPSTREAM_KEY_ENV, timeoutMs: 5000 },
+      broken: { kind: "openai", baseUrl: `${failingUrl}/v1`, apiKeyEnv: UPSTREAM_KEY_ENV, timeoutMs: 5000 },
     },
     models: [
       { id: "via-openai", family: "chat", routes: [{ provider: "up-openai", model: "echo-1" }], pricing: { inputUnitsPerMillionTokens: "1000000", outputUnitsPerMillionTokens: "2000000" }, maxOutputTokens: 100 },
@@ -132,4 +132,12 @@ test("a config that names a missing provider, or no key variable, is refused nam
   const result = GatewayConfig.safeParse({ providers: {}, models: [{ id: "m", family: "chat", routes: [{ provider: "nope", model: "x" }], pricing: { inputUnitsPerMillionTokens: "1", outputUnitsPerMillionTokens: "1" }, maxOutputTokens: 1 }] });
   expect(result.success).toBe(false);
   expect(result.error?.issues.map((issue) => issue.path.join("."))).toContain("models.0.routes.0.provider");
+});
+
+test("a provider is of a kind; one written with the older `wire` field is read as that kind, and an unknown kind is named", () => {
+  const models = [{ id: "m", family: "chat", routes: [{ provider: "p", model: "x" }], pricing: { inputUnitsPerMillionTokens: "1", outputUnitsPerMillionTokens: "1" }, maxOutputTokens: 1 }];
+  const older = GatewayConfig.parse({ providers: { p: { wire: "anthropic", baseUrl: "https://api.anthropic.com", apiKeyEnv: "K" } }, models });
+  expect(older.providers.p).toMatchObject({ kind: "anthropic", baseUrl: "https://api.anthropic.com", timeoutMs: 60_000 });
+  const unknown = GatewayConfig.safeParse({ providers: { p: { kind: "carrier-pigeon", baseUrl: "https://x", apiKeyEnv: "K" } }, models });
+  expect(unknown.error?.issues.map((issue) => [issue.path.join("."), issue.message])).toEqual([["providers.p.kind", expect.stringMatching(/^expected kind "openai", "anthropic"/)]]);
 });

@@ -1,6 +1,6 @@
 import type { TextUsage } from "./text";
-import { providerHeaders, sendToProvider, upstreamFailure, type UpstreamProvider } from "../upstream/provider";
-import { serverSentEvents, type ServerSentEvent } from "../upstream/sse-events";
+import { providerEvents, sendToProvider, upstreamFailure, type ProviderCall, type UpstreamProvider } from "../upstream/provider";
+import type { ServerSentEvent } from "../upstream/sse-events";
 import type { GatewayError } from "../errors";
 import type { ProviderWire } from "../upstream/provider";
 
@@ -83,8 +83,14 @@ export interface RelayedStream {
 export async function openRelay(route: RelayRoute, request: RelayRequest, signal: AbortSignal): Promise<RelayedAnswer | RelayedStream> {
   const { wire } = request;
   const { provider } = route;
-  const body = JSON.stringify(wire.body(request.body, route.model, request.bound, request.stream));
-  const answer = await sendToProvider(provider, wire.path, providerHeaders(provider, request.clientHeaders), body, signal);
+  const call: ProviderCall = {
+    path: wire.path,
+    model: route.model,
+    stream: request.stream,
+    body: wire.body(request.body, route.model, request.bound, request.stream),
+    clientHeaders: request.clientHeaders,
+  };
+  const answer = await sendToProvider(provider, call, signal);
   try {
     if (!request.stream) {
       const bytes = Buffer.from(await answer.body.arrayBuffer());
@@ -92,7 +98,7 @@ export async function openRelay(route: RelayRoute, request: RelayRequest, signal
       const contentType = typeof answer.headers["content-type"] === "string" ? answer.headers["content-type"] : "application/json";
       return { kind: "whole", bytes, contentType, usage, text: request.keepText ? text : "" };
     }
-    const events = serverSentEvents(answer.body)[Symbol.asyncIterator]();
+    const events = providerEvents(provider, answer, call)[Symbol.asyncIterator]();
     const first = await events.next();
     if (first.done) throw new Error("the stream ended before its first event");
     return { kind: "stream", first: first.value, rest: events, watch: wire.watch(request.clientAskedUsage, request.keepText), provider };

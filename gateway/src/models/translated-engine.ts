@@ -5,8 +5,7 @@ import { messagesCompletionOf, messagesDeltasOf, type MessageAnswerBody } from "
 import { writeMessagesRequest } from "../inference/wires/messages/request";
 import { providerTarget, type TranslationTarget } from "../inference/translation";
 import { estimateConversationTokens } from "../inference/input-estimate";
-import { providerHeaders, readJson, sendToProvider, upstreamFailure, type UpstreamProvider } from "../upstream/provider";
-import { serverSentEvents } from "../upstream/sse-events";
+import { providerEvents, readJson, sendToProvider, upstreamFailure, type ProviderCall, type UpstreamProvider } from "../upstream/provider";
 
 const WIRE_NAMES = { openai: "OpenAI Chat Completions", anthropic: "Anthropic Messages" } as const;
 
@@ -34,14 +33,17 @@ export function translatedEngine(provider: UpstreamProvider, upstreamModel: stri
   const target = providerTarget(WIRE_NAMES[provider.wire], publicModelId);
   const openai = provider.wire === "openai";
   const path = openai ? "/chat/completions" : "/v1/messages";
-  const body = (conversation: Conversation, stream: boolean) =>
-    JSON.stringify(openai ? writeChatRequest(conversation, upstreamModel, stream, target) : writeMessagesRequest(conversation, upstreamModel, stream, target));
-  const headers = providerHeaders(provider);
+  const call = (conversation: Conversation, stream: boolean): ProviderCall => ({
+    path,
+    model: upstreamModel,
+    stream,
+    body: openai ? writeChatRequest(conversation, upstreamModel, stream, target) : writeMessagesRequest(conversation, upstreamModel, stream, target),
+  });
   return {
     target,
-    check: (conversation) => void body(conversation, false),
+    check: (conversation) => void call(conversation, false),
     async complete(conversation, signal) {
-      const answer = await sendToProvider(provider, path, headers, body(conversation, false), signal);
+      const answer = await sendToProvider(provider, call(conversation, false), signal);
       const json = await readJson<ChatAnswerBody & MessageAnswerBody>(provider, answer);
       try {
         return openai ? chatCompletionOf(json, usageFiller(conversation)) : messagesCompletionOf(json, usageFiller(conversation));
@@ -50,8 +52,9 @@ export function translatedEngine(provider: UpstreamProvider, upstreamModel: stri
       }
     },
     async *stream(conversation, signal) {
-      const answer = await sendToProvider(provider, path, headers, body(conversation, true), signal);
-      const events = serverSentEvents(answer.body);
+      const streamed = call(conversation, true);
+      const answer = await sendToProvider(provider, streamed, signal);
+      const events = providerEvents(provider, answer, streamed);
       try {
         yield* openai ? chatDeltasOf(events, usageFiller(conversation)) : messagesDeltasOf(events, usageFiller(conversation));
       } catch (error) {

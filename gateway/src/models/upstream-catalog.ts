@@ -5,6 +5,7 @@ import type { TokenPricing } from "../metering/pricing";
 import type { GatewayMetrics } from "../ops/metrics";
 import type { GatewayConfig } from "./upstream-config";
 import type { UpstreamProvider } from "../upstream/provider";
+import { openProvider, type OpenedProvider } from "../upstream/kinds";
 import { translatedEngine } from "./translated-engine";
 
 const tokenPricing = (input: string, output: string): TokenPricing => ({ unit: "tokens", inputPerMillionMicros: parseUnits(input), outputPerMillionMicros: parseUnits(output) });
@@ -17,17 +18,18 @@ export interface UpstreamCatalog {
 
 /**
  * Builds the forwarded models of a config: one pooled connection per provider, each model's routes
- * tried in order. Provider keys are read from the environment here, once; a missing variable is an
+ * tried in order. Each provider is opened by its kind, which reads its credentials once; a missing variable is an
  * error that names it (never its value). Each attempt's latency goes to `metrics`, when given.
  */
 export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env, metrics?: GatewayMetrics): UpstreamCatalog {
   const providers = new Map<string, UpstreamProvider>();
+  const opened: OpenedProvider[] = [];
   for (const [name, provider] of Object.entries(config.providers)) {
-    const apiKey = env[provider.apiKeyEnv];
-    if (!apiKey) throw new Error(`provider ${name}: the environment variable ${provider.apiKeyEnv} is not set; it must hold the provider's API key`);
-    const origin = new URL(provider.baseUrl).origin;
+    const open = openProvider(provider, name, env);
+    opened.push(open);
+    const { origin, wire, endpoint } = open;
     const observe: UpstreamProvider["observe"] = metrics && ((outcome, seconds) => metrics.upstreamRequest(name, outcome, seconds));
-    providers.set(name, { name, wire: provider.wire, baseUrl: provider.baseUrl, apiKey, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: provider.maxConnections }), observe });
+    providers.set(name, { name, wire, endpoint, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: provider.maxConnections }), observe });
   }
   const models: CatalogModel[] = config.models.map((model) => {
     const common = { id: model.id, description: model.description, ownedBy: model.routes.map((route) => route.provider).join(",") };
@@ -61,5 +63,9 @@ export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = 
         return { ...media, family: "transcription", pricing: { unit: "seconds", perMinuteMicros: parseUnits(model.pricing.unitsPerMinute) } };
     }
   });
-  return { models, close: async () => void (await Promise.all([...providers.values()].map((provider) => provider.pool.close()))) };
+  const close = async () => {
+    await Promise.all([...providers.values()].map((provider) => provider.pool.close()));
+    await Promise.all(opened.map((provider) => provider.close?.()));
+  };
+  return { models, close };
 }

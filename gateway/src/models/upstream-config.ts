@@ -2,29 +2,16 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { describeIssues, fieldIssues, LimitUnits } from "@gateway-keys/contract";
 import { parse as parseYaml } from "yaml";
+import { ProviderConfig } from "../upstream/kinds";
+
+export { ProviderConfig } from "../upstream/kinds";
 
 /**
  * The gateway's upstream configuration (`gateway serve --config FILE`, YAML or JSON): which
- * providers it forwards to and which public models route where. A provider's key is never in the
- * file: the file names the environment variable that holds it.
+ * providers it forwards to (each of a kind: upstream/kinds/) and which public models route where.
+ * A provider's credentials are never in the file: the file names where they are.
  */
 const Price = z.union([LimitUnits, z.literal("0")], { error: 'expected a decimal string of credits such as "2.5"' });
-
-export const ProviderConfig = z.strictObject({
-  /** The wire the provider speaks. */
-  wire: z.enum(["openai", "anthropic"], { error: 'expected "openai" or "anthropic"' }),
-  baseUrl: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }),
-  /** Name of the environment variable holding the provider's API key. */
-  apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: "expected an environment variable name such as OPENAI_API_KEY" }),
-  /** Per-attempt time limit in ms (connect to last byte of a whole answer; between events of a stream). Default 60 000. */
-  timeoutMs: z.number().int().min(100).max(600_000).default(60_000),
-  /**
-   * The most connections open to the provider at once. Each request (a stream for its whole
-   * length) holds one, so this bounds the requests in flight to it; more wait. Default 1024.
-   */
-  maxConnections: z.number().int().min(1).max(65_536).default(1024),
-});
-export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
 export const ModelRouteConfig = z.strictObject({
   provider: z.string().min(1),
@@ -74,8 +61,8 @@ export const GatewayConfig = z
         const provider = config.providers[route.provider];
         const path = ["models", index, "routes", routeIndex, "provider"];
         if (!provider) ctx.addIssue({ code: "custom", path, message: `no provider named ${JSON.stringify(route.provider)}` });
-        else if (model.family !== "chat" && provider.wire !== "openai") {
-          ctx.addIssue({ code: "custom", path, message: `${model.family} models are forwarded to OpenAI-wire providers only; ${JSON.stringify(route.provider)} speaks ${provider.wire}` });
+        else if (model.family !== "chat" && provider.kind !== "openai") {
+          ctx.addIssue({ code: "custom", path, message: `${model.family} models are forwarded to OpenAI-wire providers only; ${JSON.stringify(route.provider)} speaks ${provider.kind}` });
         }
       });
     });

@@ -5,11 +5,11 @@ import { GatewayError } from "../errors";
 import { SseStream } from "../inference/sse";
 import type { MediaBody, MediaRelay } from "../inference/media-wire";
 import type { RelayRoute } from "../inference/relay";
-import { isRouteFailure, providerHeaders, sendToProvider, upstreamFailure } from "../upstream/provider";
+import { isRouteFailure, sendToProvider, upstreamFailure } from "../upstream/provider";
 import type { MeteredCall } from "./metered-call";
 
-function payloadFor(body: MediaBody, model: string): string | FormData {
-  if ("json" in body) return JSON.stringify({ ...body.json, model });
+function payloadFor(body: MediaBody, model: string): Record<string, unknown> | FormData {
+  if ("json" in body) return { ...body.json, model };
   const form = new FormData();
   for (const [name, value] of Object.entries({ ...body.form.fields, model })) form.append(name, value);
   form.append("file", new Blob([body.form.file.bytes], { type: body.form.file.type }), body.form.file.name);
@@ -29,7 +29,7 @@ export async function relayMedia(call: MeteredCall, routes: readonly RelayRoute[
   let failure: unknown;
   for (const route of routes) {
     try {
-      const answer = await sendToProvider(route.provider, relay.path, providerHeaders(route.provider), payloadFor(relay.body, route.model), signal);
+      const answer = await sendToProvider(route.provider, { path: relay.path, model: route.model, stream: false, body: payloadFor(relay.body, route.model) }, signal);
       // A body cut short is the route's failure, like no answer at all.
       const bytes = await answer.body.arrayBuffer().then(Buffer.from, (error: unknown) => Promise.reject(upstreamFailure(route.provider, error)));
       const contentType = typeof answer.headers["content-type"] === "string" ? answer.headers["content-type"] : "application/octet-stream";

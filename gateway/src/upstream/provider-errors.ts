@@ -34,7 +34,8 @@ function errorFields(text: string): ProviderErrorBody {
 
 /** The provider's key never reaches a client, even when the provider quotes it. */
 function redacted(text: string, provider: UpstreamProvider): string {
-  return provider.apiKey.length >= 8 ? text.split(provider.apiKey).join("[redacted]") : text;
+  for (const secret of provider.endpoint.secrets()) if (secret.length >= 8) text = text.split(secret).join("[redacted]");
+  return text;
 }
 
 async function bodyText(answer: Dispatcher.ResponseData): Promise<string> {

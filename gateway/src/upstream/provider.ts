@@ -1,70 +1,28 @@
-import { errors, type Dispatcher, type FormData, type Pool } from "undici";
+import { errors, type Dispatcher } from "undici";
 import { performance } from "node:perf_hooks";
 import { GatewayError } from "../errors";
 import { refusalOf } from "./provider-errors";
-import { DEFAULT_ANTHROPIC_VERSION, type ProviderWire, type UpstreamProvider } from "./upstream-provider";
+import type { ServerSentEvent } from "./sse-events";
+import type { ProviderCall, UpstreamProvider } from "./upstream-provider";
 
-export { DEFAULT_ANTHROPIC_VERSION, type ProviderWire, type UpstreamProvider } from "./upstream-provider";
+export { DEFAULT_ANTHROPIC_VERSION, type ProviderCall, type ProviderWire, type UpstreamProvider } from "./upstream-provider";
 
 /** The provider's answer, whose status was 2xx. */
 export type UpstreamAnswer = Dispatcher.ResponseData;
 
-/** Client headers a provider's wire defines, passed on (docs/api.md, "Upstream providers"); never the client's credentials. */
-export const PASSED_HEADERS: Record<ProviderWire, readonly string[]> = {
-  openai: ["openai-beta"],
-  anthropic: ["anthropic-version", "anthropic-beta"],
-};
-
-/** The provider's credentials, and the client's wire headers that are passed on. */
-export function providerHeaders(provider: UpstreamProvider, clientHeaders: Record<string, string | string[] | undefined> = {}): Record<string, string> {
-  const headers: Record<string, string> =
-    provider.wire === "openai" ? { authorization: `Bearer ${provider.apiKey}` } : { "x-api-key": provider.apiKey, "anthropic-version": DEFAULT_ANTHROPIC_VERSION };
-  for (const name of PASSED_HEADERS[provider.wire]) {
-    const value = clientHeaders[name];
-    if (typeof value === "string") headers[name] = value;
-  }
-  return headers;
-}
-
 /**
- * Sends one request to a provider and resolves with its 2xx answer. Anything else is thrown as a
- * gateway error (provider-errors.ts): the provider's refusal of the request itself in the
- * client's terms, or a failure of this route (timeout, reset, 429, 5xx, refused credentials).
+ * Sends one call to a provider — where its kind says, authenticated as its kind requires — and
+ * resolves with its 2xx answer. Anything else is thrown as a gateway error (provider-errors.ts):
+ * the provider's refusal of the request itself in the client's terms, or a failure of this route
+ * (timeout, reset, 429, 5xx, refused credentials).
  */
-/** The request path of `path` under each base URL, worked out once per pair rather than per request. */
-const requestPaths = new Map<string, string>();
-
-function requestPath(baseUrl: string, path: string): string {
-  const key = `${baseUrl}\n${path}`;
-  let known = requestPaths.get(key);
-  if (known === undefined) {
-    const url = new URL(baseUrl.replace(/\/+$/, "") + path);
-    known = url.pathname + url.search;
-    requestPaths.set(key, known);
-  }
-  return known;
-}
-
-export async function sendToProvider(
-  provider: UpstreamProvider,
-  path: string,
-  headers: Record<string, string>,
-  body: string | Buffer | FormData,
-  signal: AbortSignal,
-): Promise<UpstreamAnswer> {
+export async function sendToProvider(provider: UpstreamProvider, call: ProviderCall, signal: AbortSignal): Promise<UpstreamAnswer> {
   const started = performance.now();
   const observe = (outcome: Parameters<NonNullable<UpstreamProvider["observe"]>>[0]) => provider.observe?.(outcome, (performance.now() - started) / 1000);
   let answer: UpstreamAnswer;
   try {
-    answer = await provider.pool.request({
-      method: "POST",
-      path: requestPath(provider.baseUrl, path),
-      headers: typeof body === "string" ? { "content-type": "application/json", ...headers } : headers,
-      body,
-      signal,
-      headersTimeout: provider.timeoutMs,
-      bodyTimeout: provider.timeoutMs,
-    });
+    const { path, headers, body } = await provider.endpoint.prepare(call);
+    answer = await provider.pool.request({ method: "POST", path, headers, body, signal, headersTimeout: provider.timeoutMs, bodyTimeout: provider.timeoutMs });
   } catch (error) {
     const failure = upstreamFailure(provider, error);
     observe(failure.code === "upstream_timeout" ? "timeout" : "failed");
@@ -73,6 +31,11 @@ export async function sendToProvider(
   observe(answer.statusCode >= 300 ? "error_status" : "ok");
   if (answer.statusCode >= 300) throw await refusalOf(provider, answer);
   return answer;
+}
+
+/** The events of a streamed answer, decoded from the provider kind's framing. */
+export function providerEvents(provider: UpstreamProvider, answer: UpstreamAnswer, call: ProviderCall): AsyncIterable<ServerSentEvent> {
+  return provider.endpoint.events(answer.body, call);
 }
 
 /** The JSON body of a provider's answer; an unreadable one is the provider's failure. */

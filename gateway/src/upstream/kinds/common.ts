@@ -1,0 +1,76 @@
+import { z } from "zod";
+import type { FormData } from "undici";
+import type { ProviderCall, ProviderEndpoint, ProviderWire } from "../upstream-provider";
+
+/**
+ * What every kind of provider shares in `--config`, and the small pieces each kind's endpoint is
+ * built from. A provider's credentials are never in the file: it names where they are.
+ */
+export const EnvironmentVariableName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: "expected an environment variable name such as OPENAI_API_KEY" });
+export const HttpUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
+
+export const commonProviderFields = {
+  /** Per-attempt time limit in ms (connect to last byte of a whole answer; between events of a stream). Default 60 000. */
+  timeoutMs: z.number().int().min(100).max(600_000).default(60_000),
+  /**
+   * The most connections open to the provider at once. Each request (a stream for its whole
+   * length) holds one, so this bounds the requests in flight to it; more wait. Default 1024.
+   */
+  maxConnections: z.number().int().min(1).max(65_536).default(1024),
+};
+
+/** A provider of some kind, opened: the origin its connections go to, the wire it speaks, how a call reaches it. */
+export interface OpenedProvider {
+  origin: string;
+  wire: ProviderWire;
+  endpoint: ProviderEndpoint;
+  /** Releases what the kind holds besides the connection pool (token refreshers, …). */
+  close?(): Promise<void>;
+}
+
+/** One kind of provider: its config (discriminated by `kind`) and how to open a provider of it. */
+export interface ProviderKind<Config extends { kind: string }> {
+  config: z.ZodType<Config>;
+  /** `name`: the provider's name in the config, for errors. Reads credentials from `env` once. */
+  open(config: Config, name: string, env: NodeJS.ProcessEnv): OpenedProvider;
+}
+
+/** The value of a credential's environment variable; a missing one is an error naming it (never a value). */
+export function requiredVariable(env: NodeJS.ProcessEnv, variable: string, provider: string, holds: string): string {
+  const value = env[variable];
+  if (!value) throw new Error(`provider ${provider}: the environment variable ${variable} is not set; it must hold ${holds}`);
+  return value;
+}
+
+/** The path of an operation under a base URL (which may have a path of its own), worked out once per pair rather than per request. */
+const pathsUnder = new Map<string, string>();
+
+export function pathUnder(baseUrl: string, path: string): string {
+  const key = `${baseUrl}\n${path}`;
+  let known = pathsUnder.get(key);
+  if (known === undefined) {
+    const url = new URL(baseUrl.replace(/\/+$/, "") + path);
+    known = url.pathname + url.search;
+    pathsUnder.set(key, known);
+  }
+  return known;
+}
+
+/** The client headers among `names` (a wire's own, such as `anthropic-beta`), to pass on. */
+export function passedHeaders(names: readonly string[], clientHeaders: ProviderCall["clientHeaders"], into: Record<string, string>): Record<string, string> {
+  if (clientHeaders === undefined) return into;
+  for (const name of names) {
+    const value = clientHeaders[name];
+    if (typeof value === "string") into[name] = value;
+  }
+  return into;
+}
+
+/** A call's body as bytes: JSON with its content type, or a multipart form (undici sets its boundary). */
+export function encodedBody(body: ProviderCall["body"]): { body: string | FormData; contentType?: string } {
+  return isForm(body) ? { body } : { body: JSON.stringify(body), contentType: "application/json" };
+}
+
+function isForm(body: ProviderCall["body"]): body is FormData {
+  return typeof (body as FormData).append === "function" && typeof (body as FormData).entries === "function";
+}

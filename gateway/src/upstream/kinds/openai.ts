@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { serverSentEvents } from "../sse-events";
+import { commonProviderFields, encodedBody, EnvironmentVariableName, HttpUrl, passedHeaders, pathUnder, requiredVariable, type ProviderKind } from "./common";
+
+/** Client headers the OpenAI wire defines, passed on. */
+const OPENAI_HEADERS = ["openai-beta"] as const;
+
+export const OpenAIProviderConfig = z.strictObject({
+  kind: z.literal("openai"),
+  /** Where the API is, up to and including its version: `https://api.openai.com/v1`, or any OpenAI-compatible server. */
+  baseUrl: HttpUrl,
+  /** Name of the environment variable holding the provider's API key, sent as a bearer token. */
+  apiKeyEnv: EnvironmentVariableName,
+  ...commonProviderFields,
+});
+export type OpenAIProviderConfig = z.infer<typeof OpenAIProviderConfig>;
+
+/** OpenAI's API, or any server that speaks its wire: a bearer key, paths under the base URL, SSE streams. */
+export const OPENAI_KIND: ProviderKind<OpenAIProviderConfig> = {
+  config: OpenAIProviderConfig,
+  open(config, name, env) {
+    const apiKey = requiredVariable(env, config.apiKeyEnv, name, "the provider's API key");
+    return {
+      origin: new URL(config.baseUrl).origin,
+      wire: "openai",
+      endpoint: {
+        prepare(call) {
+          const { body, contentType } = encodedBody(call.body);
+          const headers = passedHeaders(OPENAI_HEADERS, call.clientHeaders, { authorization: `Bearer ${apiKey}` });
+          if (contentType) headers["content-type"] = contentType;
+          return { path: pathUnder(config.baseUrl, call.path), headers, body };
+        },
+        events: (body) => serverSentEvents(body),
+        secrets: () => [apiKey],
+      },
+    };
+  },
+};
