@@ -3,7 +3,7 @@ import { chatCompletionOf, chatDeltasOf, type ChatAnswerBody } from "../inferenc
 import { writeChatRequest } from "../inference/wires/chat/request";
 import { messagesCompletionOf, messagesDeltasOf, type MessageAnswerBody } from "../inference/wires/messages/provider-answer";
 import { writeMessagesRequest } from "../inference/wires/messages/request";
-import { providerTarget, type TranslationTarget } from "../inference/translation";
+import { providerTarget, type TranslationTarget, type UnsupportedFields } from "../inference/translation";
 import { estimateConversationTokens } from "../inference/input-estimate";
 import { providerEvents, readJson, sendToProvider, upstreamFailure, type ProviderCall, type UpstreamProvider } from "../upstream/provider";
 
@@ -29,8 +29,14 @@ function usageFiller(conversation: Conversation): (reported: Partial<TextUsage>)
  * and its answer read back, whole or streamed. `clientHeaders`: the client's wire headers, passed
  * on where the provider's wire defines them.
  */
-export function translatedEngine(provider: UpstreamProvider, upstreamModel: string, publicModelId: string): TextEngine & { target: TranslationTarget } {
-  const target = providerTarget(WIRE_NAMES[provider.wire], publicModelId);
+export function translatedEngine(
+  provider: UpstreamProvider,
+  upstreamModel: string,
+  publicModelId: string,
+  unsupportedFields: UnsupportedFields,
+): TextEngine & { target: TranslationTarget } {
+  // Of the wires, only Chat Completions has a setting for an image's detail.
+  const target = providerTarget(WIRE_NAMES[provider.wire], publicModelId, { imageDetail: provider.wire === "openai", unsupportedFields });
   const openai = provider.wire === "openai";
   const path = openai ? "/chat/completions" : "/v1/messages";
   const call = (conversation: Conversation, stream: boolean): ProviderCall => ({
