@@ -59,6 +59,9 @@ export interface Translatable<Request> {
 
 type Path = readonly PropertyKey[];
 
+/** The fields that say what kind of message or part an object is: dropping one leaves a different request, not a smaller one. */
+const KIND_FIELDS = new Set(["type", "role"]);
+
 const matches = (pattern: readonly string[], path: Path): boolean =>
   pattern.length === path.length && pattern.every((segment, index) => segment === "*" || segment === String(path[index]));
 
@@ -93,8 +96,10 @@ export function readTranslatable<Schema extends z.ZodType>(schema: Schema, body:
     const judge = (path: Path, message: string, issue: (typeof raw)[number]) => {
       const holder = holderOf(current, path);
       const name = path[path.length - 1];
-      const meaning = holder && typeof name === "string" ? meanings.find((rule) => matches(rule.path, path) && (rule.when?.(holder[name], holder) ?? true)) : undefined;
-      if (meaning || (holder && typeof name === "string" && target.unsupportedFields === "drop")) {
+      // Only a field that is there can be dropped; a part's or message's kind never is.
+      const field = holder !== undefined && typeof name === "string" && holder[name] !== undefined;
+      const meaning = field ? meanings.find((rule) => matches(rule.path, path) && (rule.when?.(holder[name], holder) ?? true)) : undefined;
+      if (meaning || (field && !KIND_FIELDS.has(name) && target.unsupportedFields === "drop")) {
         removable.push(path);
         if (meaning?.meaning !== "inert") dropped.push(formatPath(path));
         return;
