@@ -32,7 +32,7 @@
 import { startPortkey } from "./lib/portkey.ts";
 import { chatTarget, MODEL, startWorker, UPSTREAM_MODEL } from "./lib/gateway-paths.ts";
 import { loadStreams, loadWhole, type StreamCell, type Target, type WholeCell } from "./lib/load.ts";
-import { measureOpenStreams } from "./lib/open-streams.ts";
+import { measureOpenStreams, type OpenStreamsCell } from "./lib/open-streams.ts";
 import { median, printTable } from "./lib/report.ts";
 
 const LEVELS = [1, 16] as const;
@@ -216,15 +216,21 @@ export async function main(): Promise<GatewayBench> {
   );
 
   const memory = [await measureOpenStreams(1000), await measureOpenStreams(2000)];
+  const floorMemory = await measureOpenStreams(1000, {}, "floor");
   printTable(
-    "gateway: resident memory of a gateway process holding open streams (relayed, first event sent)",
-    memory.map((cell) => ({ streams: cell.streams, "baseline MiB": (cell.baselineKiB / 1024).toFixed(1), "open MiB": (cell.openKiB / 1024).toFixed(1), "KiB per stream": cell.perStreamKiB.toFixed(1) })),
+    "gateway: resident memory of a process holding open streams (relayed, first event sent); the floor proxy as the peer",
+    [...memory.map((cell) => ({ process: "gateway", ...memoryRow(cell) })), { process: "floor", ...memoryRow(floorMemory) }],
   );
+  console.log(`memory: the gateway holds ${(memory[0]!.perStreamKiB / floorMemory.perStreamKiB).toFixed(2)}× what the floor proxy holds per stream at 1000`);
   const marginal = (memory[1]!.openKiB - memory[0]!.openKiB) / (memory[1]!.streams - memory[0]!.streams);
   console.log(`memory: ${marginal.toFixed(1)} KiB per stream between ${memory[0]!.streams} and ${memory[1]!.streams} open (the growth that scales with streams)`);
 
   printTable(`gateway: targets (issue 26; ${medians})`, targetRows(bench, memory[0]!.perStreamKiB));
   return bench;
+}
+
+function memoryRow(cell: OpenStreamsCell): Record<string, string | number> {
+  return { streams: cell.streams, "baseline MiB": (cell.baselineKiB / 1024).toFixed(1), "open MiB": (cell.openKiB / 1024).toFixed(1), "KiB per stream": cell.perStreamKiB.toFixed(1) };
 }
 
 /** Each target with what was measured, its bound, the rounds it came from and its verdict. */

@@ -8,9 +8,9 @@
 import { createServer, type Server } from "node:http";
 import { Pool } from "undici";
 
-export async function startFloorProxy(upstreamUrl: string): Promise<{ url: string; server: Server; pool: Pool }> {
+export async function startFloorProxy(upstreamUrl: string, connections = 64): Promise<{ url: string; server: Server; pool: Pool }> {
   const upstream = new URL(upstreamUrl);
-  const pool = new Pool(upstream.origin, { connections: 64 });
+  const pool = new Pool(upstream.origin, { connections });
   const server = createServer((request, response) => {
     const parts: Buffer[] = [];
     request.on("data", (part: Buffer) => parts.push(part));

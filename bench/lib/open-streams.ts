@@ -1,10 +1,14 @@
 /**
- * Resident memory the gateway holds per open stream: a gateway process (its own, so its memory is
- * its own) forwards streams to an upstream that sends each stream's first event and then holds it
- * open; the process's resident set is read from /proc before and after `count` streams are open.
+ * Resident memory a process holds per open stream: a gateway process (its own, so its memory is
+ * its own) — or the floor proxy, as the peer — forwards streams to an upstream that sends each
+ * stream's first event and then holds it open; the process's resident set is read from /proc
+ * before and after `count` streams are open.
  */
 import { writeFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { createServer, request, type IncomingMessage, Agent } from "node:http";
+import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
@@ -31,7 +35,66 @@ export interface OpenStreamsProbe {
   atReading?: (pid: number, streamsOpen: number) => Promise<void>;
 }
 
-export async function measureOpenStreams(count: number, probe: OpenStreamsProbe = {}): Promise<OpenStreamsCell> {
+/** A process holding open streams: where a stream is opened, with what headers, and how to stop it. */
+interface StreamHolder {
+  pid: number;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  stop(): Promise<void>;
+}
+
+/** The gateway, forwarding a chat model to the upstream, with a key to call it. */
+async function gatewayHolder(upstreamUrl: string, dir: string, env: Record<string, string> = {}): Promise<StreamHolder> {
+  const configPath = join(dir, "config.json");
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      providers: { up: { kind: "openai", baseUrl: upstreamUrl, apiKeyEnv: "BENCH_OPEN_STREAMS_KEY" } },
+      models: [{ id: "held", family: "chat", routes: [{ provider: "up", model: "held" }], pricing: { inputUnitsPerMillionTokens: "1", outputUnitsPerMillionTokens: "1" }, maxOutputTokens: 64 }],
+    }),
+  );
+  const gateway = await startGatewayProcess({
+    bootstrap: { ownerId: "bench" },
+    args: ["--config", configPath, "--rate-limit", "1000000", "--rate-burst", "1000000"],
+    env: { BENCH_OPEN_STREAMS_KEY: "unused", ...env },
+  });
+  const created = await fetch(`${gateway.url}/v1/account/api-keys`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${gateway.provisioningKey}`, "content-type": "application/json", "idempotency-key": "open-streams" },
+    body: JSON.stringify({ name: "open streams" }),
+  });
+  const { secret } = (await created.json()) as { secret: string };
+  return {
+    pid: gateway.child.pid!,
+    url: `${gateway.url}/v1/chat/completions`,
+    headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "held", messages: [{ role: "user", content: "hold" }], stream: true }),
+    stop: () => gateway.stop(),
+  };
+}
+
+/** The floor proxy (floor-proxy.ts) in a process of its own: what any Node proxy holds per stream. */
+async function floorHolder(upstreamUrl: string): Promise<StreamHolder> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, "floor-proxy-process.ts"), upstreamUrl], { stdio: ["ignore", "pipe", "inherit"] });
+  const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
+  return {
+    pid: child.pid!,
+    url: `${line}/chat/completions`,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "held", messages: [{ role: "user", content: "hold" }], stream: true }),
+    stop: async () => {
+      child.kill();
+      await once(child, "exit");
+    },
+  };
+}
+
+/**
+ * Resident memory per open stream of the gateway, or of the floor proxy (the peer the gateway is
+ * measured against: two sockets, two HTTP parsers and a relay, nothing else).
+ */
+export async function measureOpenStreams(count: number, probe: OpenStreamsProbe = {}, target: "gateway" | "floor" = "gateway"): Promise<OpenStreamsCell> {
   const held: import("node:http").ServerResponse[] = [];
   const upstream = createServer((incoming, response) => {
     incoming.resume();
@@ -42,35 +105,18 @@ export async function measureOpenStreams(count: number, probe: OpenStreamsProbe 
     });
   });
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
   const dir = mkdtempSync(join(tmpdir(), "open-streams-"));
-  const configPath = join(dir, "config.json");
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      providers: { up: { kind: "openai", baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, apiKeyEnv: "BENCH_OPEN_STREAMS_KEY" } },
-      models: [{ id: "held", family: "chat", routes: [{ provider: "up", model: "held" }], pricing: { inputUnitsPerMillionTokens: "1", outputUnitsPerMillionTokens: "1" }, maxOutputTokens: 64 }],
-    }),
-  );
-  const gateway = await startGatewayProcess({
-    bootstrap: { ownerId: "bench" },
-    args: ["--config", configPath, "--rate-limit", "1000000", "--rate-burst", "1000000"],
-    env: { BENCH_OPEN_STREAMS_KEY: "unused", ...probe.env },
-  });
+  const holder = target === "gateway" ? await gatewayHolder(upstreamUrl, dir, probe.env) : await floorHolder(upstreamUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const opened: IncomingMessage[] = [];
   try {
-    const created = await fetch(`${gateway.url}/v1/account/api-keys`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${gateway.provisioningKey}`, "content-type": "application/json", "idempotency-key": "open-streams" },
-      body: JSON.stringify({ name: "open streams" }),
-    });
-    const { secret } = (await created.json()) as { secret: string };
     const open = () =>
       new Promise<IncomingMessage>((resolve, reject) => {
-        const outgoing = request(`${gateway.url}/v1/chat/completions`, { method: "POST", agent, headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" } });
+        const outgoing = request(holder.url, { method: "POST", agent, headers: holder.headers });
         outgoing.on("error", reject);
         outgoing.on("response", (answer) => answer.once("data", () => resolve(answer)));
-        outgoing.end(JSON.stringify({ model: "held", messages: [{ role: "user", content: "hold" }], stream: true }));
+        outgoing.end(holder.body);
       });
     const openMany = async (n: number) => {
       for (let at = 0; at < n; at += 100) opened.push(...(await Promise.all(Array.from({ length: Math.min(100, n - at) }, open))));
@@ -78,18 +124,18 @@ export async function measureOpenStreams(count: number, probe: OpenStreamsProbe 
     // Warm the process (JIT, pools) and settle, then measure what streams add.
     await openMany(50);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const baselineKiB = residentKiB(gateway.child.pid!);
-    await probe.atReading?.(gateway.child.pid!, 0);
+    const baselineKiB = residentKiB(holder.pid);
+    await probe.atReading?.(holder.pid, 0);
     await openMany(count);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const openKiB = residentKiB(gateway.child.pid!);
-    await probe.atReading?.(gateway.child.pid!, count);
+    const openKiB = residentKiB(holder.pid);
+    await probe.atReading?.(holder.pid, count);
     return { streams: count, baselineKiB, openKiB, perStreamKiB: (openKiB - baselineKiB) / count };
   } finally {
     for (const answer of opened) answer.destroy();
     for (const response of held) response.destroy();
     agent.destroy();
-    await gateway.stop();
+    await holder.stop();
     await new Promise((resolve) => upstream.close(resolve));
     rmSync(dir, { recursive: true, force: true });
   }
