@@ -44,7 +44,7 @@ export interface ScriptedGoogle {
   refusedAssertions: string[];
   /** A service account the endpoint knows; its tokens live `lifetimeSeconds`. */
   serviceAccount(name: string, options: { lifetimeSeconds: number }): ServiceAccount;
-  /** A key file for an account whose key the endpoint does not know (a revoked or foreign key). */
+  /** A key file in the name of account `name` signed with a key the endpoint does not know (a revoked or forged key). */
   foreignServiceAccount(name: string): ServiceAccount;
   /** Whether a bearer token was issued here and has not expired. */
   valid(token: string): boolean;
@@ -112,9 +112,9 @@ export async function startScriptedGoogle(dir: string): Promise<ScriptedGoogle> 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const tokenUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
 
-  const writeKeyFile = (name: string, privateKey: string): ServiceAccount => {
+  const writeKeyFile = (name: string, privateKey: string, fileName = `${name}.json`): ServiceAccount => {
     const email = `${name}@scripted-project.iam.gserviceaccount.com`;
-    const keyFile = join(dir, `${name}.json`);
+    const keyFile = join(dir, fileName);
     const key = {
       type: "service_account",
       project_id: "scripted-project",
@@ -142,7 +142,7 @@ export async function startScriptedGoogle(dir: string): Promise<ScriptedGoogle> 
       return account;
     },
     foreignServiceAccount(name) {
-      return writeKeyFile(name, newKeyPair().privateKey);
+      return writeKeyFile(name, newKeyPair().privateKey, `${name}-foreign.json`);
     },
     valid,
     vertexGate: (project, location) => (request) => vertexRefusal(request, project, location, valid),

@@ -47,6 +47,8 @@ function serviceAccountClient(key: ServiceAccountKey): JWT {
     keyId: key.private_key_id,
     scopes: [CLOUD_PLATFORM_SCOPE],
     transporterOptions: {
+      // Node's own fetch, rather than the node-fetch gaxios would import (an ES module some hosts, jest among them, cannot load).
+      fetchImplementation: fetch,
       adapter: (options, send) => send(String(options.url) === GOOGLE_TOKEN_URL && tokenUri !== GOOGLE_TOKEN_URL ? { ...options, url: new URL(tokenUri) } : options),
     },
   });
@@ -67,7 +69,7 @@ export function googleTokenSource(credentialsFile: string | undefined, env: Node
     fetchToken = async () => (await client.getAccessToken()).token;
   } else {
     // Another kind of credentials file (a user's login, workload identity federation), or none: the library's own search.
-    const auth = new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE], ...(file !== undefined && { keyFilename: file }) });
+    const auth = new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE], clientOptions: { transporterOptions: { fetchImplementation: fetch } }, ...(file !== undefined && { keyFilename: file }) });
     fetchToken = () => auth.getAccessToken();
   }
   let last: string | undefined;

@@ -38,6 +38,9 @@ function vertexBaseUrl(config: VertexProviderConfig): string {
   return config.region === "global" ? "https://aiplatform.googleapis.com" : `https://${config.region}-aiplatform.googleapis.com`;
 }
 
+/** A model id as one path segment: `@` (Claude's version mark, `claude-sonnet-4-5@20250929`) is a path character and stays as Google writes it. */
+const modelSegment = (model: string) => encodeURIComponent(model).replace(/%40/g, "@");
+
 /** The Messages body as Vertex takes it: the model in the path, the version in the body. */
 function anthropicBody(body: ProviderCall["body"]): Record<string, unknown> {
   const { model: _model, ...rest } = body as Record<string, unknown>;
@@ -65,7 +68,7 @@ export const VERTEX_KIND: ProviderKind<VertexProviderConfig> = {
           const authorization = `Bearer ${await tokens.token()}`;
           if (anthropic) {
             const method = call.stream ? "streamRawPredict" : "rawPredict";
-            const path = pathUnder(baseUrl, `${location}/publishers/anthropic/models/${encodeURIComponent(call.model)}:${method}`);
+            const path = pathUnder(baseUrl, `${location}/publishers/anthropic/models/${modelSegment(call.model)}:${method}`);
             const headers = passedHeaders(ANTHROPIC_HEADERS, call.clientHeaders, { authorization, "content-type": "application/json" });
             return { path, headers, body: JSON.stringify(anthropicBody(call.body)) };
           }
