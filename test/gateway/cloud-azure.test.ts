@@ -8,7 +8,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { GatewayConfig } from "@gateway-keys/gateway";
-import { startScriptedAzure } from "@gateway-keys/testkit/scripted-azure";
+import { startScriptedAzure, startScriptedManagedIdentity, type ScriptedManagedIdentity } from "@gateway-keys/testkit/scripted-azure";
 import type { ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { chatAnswer, clientsOf, expectNoGatewayKey, namedEvents, PRICING } from "./forwarding-support";
@@ -20,21 +20,28 @@ const API_VERSION = "2024-10-21";
 const CHAT_PATH = "/openai/deployments/gpt-4o-prod/chat/completions";
 
 let azure: ScriptedProvider;
+let identity: ScriptedManagedIdentity;
 let gateway: TestGateway;
 beforeAll(async () => {
   process.env[KEY_ENV] = AZURE_KEY;
   process.env[WRONG_KEY_ENV] = "not-the-resource-key-00000000";
-  azure = await startScriptedAzure({ apiKey: AZURE_KEY, deployments: ["gpt-4o-prod", "embed-prod", "image-prod"] });
+  // DefaultAzureCredential finds an App Service managed identity by these two variables.
+  identity = await startScriptedManagedIdentity();
+  process.env.IDENTITY_ENDPOINT = identity.endpoint;
+  process.env.IDENTITY_HEADER = identity.header;
+  azure = await startScriptedAzure({ apiKey: AZURE_KEY, bearerTokens: () => identity.issued.map((issued) => issued.token), deployments: ["gpt-4o-prod", "embed-prod", "image-prod"] });
   const chat = (id: string, routes: object[]) => ({ id, family: "chat", routes, pricing: PRICING, maxOutputTokens: 100 });
   const config = GatewayConfig.parse({
     providers: {
       azure: { kind: "azure-openai", endpoint: azure.origin, apiVersion: API_VERSION, apiKeyEnv: KEY_ENV, timeoutMs: 2000 },
       "azure-v1": { kind: "azure-openai", endpoint: azure.origin, api: "v1", apiKeyEnv: KEY_ENV, timeoutMs: 2000 },
+      "azure-entra": { kind: "azure-openai", endpoint: azure.origin, api: "v1", entraId: true, timeoutMs: 5000 },
       "azure-wrong-key": { kind: "azure-openai", endpoint: azure.origin, apiVersion: API_VERSION, apiKeyEnv: WRONG_KEY_ENV, timeoutMs: 2000 },
     },
     models: [
       chat("azure-gpt", [{ provider: "azure", model: "gpt-4o-prod" }]),
       chat("azure-v1-gpt", [{ provider: "azure-v1", model: "gpt-4o-prod" }]),
+      chat("azure-entra-gpt", [{ provider: "azure-entra", model: "gpt-4o-prod" }]),
       chat("azure-fallback", [{ provider: "azure-wrong-key", model: "gpt-4o-prod" }, { provider: "azure", model: "gpt-4o-prod" }]),
       chat("azure-wrong-key-only", [{ provider: "azure-wrong-key", model: "gpt-4o-prod" }]),
       chat("azure-missing-deployment", [{ provider: "azure", model: "no-such-deployment" }]),
@@ -48,6 +55,9 @@ beforeEach(() => void azure.received.splice(0));
 afterAll(async () => {
   await gateway?.stop();
   await azure?.close();
+  await identity?.close();
+  delete process.env.IDENTITY_ENDPOINT;
+  delete process.env.IDENTITY_HEADER;
   delete process.env[KEY_ENV];
   delete process.env[WRONG_KEY_ENV];
 });
@@ -111,6 +121,22 @@ describe("Chat Completions to Azure (relayed)", () => {
     azure.answer(() => ({ json: chatAnswer({ role: "assistant", content: "v1" }, "stop", { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) }));
     await client.openai.chat.completions.create({ model: "azure-v1-gpt", messages: [{ role: "user", content: "hi" }] });
     expect([azure.received[0]!.path, azure.received[0]!.query, (azure.received[0]!.body as { model: string }).model]).toEqual(["/openai/v1/chat/completions", {}, "gpt-4o-prod"]);
+  });
+});
+
+describe("Azure with Microsoft Entra ID", () => {
+  test("a managed identity's token, fetched once and cached, goes as a bearer token instead of an api-key", async () => {
+    const client = await clients();
+    azure.answer(() => ({ json: chatAnswer({ role: "assistant", content: "entra" }, "stop", { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) }));
+    await client.openai.chat.completions.create({ model: "azure-entra-gpt", messages: [{ role: "user", content: "hi" }] });
+    const answer = await client.openai.chat.completions.create({ model: "azure-entra-gpt", messages: [{ role: "user", content: "hi" }] });
+
+    expect(answer.choices[0]!.message.content).toBe("entra");
+    expect(identity.issued).toEqual([{ token: expect.any(String), resource: "https://cognitiveservices.azure.com" }]);
+    expect(azure.received.map((request) => [request.path, request.headers.authorization, request.headers["api-key"]])).toEqual([
+      ["/openai/v1/chat/completions", `Bearer ${identity.issued[0]!.token}`, undefined],
+      ["/openai/v1/chat/completions", `Bearer ${identity.issued[0]!.token}`, undefined],
+    ]);
   });
 });
 

@@ -90,13 +90,13 @@ describe("Messages to Claude on Vertex (relayed through rawPredict)", () => {
     const client = await clients();
     claudeVertex.answer(() => ({ json: claudeMessage([{ type: "text", text: "Hello from Vertex" }], "end_turn") }));
     const message = await client.anthropic.messages.create(
-      { model: "claude", max_tokens: 50, messages: [{ role: "user", content: "hi" }], temperature: 0.3 },
+      { model: "claude", max_tokens: 50, messages: [{ role: "user", content: "hi" }], stop_sequences: ["END"] },
       { headers: { "anthropic-beta": "context-1m-2025-08-07" } },
     );
 
     const received = claudeVertex.received[0]!;
     expect(received.path).toBe(`${CLAUDE_PATH}:rawPredict`);
-    expect(received.body).toEqual({ anthropic_version: "vertex-2023-10-16", max_tokens: 50, messages: [{ role: "user", content: "hi" }], temperature: 0.3 });
+    expect(received.body).toEqual({ anthropic_version: "vertex-2023-10-16", max_tokens: 50, messages: [{ role: "user", content: "hi" }], stop_sequences: ["END"] });
     expect(received.headers["anthropic-beta"]).toBe("context-1m-2025-08-07");
     expect(received.headers["x-api-key"]).toBeUndefined();
     expect(google.issued.find((token) => token.token === bearer(received.headers))?.email).toBe(claudeAccount.email);

@@ -8,6 +8,9 @@
  *
  * Only erasable TypeScript, like scripted-provider.ts.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
 import { startScriptedProvider, type ReceivedRequest, type Script, type ScriptedProvider } from "./scripted-provider.ts";
 
 export interface ScriptedAzureOptions {
@@ -48,4 +51,47 @@ function azureGate(options: ScriptedAzureOptions): (request: ReceivedRequest) =>
 
 export function startScriptedAzure(options: ScriptedAzureOptions): Promise<ScriptedProvider> {
   return startScriptedProvider({ gate: azureGate(options) });
+}
+
+/** An App Service managed identity endpoint (what `IDENTITY_ENDPOINT` names), issuing Entra ID tokens. */
+export interface ScriptedManagedIdentity {
+  /** Set as IDENTITY_ENDPOINT, with {@link header} as IDENTITY_HEADER, for @azure/identity to find it. */
+  endpoint: string;
+  header: string;
+  /** Every token issued, in order, with the resource it was asked for. */
+  issued: { token: string; resource: string }[];
+  close(): Promise<void>;
+}
+
+/**
+ * Answers as App Service's identity endpoint does: a GET with the secret `X-IDENTITY-HEADER`
+ * (401 without it), `api-version` and `resource`, answered with a bearer token that expires in an hour.
+ */
+export async function startScriptedManagedIdentity(): Promise<ScriptedManagedIdentity> {
+  const header = `identity-header-${randomBytes(8).toString("hex")}`;
+  const issued: { token: string; resource: string }[] = [];
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://identity");
+    const answer = (status: number, body: object) => {
+      response.writeHead(status, { "content-type": "application/json" });
+      response.end(JSON.stringify(body));
+    };
+    if (request.headers["x-identity-header"] !== header) return answer(401, { error: "unauthorized", error_description: "X-IDENTITY-HEADER is missing or wrong" });
+    const resource = url.searchParams.get("resource");
+    if (!url.searchParams.get("api-version") || !resource) return answer(400, { error: "invalid_request", error_description: "api-version and resource are required" });
+    const token = `entra-${randomBytes(24).toString("base64url")}`;
+    issued.push({ token, resource });
+    answer(200, { access_token: token, expires_on: String(Math.floor(Date.now() / 1000) + 3600), resource, token_type: "Bearer" });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}/msi/token`,
+    header,
+    issued,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
