@@ -7,6 +7,10 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { REPO_ROOT } from "@gateway-keys/testkit/repo-root";
 import { GatewayConfig } from "@gateway-keys/gateway";
 import { startScriptedAzure, startScriptedManagedIdentity, type ScriptedManagedIdentity } from "@gateway-keys/testkit/scripted-azure";
 import type { ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
@@ -311,4 +315,12 @@ describe("an Azure provider's config", () => {
     expect(issues({ api: "v1", apiKeyEnv: "K" }, "moderation")).toEqual(['models.0.routes.0.provider: "az" (kind azure-openai) does not forward moderation models; it forwards chat, embeddings, images, speech, transcription']);
     expect(issues({ api: "v1", apiKeyEnv: "K" }, "embeddings")).toBeUndefined();
   });
+});
+
+test("each config docs/api.md shows under Cloud providers is valid", () => {
+  const docs = readFileSync(join(REPO_ROOT, "docs/api.md"), "utf8");
+  const section = docs.slice(docs.indexOf("### Cloud providers"), docs.indexOf("### OpenAI's document and the gateway"));
+  const configs = [...section.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => parseYaml(match[1]!) as unknown);
+  expect(configs.length).toBeGreaterThanOrEqual(2);
+  for (const config of configs) expect(GatewayConfig.safeParse(config).error?.issues).toBeUndefined();
 });
