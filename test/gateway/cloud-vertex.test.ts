@@ -295,6 +295,14 @@ describe("Vertex's errors and tokens", () => {
     expect(google.valid(second)).toBe(true);
   });
 
+  test("the access token, should Vertex quote it in an error, is redacted", async () => {
+    const client = await clients();
+    claudeVertex.answer((request) => ({ status: 400, json: { type: "error", error: { type: "invalid_request_error", message: `token ${bearer(request.headers)} lacks a scope` } } }));
+    const failure = await client.anthropic.messages.create({ model: "claude", max_tokens: 5, messages: [{ role: "user", content: "x" }] }).catch((error: unknown) => error);
+    expect(bearer(claudeVertex.received[0]!.headers)).toMatch(/^ya29\./);
+    expect((failure as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { message: "token [redacted] lacks a scope" } });
+  });
+
   test("a key the token endpoint does not accept: a 502 naming the gateway's credentials, and Vertex is never called", async () => {
     const client = await clients();
     const refusedBefore = google.refusedAssertions.length;
