@@ -166,6 +166,22 @@ describe("Responses to Azure (relayed)", () => {
     expect(await client.spentUnits()).toBe("10");
   });
 
+  test("function tools and an input_image go as sent; a function_call comes back; Azure's 400 reaches the client", async () => {
+    const client = await clients();
+    const call = { type: "function_call", id: "fc_1", call_id: "call_r1", name: "get_weather", arguments: '{"city":"Paris"}', status: "completed" };
+    azure.answer(() => ({ json: { ...response(""), output: [call] } }));
+    const tools = [{ type: "function" as const, name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } }, strict: false }];
+    const input = [{ role: "user" as const, content: [{ type: "input_text" as const, text: "Weather here?" }, { type: "input_image" as const, image_url: "https://example.test/paris.png", detail: "low" as const }] }];
+    const answer = await client.openai.responses.create({ model: "azure-gpt", input, tools });
+    expect(answer.output).toEqual([call]);
+    expect(azure.received[0]!.body).toEqual({ model: "gpt-4o-prod", input, tools });
+
+    azure.answer(() => ({ status: 400, json: { error: { code: "invalid_value", message: "Invalid image URL.", param: "input[0].content[1].image_url", type: "invalid_request_error" } } }));
+    const failure = await client.openai.responses.create({ model: "azure-gpt", input, tools }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(failure).toMatchObject({ code: "invalid_value", param: "input[0].content[1].image_url", message: "400 Invalid image URL." });
+  });
+
   test("a stream is relayed event by event and charged from response.completed", async () => {
     const client = await clients();
     const events = [

@@ -182,6 +182,40 @@ describe("Chat Completions and Responses to Claude on Vertex (translated to Mess
   });
 });
 
+describe("Responses to Claude on Vertex: tools, images, errors", () => {
+  test("an input_image and a function tool: streamed tool_use becomes function_call events, its output goes back as a tool_result", async () => {
+    const client = await clients();
+    claudeVertex.answer(() => namedEvents(anthropicToolStream(claudeMessage([], "tool_use"))));
+    const tools = [{ type: "function" as const, name: "get_weather", parameters: WEATHER_TOOL.input_schema, strict: false }];
+    const user = { role: "user" as const, content: [{ type: "input_text" as const, text: "Weather here?" }, { type: "input_image" as const, image_url: "https://example.test/paris.png", detail: "auto" as const }] };
+    const final = await client.openai.responses.stream({ model: "claude", input: [user], tools, max_output_tokens: 40 }).finalResponse();
+    expect(final.output).toMatchObject([{ type: "function_call", call_id: "toolu_1", name: "get_weather", arguments: '{"city":"Paris"}' }]);
+    expect(claudeVertex.received[0]!.path).toBe(`${CLAUDE_PATH}:streamRawPredict`);
+    expect(claudeVertex.received[0]!.body).toMatchObject({ messages: [{ role: "user", content: [{ type: "text", text: "Weather here?" }, { type: "image", source: { type: "url", url: "https://example.test/paris.png" } }] }] });
+
+    claudeVertex.answer(() => ({ json: claudeMessage([{ type: "text", text: "Sunny." }], "end_turn") }));
+    const second = await client.openai.responses.create({
+      model: "claude",
+      input: [user, { type: "function_call", call_id: "toolu_1", name: "get_weather", arguments: '{"city":"Paris"}' }, { type: "function_call_output", call_id: "toolu_1", output: "sunny" }],
+      tools,
+      max_output_tokens: 40,
+    });
+    expect(second.output_text).toBe("Sunny.");
+    expect((claudeVertex.received[1]!.body as { messages: unknown[] }).messages.slice(1)).toEqual([
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "sunny" }] }] },
+    ]);
+  });
+
+  test("Claude's 400 through Vertex reaches Responses as a 400 with its message", async () => {
+    const client = await clients();
+    claudeVertex.answer(() => ({ status: 400, json: { type: "error", error: { type: "invalid_request_error", message: "max_tokens: too large" } } }));
+    const failure = await client.openai.responses.create({ model: "claude", input: "x" }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((failure as Error).message).toBe("400 max_tokens: too large");
+  });
+});
+
 describe("Gemini on Vertex's OpenAI-compatible endpoint", () => {
   const geminiAnswer = (message: object, finish: string) => chatAnswer(message, finish, { prompt_tokens: 6, completion_tokens: 3, total_tokens: 9 });
 
@@ -225,6 +259,37 @@ describe("Gemini on Vertex's OpenAI-compatible endpoint", () => {
     expect(geminiVertex.received[0]!.path).toBe(GEMINI_PATH);
     expect(geminiVertex.received[0]!.body).toMatchObject({ model: "google/gemini-2.5-flash", messages: [{ role: "user", content: "hi" }], max_completion_tokens: 20 });
     expect(answer.output_text).toBe("Translated");
+  });
+
+  test("a Responses stream with an image, translated from the endpoint's chunks", async () => {
+    const client = await clients();
+    const piece = (delta: object, finish: string | null = null) => ({ id: "g2", object: "chat.completion.chunk", created: 1, model: "google/gemini-2.5-flash", choices: [{ index: 0, delta, finish_reason: finish }] });
+    const usage = { id: "g2", object: "chat.completion.chunk", created: 1, model: "google/gemini-2.5-flash", choices: [], usage: { prompt_tokens: 6, completion_tokens: 3, total_tokens: 9 } };
+    geminiVertex.answer(() => ({ events: [piece({ role: "assistant", content: "A " }), piece({ content: "cat." }), piece({}, "stop"), usage, "[DONE]"].map((data) => ({ data })) }));
+    const input = [{ role: "user" as const, content: [{ type: "input_text" as const, text: "What is it?" }, { type: "input_image" as const, image_url: "data:image/png;base64,iVBORw0KGgo=", detail: "auto" as const }] }];
+    const final = await client.openai.responses.stream({ model: "gemini", input, max_output_tokens: 20 }).finalResponse();
+
+    expect(geminiVertex.received[0]!.path).toBe(GEMINI_PATH);
+    expect(geminiVertex.received[0]!.body).toMatchObject({ stream: true, messages: [{ role: "user", content: [{ type: "text", text: "What is it?" }, { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }] }] });
+    expect(final.output_text).toBe("A cat.");
+    expect(await client.spentUnits()).toBe("12");
+  });
+
+  test("a Messages stream, translated from the endpoint's chunks", async () => {
+    const client = await clients();
+    const piece = (delta: object, finish: string | null = null) => ({ id: "g3", object: "chat.completion.chunk", created: 1, model: "google/gemini-2.5-flash", choices: [{ index: 0, delta, finish_reason: finish }] });
+    geminiVertex.answer(() => ({ events: [piece({ role: "assistant", content: "Hola" }), piece({}, "stop"), "[DONE]"].map((data) => ({ data })) }));
+    const final = await client.anthropic.messages.stream({ model: "gemini", max_tokens: 20, messages: [{ role: "user", content: "hi" }] }).finalMessage();
+    expect(final.content).toMatchObject([{ type: "text", text: "Hola" }]);
+  });
+
+  test("Vertex's own 400 reaches Chat Completions with Google's message", async () => {
+    const client = await clients();
+    const message = "Invalid value at 'tools[0].function_declarations[0].parameters' (type.googleapis.com/google.cloud.aiplatform.v1.Schema)";
+    geminiVertex.answer(() => ({ status: 400, json: { error: { code: 400, message, status: "INVALID_ARGUMENT" } } }));
+    const failure = await client.openai.chat.completions.create({ model: "gemini", messages: [{ role: "user", content: "x" }] }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((failure as Error).message).toBe(`400 ${message}`);
   });
 
   test("Messages are translated to Chat Completions, a tool result included", async () => {
