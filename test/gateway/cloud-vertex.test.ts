@@ -315,6 +315,23 @@ describe("Gemini on Vertex's OpenAI-compatible endpoint", () => {
 });
 
 describe("Vertex's errors and tokens", () => {
+  test("a client that aborts a streamRawPredict stream closes the gateway's request to Vertex at once", async () => {
+    const client = await clients();
+    const endless = claudeTextStream(Array.from({ length: 500 }, (_, index) => `t${index} `)).slice(0, -2);
+    claudeVertex.answer(() => ({ events: endless.map((data) => ({ event: data.type, data })), gapMs: 20, end: false }));
+    const abort = new AbortController();
+    const stream = client.anthropic.messages.stream({ model: "claude", max_tokens: 50, messages: [{ role: "user", content: "hi" }] }, { signal: abort.signal });
+    let deltas = 0;
+    await (async () => {
+      for await (const event of stream) if (event.type === "content_block_delta" && ++deltas === 3) abort.abort();
+    })().catch(() => undefined);
+    const abortedAt = Date.now();
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("Vertex's request was not closed within 2 s")), 2000).unref());
+    await Promise.race([claudeVertex.received[0]!.closed, timeout]);
+    expect(deltas).toBe(3);
+    expect(Date.now() - abortedAt).toBeLessThan(1000);
+  });
+
   test("Claude's 400 through Vertex reaches Messages as its invalid_request_error and Chat Completions as a 400", async () => {
     const client = await clients();
     const refusal = { type: "error", error: { type: "invalid_request_error", message: "messages.0.content: image too large" } };
