@@ -2,7 +2,7 @@ import { z } from "zod";
 import { serverSentEvents } from "../sse-events";
 import type { ProviderCall } from "../upstream-provider";
 import { entraTokenSource } from "./azure-entra";
-import { type TokenSource, commonProviderFields, encodedBody, EnvironmentVariableName, HttpUrl, passedHeaders, pathUnder, requiredVariable, type ForwardedFamily, type ProviderKind } from "./common";
+import { commonProviderFields, encodedBody, EnvironmentVariableName, HttpUrl, passedHeaders, pathUnder, requiredVariable, type ForwardedFamily, type ProviderKind } from "./common";
 
 /** Client headers the OpenAI wire defines, passed on. */
 const OPENAI_HEADERS = ["openai-beta"] as const;
@@ -50,6 +50,16 @@ function azurePath(config: AzureOpenAIProviderConfig, call: ProviderCall): strin
   return pathUnder(config.endpoint, `/openai${call.path}${version}`);
 }
 
+/** How requests to the resource are authenticated: its key (read once, at start), or Entra ID tokens (fetched when needed, cached, refreshed before they expire). */
+function azureCredential(config: AzureOpenAIProviderConfig, name: string, env: NodeJS.ProcessEnv): { headers(): Promise<Record<string, string>>; secrets(): readonly string[] } {
+  if (config.apiKeyEnv !== undefined) {
+    const apiKey = requiredVariable(env, config.apiKeyEnv, name, "the Azure OpenAI resource's key");
+    return { headers: async () => ({ "api-key": apiKey }), secrets: () => [apiKey] };
+  }
+  const tokens = entraTokenSource(name);
+  return { headers: async () => ({ authorization: `Bearer ${await tokens.token()}` }), secrets: () => tokens.current() };
+}
+
 /**
  * Azure OpenAI: OpenAI's wire on a resource of one's own, authenticated by its `api-key` or an
  * Entra ID bearer token. The body goes as the client sent it (`model` is the deployment's name,
@@ -59,22 +69,19 @@ export const AZURE_OPENAI_KIND: ProviderKind<AzureOpenAIProviderConfig> = {
   config: AzureOpenAIProviderConfig,
   families: () => AZURE_FAMILIES,
   open(config, name, env) {
-    // A key is read once; an Entra token is fetched when first needed, cached and refreshed before it expires.
-    const apiKey = config.apiKeyEnv === undefined ? undefined : requiredVariable(env, config.apiKeyEnv, name, "the Azure OpenAI resource's key");
-    const tokens: TokenSource | undefined = apiKey === undefined ? entraTokenSource(name) : undefined;
-    const credential = async (): Promise<Record<string, string>> => (apiKey !== undefined ? { "api-key": apiKey } : { authorization: `Bearer ${await tokens!.token()}` });
+    const credential = azureCredential(config, name, env);
     return {
       origin: new URL(config.endpoint).origin,
       wire: "openai",
       endpoint: {
         async prepare(call) {
           const { body, contentType } = encodedBody(call.body);
-          const headers = passedHeaders(OPENAI_HEADERS, call.clientHeaders, await credential());
+          const headers = passedHeaders(OPENAI_HEADERS, call.clientHeaders, await credential.headers());
           if (contentType) headers["content-type"] = contentType;
           return { path: azurePath(config, call), headers, body };
         },
         events: (body) => serverSentEvents(body),
-        secrets: () => (apiKey !== undefined ? [apiKey] : tokens!.current()),
+        secrets: () => credential.secrets(),
       },
     };
   },
