@@ -279,17 +279,31 @@ describe("Gemini on Vertex's OpenAI-compatible endpoint", () => {
     const client = await clients();
     const piece = (delta: object, finish: string | null = null) => ({ id: "g3", object: "chat.completion.chunk", created: 1, model: "google/gemini-2.5-flash", choices: [{ index: 0, delta, finish_reason: finish }] });
     geminiVertex.answer(() => ({ events: [piece({ role: "assistant", content: "Hola" }), piece({}, "stop"), "[DONE]"].map((data) => ({ data })) }));
-    const final = await client.anthropic.messages.stream({ model: "gemini", max_tokens: 20, messages: [{ role: "user", content: "hi" }] }).finalMessage();
+    const content = [{ type: "text" as const, text: "hi" }, { type: "image" as const, source: { type: "url" as const, url: "https://example.test/cat.png" } }];
+    const final = await client.anthropic.messages.stream({ model: "gemini", max_tokens: 20, messages: [{ role: "user", content }] }).finalMessage();
     expect(final.content).toMatchObject([{ type: "text", text: "Hola" }]);
+    expect(geminiVertex.received[0]!.body).toMatchObject({ stream: true, messages: [{ role: "user", content: [{ type: "text", text: "hi" }, { type: "image_url", image_url: { url: "https://example.test/cat.png" } }] }] });
   });
 
-  test("Vertex's own 400 reaches Chat Completions with Google's message", async () => {
+  test("Vertex's own 400 reaches Chat Completions and Responses with Google's message", async () => {
     const client = await clients();
     const message = "Invalid value at 'tools[0].function_declarations[0].parameters' (type.googleapis.com/google.cloud.aiplatform.v1.Schema)";
     geminiVertex.answer(() => ({ status: 400, json: { error: { code: 400, message, status: "INVALID_ARGUMENT" } } }));
-    const failure = await client.openai.chat.completions.create({ model: "gemini", messages: [{ role: "user", content: "x" }] }).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((failure as Error).message).toBe(`400 ${message}`);
+    const chatFailure = await client.openai.chat.completions.create({ model: "gemini", messages: [{ role: "user", content: "x" }] }).catch((error: unknown) => error);
+    const responsesFailure = await client.openai.responses.create({ model: "gemini", input: "x" }).catch((error: unknown) => error);
+    for (const failure of [chatFailure, responsesFailure]) {
+      expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((failure as Error).message).toBe(`400 ${message}`);
+    }
+  });
+
+  test("Responses with a function tool: the endpoint's tool_calls come back as a function_call item", async () => {
+    const client = await clients();
+    geminiVertex.answer(() => ({ json: geminiAnswer({ role: "assistant", content: null, tool_calls: [{ id: "function-call-2", type: "function", function: { name: "get_weather", arguments: '{"city":"Quito"}' } }] }, "tool_calls") }));
+    const answer = await client.openai.responses.create({ model: "gemini", input: "weather in Quito?", tools: [{ type: "function", name: "get_weather", parameters: WEATHER_TOOL.input_schema, strict: false }], max_output_tokens: 20 });
+
+    expect(geminiVertex.received[0]!.body).toMatchObject({ tools: [{ type: "function", function: { name: "get_weather", parameters: WEATHER_TOOL.input_schema } }] });
+    expect(answer.output).toMatchObject([{ type: "function_call", call_id: "function-call-2", name: "get_weather", arguments: '{"city":"Quito"}' }]);
   });
 
   test("Messages are translated to Chat Completions, a tool result included", async () => {
