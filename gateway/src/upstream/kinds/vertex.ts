@@ -18,7 +18,7 @@ export const VertexProviderConfig = z.strictObject({
   /** The Google Cloud project id. */
   project: z.string().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, { error: "expected a Google Cloud project id such as my-project-123" }),
   /** The location: a region such as `us-east5` or `europe-west1`, or `global`. */
-  region: z.string().regex(/^(global|us|eu|[a-z]+-[a-z]+\d+)$/, { error: "expected a region such as us-east5, or global" }),
+  region: z.string().regex(/^(global|[a-z]+-[a-z]+\d+)$/, { error: "expected a region such as us-east5, or global" }),
   /**
    * Whose models, and so which wire: `anthropic` (Claude through rawPredict / streamRawPredict,
    * the Messages wire) or `openai-compatible` (Gemini and Model Garden models through Vertex's
