@@ -10,19 +10,15 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GatewayConfig, startGateway } from "@gateway-keys/gateway";
-import { startScriptedGoogle, type ScriptedGoogle, type ServiceAccount } from "@gateway-keys/testkit/scripted-google";
-import { startScriptedProvider, type ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
-import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
+import type { ScriptedGoogle, ServiceAccount } from "@gateway-keys/testkit/scripted-google";
+import type { ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
+import type { TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { anthropicToolStream, chatAnswer, clientsOf, expectNoGatewayKey, namedEvents, PRICING } from "./forwarding-support";
+import { bearer, CHAT_WEATHER_TOOL, CLAUDE_PATH, claudeMessage, claudeTextStream, GEMINI_PATH, PROJECT, useVertex, WEATHER_TOOL } from "./vertex-support";
 
-const PROJECT = "scripted-project";
-const CLAUDE_PATH = `/v1/projects/${PROJECT}/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929`;
-const GEMINI_PATH = `/v1/projects/${PROJECT}/locations/global/endpoints/openapi/chat/completions`;
-
+const vertex = useVertex();
 let dir: string;
 let google: ScriptedGoogle;
 let claudeVertex: ScriptedProvider;
@@ -30,60 +26,9 @@ let geminiVertex: ScriptedProvider;
 let gateway: TestGateway;
 let claudeAccount: ServiceAccount;
 let geminiAccount: ServiceAccount;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "vertex-"));
-  google = await startScriptedGoogle(dir);
-  // Claude's account gets tokens for an hour (cached); Gemini's for one second (each one expires between requests).
-  claudeAccount = google.serviceAccount("claude-caller", { lifetimeSeconds: 3600 });
-  geminiAccount = google.serviceAccount("gemini-caller", { lifetimeSeconds: 1 });
-  const foreign = google.foreignServiceAccount("claude-caller");
-  claudeVertex = await startScriptedProvider({ gate: google.vertexGate(PROJECT, "us-east5") });
-  geminiVertex = await startScriptedProvider({ gate: google.vertexGate(PROJECT, "global") });
-  const chat = (id: string, provider: string, model: string) => ({ id, family: "chat", routes: [{ provider, model }], pricing: PRICING, maxOutputTokens: 100 });
-  const config = GatewayConfig.parse({
-    providers: {
-      "vertex-claude": { kind: "vertex", project: PROJECT, region: "us-east5", publisher: "anthropic", credentialsFile: claudeAccount.keyFile, baseUrl: claudeVertex.origin, timeoutMs: 5000 },
-      "vertex-gemini": { kind: "vertex", project: PROJECT, region: "global", publisher: "openai-compatible", credentialsFile: geminiAccount.keyFile, baseUrl: geminiVertex.origin, timeoutMs: 5000 },
-      "vertex-foreign": { kind: "vertex", project: PROJECT, region: "us-east5", publisher: "anthropic", credentialsFile: foreign.keyFile, baseUrl: claudeVertex.origin, timeoutMs: 5000 },
-    },
-    models: [chat("claude", "vertex-claude", "claude-sonnet-4-5@20250929"), chat("gemini", "vertex-gemini", "google/gemini-2.5-flash"), chat("claude-foreign-key", "vertex-foreign", "claude-sonnet-4-5@20250929")],
-  });
-  gateway = await startTestGateway({ storage: "memory", config });
-});
-beforeEach(() => {
-  claudeVertex.received.splice(0);
-  geminiVertex.received.splice(0);
-});
-afterAll(async () => {
-  await gateway?.stop();
-  await Promise.all([claudeVertex?.close(), geminiVertex?.close(), google?.close()]);
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeAll(() => void ({ dir, google, claudeVertex, geminiVertex, gateway, claudeAccount, geminiAccount } = vertex()));
 
 const clients = () => clientsOf({ provider: claudeVertex, gateway });
-const bearer = (headers: Record<string, unknown>) => /^Bearer (.+)$/.exec(String(headers.authorization))?.[1];
-
-const claudeMessage = (content: object[], stopReason: string, usage = { input_tokens: 9, output_tokens: 4 }) => ({
-  id: "msg_vrtx_01",
-  type: "message",
-  role: "assistant",
-  model: "claude-sonnet-4-5-20250929",
-  content,
-  stop_reason: stopReason,
-  stop_sequence: null,
-  usage,
-});
-const claudeTextStream = (text: string[]) => [
-  { type: "message_start", message: { ...claudeMessage([], "end_turn"), stop_reason: null, usage: { input_tokens: 8, output_tokens: 1 } } },
-  { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-  { type: "ping" },
-  ...text.map((piece) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: piece } })),
-  { type: "content_block_stop", index: 0 },
-  { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } },
-  { type: "message_stop" },
-];
-const WEATHER_TOOL = { name: "get_weather", input_schema: { type: "object" as const, properties: { city: { type: "string" } } } };
-const CHAT_WEATHER_TOOL = { type: "function" as const, function: { name: "get_weather", parameters: WEATHER_TOOL.input_schema } };
 
 describe("Messages to Claude on Vertex (relayed through rawPredict)", () => {
   test("a whole answer: rawPredict, the model in the path, anthropic_version in the body, a service account's token, the client's beta header", async () => {
