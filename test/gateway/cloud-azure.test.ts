@@ -6,7 +6,7 @@
  * images forwarded; each answer charged from Azure's usage; its key never reaching a client.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
+import OpenAI, { toFile } from "openai";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -33,7 +33,7 @@ beforeAll(async () => {
   identity = await startScriptedManagedIdentity();
   process.env.IDENTITY_ENDPOINT = identity.endpoint;
   process.env.IDENTITY_HEADER = identity.header;
-  azure = await startScriptedAzure({ apiKey: AZURE_KEY, bearerTokens: () => identity.issued.map((issued) => issued.token), deployments: ["gpt-4o-prod", "embed-prod", "image-prod"] });
+  azure = await startScriptedAzure({ apiKey: AZURE_KEY, bearerTokens: () => identity.issued.map((issued) => issued.token), deployments: ["gpt-4o-prod", "embed-prod", "image-prod", "whisper-prod"] });
   const chat = (id: string, routes: object[]) => ({ id, family: "chat", routes, pricing: PRICING, maxOutputTokens: 100 });
   const config = GatewayConfig.parse({
     providers: {
@@ -50,6 +50,7 @@ beforeAll(async () => {
       chat("azure-wrong-key-only", [{ provider: "azure-wrong-key", model: "gpt-4o-prod" }]),
       chat("azure-missing-deployment", [{ provider: "azure", model: "no-such-deployment" }]),
       { id: "azure-embed", family: "embeddings", routes: [{ provider: "azure", model: "embed-prod" }], pricing: { inputUnitsPerMillionTokens: "1000000" } },
+      { id: "azure-listen", family: "transcription", routes: [{ provider: "azure", model: "whisper-prod" }], pricing: { unitsPerMinute: "60" } },
       { id: "azure-draw", family: "images", routes: [{ provider: "azure", model: "image-prod" }], pricing: { unitsPerImage: { "1024x1024": "5" } } },
     ],
   });
@@ -315,6 +316,19 @@ describe("Azure's media families", () => {
     expect(data.data?.[0]!.b64_json).toBe("aW1n");
     expect(response.headers.get("x-gateway-cost-units")).toBe("5");
   });
+});
+
+test("a transcription's multipart form goes to the deployment's audio path with its file, charged by Azure's seconds", async () => {
+  const client = await clients();
+  azure.answer(() => ({ json: { text: "hello there", usage: { type: "duration", seconds: 2.2 } } }));
+  const transcription = await client.openai.audio.transcriptions.create({ model: "azure-listen", file: await toFile(Buffer.alloc(3000, 7), "speech.mp3", { type: "audio/mpeg" }), language: "en" });
+
+  expect(transcription.text).toBe("hello there");
+  expect([azure.received[0]!.path, azure.received[0]!.query, azure.received[0]!.headers["api-key"]]).toEqual(["/openai/deployments/whisper-prod/audio/transcriptions", { "api-version": API_VERSION }, AZURE_KEY]);
+  expect(azure.received[0]!.body).toMatch(/name="language"\r\n\r\nen\r\n/);
+  expect(azure.received[0]!.body).toMatch(/name="file"; filename="speech.mp3"/);
+  // 2.2 s is charged as 3 seconds at 1 credit a second.
+  expect(await client.spentUnits()).toBe("3");
 });
 
 describe("an Azure provider's config", () => {
