@@ -17,6 +17,8 @@ import type { AddressInfo, Socket } from "node:net";
 export interface ReceivedRequest {
   method: string;
   path: string;
+  /** The query string's parameters (e.g. Azure's `api-version`). */
+  query: Record<string, string>;
   headers: Record<string, string | string[] | undefined>;
   /** The body parsed as JSON when it was JSON, else its text. */
   body: unknown;
@@ -63,7 +65,16 @@ async function writeEvents(response: ServerResponse, script: Extract<Script, { e
   if (script.end !== false) response.end();
 }
 
-export async function startScriptedProvider(): Promise<ScriptedProvider> {
+/**
+ * Options of a provider that checks requests as a real one does: `gate` answers a request it
+ * refuses (a wrong credential, a missing parameter) before the test's script sees it, and lets
+ * the rest through with `undefined`. Refused requests are recorded too.
+ */
+export interface ScriptedProviderOptions {
+  gate?: (request: ReceivedRequest) => Script | undefined;
+}
+
+export async function startScriptedProvider(options: ScriptedProviderOptions = {}): Promise<ScriptedProvider> {
   const received: ReceivedRequest[] = [];
   let script: (request: ReceivedRequest) => Script = () => ({ status: 500, json: { error: { message: "no script" } } });
   const sockets = new Set<Socket>();
@@ -79,9 +90,10 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
         // Not JSON (a multipart form): kept as text.
       }
       const closed = new Promise<void>((resolve) => response.on("close", () => resolve()));
-      const request: ReceivedRequest = { method: raw.method ?? "GET", path: (raw.url ?? "/").split("?")[0]!, headers: raw.headers, body, closed };
+      const url = new URL(raw.url ?? "/", "http://scripted");
+      const request: ReceivedRequest = { method: raw.method ?? "GET", path: url.pathname, query: Object.fromEntries(url.searchParams), headers: raw.headers, body, closed };
       received.push(request);
-      const chosen = script(request);
+      const chosen = options.gate?.(request) ?? script(request);
       if ("handle" in chosen) return chosen.handle(request, response, raw);
       if ("events" in chosen) return void writeEvents(response, chosen);
       const isJson = "json" in chosen;

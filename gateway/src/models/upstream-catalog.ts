@@ -27,9 +27,9 @@ export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = 
   for (const [name, provider] of Object.entries(config.providers)) {
     const open = openProvider(provider, name, env);
     opened.push(open);
-    const { origin, wire, endpoint } = open;
+    const { origin, wire, endpoint, relayPaths } = open;
     const observe: UpstreamProvider["observe"] = metrics && ((outcome, seconds) => metrics.upstreamRequest(name, outcome, seconds));
-    providers.set(name, { name, wire, endpoint, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: provider.maxConnections }), observe });
+    providers.set(name, { name, wire, endpoint, relayPaths, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: provider.maxConnections }), observe });
   }
   const models: CatalogModel[] = config.models.map((model) => {
     const common = { id: model.id, description: model.description, ownedBy: model.routes.map((route) => route.provider).join(",") };

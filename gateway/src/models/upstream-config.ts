@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { describeIssues, fieldIssues, LimitUnits } from "@gateway-keys/contract";
 import { parse as parseYaml } from "yaml";
-import { ProviderConfig } from "../upstream/kinds";
+import { familiesOf, ProviderConfig } from "../upstream/kinds";
 
 export { ProviderConfig } from "../upstream/kinds";
 
@@ -72,8 +72,9 @@ export const GatewayConfig = z
         const provider = config.providers[route.provider];
         const path = ["models", index, "routes", routeIndex, "provider"];
         if (!provider) ctx.addIssue({ code: "custom", path, message: `no provider named ${JSON.stringify(route.provider)}` });
-        else if (model.family !== "chat" && provider.kind !== "openai") {
-          ctx.addIssue({ code: "custom", path, message: `${model.family} models are forwarded to OpenAI-wire providers only; ${JSON.stringify(route.provider)} speaks ${provider.kind}` });
+        else if (!familiesOf(provider).has(model.family)) {
+          const families = [...familiesOf(provider)].join(", ");
+          ctx.addIssue({ code: "custom", path, message: `${JSON.stringify(route.provider)} (kind ${provider.kind}) does not forward ${model.family} models; it forwards ${families}` });
         }
       });
     });

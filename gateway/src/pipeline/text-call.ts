@@ -35,8 +35,11 @@ interface TextCall<Body extends TextRequestBody> {
   boundWhenUnset: number;
 }
 
+/** A route relays the request when its provider speaks the client's wire and serves the client's operation (Vertex's OpenAI endpoint has no Responses). */
 const relays = <Body extends TextRequestBody>(route: TextRoute, spec: TextWireSpec<Body>): route is Extract<TextRoute, { kind: "provider" }> =>
-  route.kind === "provider" && route.relay.provider.wire === spec.relay.providerWire;
+  route.kind === "provider" &&
+  route.relay.provider.wire === spec.relay.providerWire &&
+  (route.relay.provider.relayPaths?.has(spec.relay.path) ?? true);
 
 /** The request as a conversation, read once, for the first route that is not a relay. */
 function conversationFor<Body extends TextRequestBody>(call: TextCall<Body>, route: TextRoute, model: ChatModel): Conversation {

@@ -54,6 +54,11 @@ export interface UpstreamProvider {
   timeoutMs: number;
   pool: Pool;
   endpoint: ProviderEndpoint;
+  /**
+   * The wire's text operations (paths) the provider serves as the client sent them; a text
+   * request on another is translated to the wire's Chat Completions or Messages. Unset: all.
+   */
+  relayPaths?: ReadonlySet<string>;
   /** Hears how long each attempt took to its response headers (or its failure); the metrics listen. */
   observe?: (outcome: "ok" | "error_status" | "timeout" | "failed", seconds: number) => void;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { FormData } from "undici";
+import { GatewayError } from "../../errors";
 import type { ProviderCall, ProviderEndpoint, ProviderWire } from "../upstream-provider";
 
 /**
@@ -19,11 +20,20 @@ export const commonProviderFields = {
   maxConnections: z.number().int().min(1).max(65_536).default(1024),
 };
 
+/** The families of models a gateway forwards (models/upstream-config.ts names them the same). */
+export type ForwardedFamily = "chat" | "embeddings" | "moderation" | "images" | "speech" | "transcription";
+
 /** A provider of some kind, opened: the origin its connections go to, the wire it speaks, how a call reaches it. */
 export interface OpenedProvider {
   origin: string;
   wire: ProviderWire;
   endpoint: ProviderEndpoint;
+  /**
+   * The wire's text operations (`/chat/completions`, `/responses`, `/v1/messages`) the provider
+   * serves as the client sent them; a text request on another is translated to its wire's first.
+   * Unset: every one of its wire.
+   */
+  relayPaths?: ReadonlySet<string>;
   /** Releases what the kind holds besides the connection pool (token refreshers, …). */
   close?(): Promise<void>;
 }
@@ -31,8 +41,19 @@ export interface OpenedProvider {
 /** One kind of provider: its config (discriminated by `kind`) and how to open a provider of it. */
 export interface ProviderKind<Config extends { kind: string }> {
   config: z.ZodType<Config>;
+  /**
+   * The families a provider of this kind forwards: the config refuses a model of another family
+   * routed to it. A function of the config where the kind's variants differ (a publisher, an API).
+   */
+  families(config: Config): ReadonlySet<ForwardedFamily>;
   /** `name`: the provider's name in the config, for errors. Reads credentials from `env` once. */
   open(config: Config, name: string, env: NodeJS.ProcessEnv): OpenedProvider;
+}
+
+/** Bearer tokens of a provider: a valid one (fetched, or refreshed before it expires, when needed), and the last handed out, for redaction. */
+export interface TokenSource {
+  token(): Promise<string>;
+  current(): readonly string[];
 }
 
 /** The value of a credential's environment variable; a missing one is an error naming it (never a value). */
@@ -73,4 +94,18 @@ export function encodedBody(body: ProviderCall["body"]): { body: string | FormDa
 
 function isForm(body: ProviderCall["body"]): body is FormData {
   return typeof (body as FormData).append === "function" && typeof (body as FormData).entries === "function";
+}
+
+export const EVERY_FAMILY: ReadonlySet<ForwardedFamily> = new Set(["chat", "embeddings", "moderation", "images", "speech", "transcription"]);
+export const CHAT_ONLY: ReadonlySet<ForwardedFamily> = new Set(["chat"]);
+
+/**
+ * A kind that could not obtain its credentials (a token endpoint down, a key file refused): the
+ * route's failure, never the client's; the library's own account stays on `cause` for the
+ * operator, out of the client's answer.
+ */
+export function credentialFailure(provider: string, cause: unknown): GatewayError {
+  const failure = new GatewayError("upstream_failed", `The gateway could not obtain its own credentials for the provider ${provider}; the gateway's operator must fix them. Your request was not at fault.`);
+  failure.cause = cause;
+  return failure;
 }

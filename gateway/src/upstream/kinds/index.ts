@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { ANTHROPIC_KIND, AnthropicProviderConfig } from "./anthropic";
-import type { OpenedProvider, ProviderKind } from "./common";
+import { AZURE_OPENAI_KIND, AzureOpenAIProviderConfig } from "./azure-openai";
+import type { ForwardedFamily, OpenedProvider, ProviderKind } from "./common";
 import { OPENAI_KIND, OpenAIProviderConfig } from "./openai";
+import { VERTEX_KIND, VertexProviderConfig } from "./vertex";
 
-export type { OpenedProvider } from "./common";
+export type { ForwardedFamily, OpenedProvider } from "./common";
 
 /**
  * Every kind of provider the config can name, by its `kind`. A new kind is one module in this
@@ -12,6 +14,8 @@ export type { OpenedProvider } from "./common";
 const KINDS = {
   openai: OPENAI_KIND,
   anthropic: ANTHROPIC_KIND,
+  "azure-openai": AZURE_OPENAI_KIND,
+  vertex: VERTEX_KIND,
 } satisfies Record<string, ProviderKind<{ kind: string }>>;
 
 type Kinds = typeof KINDS;
@@ -30,7 +34,7 @@ export const ProviderConfig = z.preprocess(
     const { wire, ...rest } = raw as { wire: unknown };
     return wire === "openai" || wire === "anthropic" ? { kind: wire, ...rest } : raw;
   },
-  z.discriminatedUnion("kind", [OpenAIProviderConfig, AnthropicProviderConfig], {
+  z.discriminatedUnion("kind", [OpenAIProviderConfig, AnthropicProviderConfig, AzureOpenAIProviderConfig, VertexProviderConfig], {
     error: `expected kind ${kindList} (a provider written with \`wire: openai\` or \`wire: anthropic\` is read as that kind)`,
   }),
 );
@@ -40,4 +44,10 @@ export type ProviderConfig = z.infer<typeof ProviderConfig>;
 export function openProvider(config: ProviderConfig, name: string, env: NodeJS.ProcessEnv): OpenedProvider {
   const kind = KINDS[config.kind] as ProviderKind<ProviderConfig>;
   return kind.open(config, name, env);
+}
+
+/** The families a provider forwards, as its kind (and, for some kinds, its config) says. */
+export function familiesOf(config: ProviderConfig): ReadonlySet<ForwardedFamily> {
+  const kind = KINDS[config.kind] as ProviderKind<ProviderConfig>;
+  return kind.families(config);
 }

@@ -1,0 +1,31 @@
+import { DefaultAzureCredential, getBearerTokenProvider } from "@azure/identity";
+import { credentialFailure, type TokenSource } from "./common";
+
+/** The scope of a token for Azure OpenAI (Cognitive Services) resources. */
+const COGNITIVE_SERVICES_SCOPE = "https://cognitiveservices.azure.com/.default";
+
+/**
+ * Microsoft Entra ID tokens through @azure/identity's DefaultAzureCredential: whatever the host
+ * offers, in the library's order — a service principal's environment variables
+ * (AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_CLIENT_SECRET or a certificate), workload identity,
+ * a managed identity, a developer's Azure CLI login. `getBearerTokenProvider` caches the token
+ * and refreshes it before it expires, so a request waits for a token only when none is valid.
+ */
+export function entraTokenSource(provider: string): TokenSource {
+  const provide = getBearerTokenProvider(new DefaultAzureCredential(), COGNITIVE_SERVICES_SCOPE);
+  let last: string | undefined;
+  return {
+    async token() {
+      let token: string | undefined;
+      try {
+        token = await provide();
+      } catch (error) {
+        throw credentialFailure(provider, error);
+      }
+      if (!token) throw credentialFailure(provider, new Error("DefaultAzureCredential gave no token"));
+      last = token;
+      return token;
+    },
+    current: () => (last === undefined ? [] : [last]),
+  };
+}
