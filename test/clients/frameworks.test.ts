@@ -9,47 +9,17 @@
  * The provider behind the forwarded models is a second gateway serving `tools-1` on both wires, so
  * each tool loop needs the provider to call the tool and then answer from its result.
  *
- * The frameworks run in a child process (frameworks/run.mjs): the Vercel AI SDK ships as ESM only.
+ * The frameworks run in a child process (frameworks-support.ts). Cloud provider kinds: frameworks-cloud.test.ts.
  */
-import { execFile } from "node:child_process";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { GatewayConfig } from "@gateway-keys/gateway";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
+import { CLIENTS, expectAllLooped, loopsOn, runFrameworks, type Case } from "./frameworks-support";
 
-const RUNNER = join(__dirname, "frameworks", "run.mjs");
 const PROVIDER_KEY_ENV = "GATEWAY_TEST_FRAMEWORKS_PROVIDER_KEY";
 const PRICING = { inputUnitsPerMillionTokens: "1", outputUnitsPerMillionTokens: "1" };
 
-/** Each framework client and the wire it speaks. */
-const CLIENTS = {
-  "vercel-chat": "openai",
-  "vercel-responses": "openai",
-  "vercel-anthropic": "anthropic",
-  "langchain-openai": "openai",
-  "langchain-openai-responses": "openai",
-  "langchain-anthropic": "anthropic",
-  agents: "openai",
-} as const;
-type Client = keyof typeof CLIENTS;
-
 /** A forwarded model of each provider wire, both in front of the provider gateway's `tools-1`. */
 const FORWARDED = { openai: "tools-via-openai", anthropic: "tools-via-anthropic" } as const;
-
-interface Case {
-  client: Client;
-  model: string;
-  stream?: boolean;
-  embed?: boolean;
-  api?: "chat";
-}
-interface Outcome extends Case {
-  ok: boolean;
-  text?: string;
-  calls: unknown[];
-  error?: string;
-  dimensions?: number;
-}
 
 let provider: TestGateway;
 let gateway: TestGateway;
@@ -79,25 +49,7 @@ afterAll(async () => {
   delete process.env[PROVIDER_KEY_ENV];
 });
 
-async function run(cases: Case[]): Promise<Outcome[]> {
-  const job = JSON.stringify({ baseUrl: gateway.baseUrl, key, cases });
-  const { stdout } = await promisify(execFile)(process.execPath, [RUNNER, job], { timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
-  const outcomes = JSON.parse(stdout) as Outcome[];
-  expect(outcomes).toHaveLength(cases.length);
-  return outcomes;
-}
-
-const clients = Object.keys(CLIENTS) as Client[];
-/** Every client, whole and streamed, on a model. */
-const loopsOn = (model: (client: Client) => string): Case[] => clients.flatMap((client) => [false, true].map((stream) => ({ client, model: model(client), stream })));
-/** The outcome every tool loop must reach: `lookup` ran once with the city, and the model answered with its result. */
-const LOOPED = { ok: true, calls: [{ city: "Paris" }], text: "sunny in Paris" };
-
-/** Every outcome looped; a failure shows its client, model and error. */
-function expectAllLooped(outcomes: Outcome[]): void {
-  const seen = outcomes.map(({ client, model, stream, ok, calls, text, error }) => ({ client, model, stream, ok, calls, text, error }));
-  expect(seen).toEqual(outcomes.map(({ client, model, stream }) => ({ client, model, stream, ...LOOPED, error: undefined })));
-}
+const run = (cases: Case[]) => runFrameworks(gateway.baseUrl, key, cases);
 
 test("each framework's tool loop runs on a built-in model, whole and streamed", async () => {
   const outcomes = await run([...loopsOn(() => "tools-1"), { client: "agents", api: "chat", model: "tools-1", stream: false }]);
