@@ -17,9 +17,13 @@ import type { AddressInfo, Socket } from "node:net";
 export interface ReceivedRequest {
   method: string;
   path: string;
+  /** The request target as sent: the path as encoded, with its query. */
+  url: string;
   headers: Record<string, string | string[] | undefined>;
   /** The body parsed as JSON when it was JSON, else its text. */
   body: unknown;
+  /** The body's bytes as received (what a signature covers). */
+  rawBody: Buffer;
   /** Resolves when the gateway closed this request's connection or the answer ended. */
   closed: Promise<void>;
 }
@@ -71,7 +75,8 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
     const chunks: Buffer[] = [];
     raw.on("data", (chunk: Buffer) => chunks.push(chunk));
     raw.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
+      const rawBody = Buffer.concat(chunks);
+      const text = rawBody.toString("utf8");
       let body: unknown = text;
       try {
         body = JSON.parse(text);
@@ -79,7 +84,8 @@ export async function startScriptedProvider(): Promise<ScriptedProvider> {
         // Not JSON (a multipart form): kept as text.
       }
       const closed = new Promise<void>((resolve) => response.on("close", () => resolve()));
-      const request: ReceivedRequest = { method: raw.method ?? "GET", path: (raw.url ?? "/").split("?")[0]!, headers: raw.headers, body, closed };
+      const url = raw.url ?? "/";
+      const request: ReceivedRequest = { method: raw.method ?? "GET", path: url.split("?")[0]!, url, headers: raw.headers, body, rawBody, closed };
       received.push(request);
       const chosen = script(request);
       if ("handle" in chosen) return chosen.handle(request, response, raw);

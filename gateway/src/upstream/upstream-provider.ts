@@ -5,7 +5,7 @@ import type { ServerSentEvent } from "./sse-events";
  * The wire a provider's text API speaks: a relay goes unchanged to a provider of the client's own
  * wire; any other is reached by translation (inference/translation.ts).
  */
-export type ProviderWire = "openai" | "anthropic";
+export type ProviderWire = "openai" | "anthropic" | "converse";
 
 /** The Messages API version the gateway speaks to providers when the client names none. */
 export const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ANTHROPIC_KIND, AnthropicProviderConfig } from "./anthropic";
+import { BEDROCK_KIND, BedrockProviderConfig } from "./bedrock";
 import type { OpenedProvider, ProviderKind } from "./common";
 import { OPENAI_KIND, OpenAIProviderConfig } from "./openai";
 
@@ -12,6 +13,7 @@ export type { OpenedProvider } from "./common";
 const KINDS = {
   openai: OPENAI_KIND,
   anthropic: ANTHROPIC_KIND,
+  bedrock: BEDROCK_KIND,
 } satisfies Record<string, ProviderKind<{ kind: string }>>;
 
 type Kinds = typeof KINDS;
@@ -30,7 +32,7 @@ export const ProviderConfig = z.preprocess(
     const { wire, ...rest } = raw as { wire: unknown };
     return wire === "openai" || wire === "anthropic" ? { kind: wire, ...rest } : raw;
   },
-  z.discriminatedUnion("kind", [OpenAIProviderConfig, AnthropicProviderConfig], {
+  z.discriminatedUnion("kind", [OpenAIProviderConfig, AnthropicProviderConfig, BedrockProviderConfig], {
     error: `expected kind ${kindList} (a provider written with \`wire: openai\` or \`wire: anthropic\` is read as that kind)`,
   }),
 );
