@@ -6,6 +6,8 @@
  * exceptions reach the client in its own terms; no secret ever does.
  */
 import Anthropic from "@anthropic-ai/sdk";
+import { Sha256 } from "@aws-crypto/sha256-js";
+import { SignatureV4 } from "@smithy/signature-v4";
 import OpenAI from "openai";
 import { awsError, converseStream } from "@gateway-keys/testkit/scripted-bedrock";
 import { clientsOf, ENV_KEYS, expectNoGatewayKey, expectNoSecret, modelPath, NOVA, PROFILE_KEYS, REGION, useBedrock } from "./bedrock-support";
@@ -211,7 +213,7 @@ describe("Messages to Bedrock Converse", () => {
       ],
       tools: [{ name: "get_weather", input_schema: CITY_SCHEMA as Anthropic.Tool.InputSchema }],
       tool_choice: { type: "any" },
-      top_p: 0.5,
+      stop_sequences: ["STOP"],
     });
 
     expect(bedrock.received[0]!.body).toEqual({
@@ -221,7 +223,7 @@ describe("Messages to Bedrock Converse", () => {
         { role: "user", content: [{ toolResult: { toolUseId: "toolu_9", content: [{ text: "service down" }], status: "error" } }] },
       ],
       system: [{ text: "Be brief." }],
-      inferenceConfig: { maxTokens: 30, topP: 0.5 },
+      inferenceConfig: { maxTokens: 30, stopSequences: ["STOP"] },
       toolConfig: { tools: [{ toolSpec: { name: "get_weather", inputSchema: { json: CITY_SCHEMA } } }], toolChoice: { any: {} } },
     });
     expect(message).toMatchObject({ role: "assistant", content: [{ type: "text", text: "Retrying." }], stop_reason: "max_tokens", usage: { input_tokens: 9, output_tokens: 30 } });
@@ -350,5 +352,20 @@ describe("SigV4 and credentials", () => {
     expect(bedrock.refusals).toEqual([expect.stringContaining("Signature expired")]);
     expect(failure).toMatchObject({ status: 502, error: { error: { type: "api_error" } } });
     expect(await client.spentUnits()).toBe("0");
+  });
+
+  test("the scripted Bedrock's check can fail: a body changed after signing is refused, the body as signed is answered", async () => {
+    const { bedrock } = forwarding();
+    bedrock.answer(() => ({ json: converseAnswer([{ text: "ok" }], "end_turn", { inputTokens: 1, outputTokens: 1, totalTokens: 2 }) }));
+    const url = new URL(`${bedrock.origin}${modelPath(NOVA, "converse")}`);
+    const body = JSON.stringify({ messages: [{ role: "user", content: [{ text: "hi" }] }] });
+    const signer = new SignatureV4({ service: "bedrock", region: REGION, credentials: ENV_KEYS, sha256: Sha256 });
+    const signed = await signer.sign({ method: "POST", protocol: "http:", hostname: url.hostname, path: url.pathname, query: {}, headers: { host: url.host, "content-type": "application/json" }, body });
+    const send = (sent: string) => fetch(url, { method: "POST", headers: signed.headers, body: sent });
+
+    const tampered = await send(body.replace("hi", "ho"));
+    expect(tampered.status).toBe(403);
+    expect(tampered.headers.get("x-amzn-errortype")).toMatch(/^InvalidSignatureException:/);
+    expect((await send(body)).status).toBe(200);
   });
 });
