@@ -10,7 +10,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { awsError, invokeStream } from "@gateway-keys/testkit/scripted-bedrock";
 import { anthropicToolStream } from "./forwarding-support";
-import { CLAUDE, clientsOf, ENV_KEYS, expectNoGatewayKey, modelPath, REGION, useBedrock } from "./bedrock-support";
+import { CLAUDE, clientsOf, ENV_KEYS, expectNoGatewayKey, modelPath, REGION, TITAN, useBedrock } from "./bedrock-support";
 
 const forwarding = useBedrock();
 const clients = () => clientsOf({ provider: forwarding().bedrock, gateway: forwarding().gateway });
@@ -202,3 +202,48 @@ describe("Chat Completions and Responses translated to InvokeModel", () => {
     expect(failure).toMatchObject({ status: 400, code: "upstream_rejected", message: "400 max_tokens: 999999 > 64000, which is the maximum allowed" });
   });
 });
+
+describe("embeddings through InvokeModel (Titan Text Embeddings)", () => {
+  const vectors: Record<string, number[]> = { "hello world": [0.25, -0.5, 0.125], bonjour: [0.75, 0, -0.0625] };
+  const titanAnswers = (request: { body: unknown }) => {
+    const { inputText } = request.body as { inputText: string };
+    return { json: { embedding: vectors[inputText], inputTextTokenCount: inputText.split(" ").length + 1, embeddingsByType: { float: vectors[inputText] } } };
+  };
+
+  test("each text is one signed InvokeModel with Titan's body; the vectors come back as OpenAI's answer (base64, as the SDK asks), charged from Bedrock's token counts", async () => {
+    const { bedrock } = forwarding();
+    const client = await clients();
+    bedrock.answer(titanAnswers);
+    const answer = await client.openai.embeddings.create({ model: "titan", input: ["hello world", "bonjour"], dimensions: 256 });
+
+    const received = [...bedrock.received].sort((a, b) => JSON.stringify(a.body).localeCompare(JSON.stringify(b.body)));
+    expect(received.map((request) => [request.url, request.body])).toEqual([
+      ["/model/amazon.titan-embed-text-v2%3A0/invoke", { inputText: "bonjour", dimensions: 256 }],
+      ["/model/amazon.titan-embed-text-v2%3A0/invoke", { inputText: "hello world", dimensions: 256 }],
+    ]);
+    expect(bedrock.refusals).toEqual([]);
+    expect(answer.data.map((item) => [item.index, item.embedding])).toEqual([
+      [0, vectors["hello world"]],
+      [1, vectors.bonjour],
+    ]);
+    // Titan counted 3 and 2 tokens.
+    expect(answer.usage).toEqual({ prompt_tokens: 5, total_tokens: 5 });
+    expect(answer.model).toBe(TITAN);
+    expect(await client.spentUnits()).toBe("5");
+  });
+
+  test("float vectors when asked; token input is refused naming input, nothing sent or charged", async () => {
+    const { bedrock } = forwarding();
+    const client = await clients();
+    bedrock.answer(titanAnswers);
+    const floats = await client.openai.embeddings.create({ model: "titan", input: "bonjour", encoding_format: "float" });
+    expect(floats.data[0]!.embedding).toEqual(vectors.bonjour);
+    expect(bedrock.received).toHaveLength(1);
+
+    const tokens = await client.openai.embeddings.create({ model: "titan", input: [[101, 102]] }).catch((error: unknown) => error);
+    expect(tokens).toMatchObject({ status: 400, code: "validation_failed", param: "input" });
+    expect(bedrock.received).toHaveLength(1);
+    expect(await client.spentUnits()).toBe("2");
+  });
+});
+

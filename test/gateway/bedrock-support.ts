@@ -12,6 +12,7 @@
  *   claude-br   → invoke   (api invoke-anthropic), model `anthropic.claude-sonnet-4-5-20250929-v1:0`
  *   profiled    → profiled (api converse, profile `team`)
  *   wrong-key   → wrong    (api converse, profile `stale`: the wrong secret)
+ *   titan       → invoke   (embeddings, 1 credit per token), model `amazon.titan-embed-text-v2:0`
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,6 +30,7 @@ export const PROFILE_KEYS = { accessKeyId: "AKIAPROFILEKEY000002", secretAccessK
 const STALE_SECRET = "stale-secret-0123456789abcdefghijklmnopqrs";
 export const NOVA = "amazon.nova-pro-v1:0";
 export const CLAUDE = "anthropic.claude-sonnet-4-5-20250929-v1:0";
+export const TITAN = "amazon.titan-embed-text-v2:0";
 /** Every secret the gateway holds: none may reach a client. */
 export const SECRETS = [ENV_KEYS.secretAccessKey, ENV_KEYS.sessionToken, PROFILE_KEYS.secretAccessKey, STALE_SECRET];
 
@@ -80,6 +82,7 @@ export function useBedrock(): () => BedrockForwarding {
         { id: "claude-br", family: "chat", routes: [{ provider: "invoke", model: CLAUDE }], pricing: PRICING, maxOutputTokens: 100 },
         { id: "profiled", family: "chat", routes: [{ provider: "profiled", model: NOVA }], pricing: PRICING, maxOutputTokens: 100 },
         { id: "wrong-key", family: "chat", routes: [{ provider: "wrong", model: NOVA }], pricing: PRICING, maxOutputTokens: 100 },
+        { id: "titan", family: "embeddings", routes: [{ provider: "invoke", model: TITAN }], pricing: { inputUnitsPerMillionTokens: "1000000" } },
       ],
     });
     state = { bedrock, gateway: await startTestGateway({ storage: "memory", config }) };

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { describeIssues, fieldIssues, LimitUnits } from "@gateway-keys/contract";
 import { parse as parseYaml } from "yaml";
-import { ProviderConfig } from "../upstream/kinds";
+import { familiesOf, ProviderConfig } from "../upstream/kinds";
 
 export { ProviderConfig } from "../upstream/kinds";
 
@@ -61,8 +61,9 @@ export const GatewayConfig = z
         const provider = config.providers[route.provider];
         const path = ["models", index, "routes", routeIndex, "provider"];
         if (!provider) ctx.addIssue({ code: "custom", path, message: `no provider named ${JSON.stringify(route.provider)}` });
-        else if (model.family !== "chat" && provider.kind !== "openai") {
-          ctx.addIssue({ code: "custom", path, message: `${model.family} models are forwarded to OpenAI-wire providers only; ${JSON.stringify(route.provider)} speaks ${provider.kind}` });
+        else if (!familiesOf(provider.kind).includes(model.family)) {
+          const serves = familiesOf(provider.kind).join(", ");
+          ctx.addIssue({ code: "custom", path, message: `${model.family} models cannot be forwarded to ${JSON.stringify(route.provider)}: a provider of kind ${provider.kind} serves ${serves} only` });
         }
       });
     });

@@ -19,6 +19,8 @@ export type AnthropicProviderConfig = z.infer<typeof AnthropicProviderConfig>;
 /** Anthropic's API, or any server that speaks the Messages wire. */
 export const ANTHROPIC_KIND: ProviderKind<AnthropicProviderConfig> = {
   config: AnthropicProviderConfig,
+  // The Messages wire has no media endpoints.
+  families: ["chat"],
   open(config, name, env) {
     const apiKey = requiredVariable(env, config.apiKeyEnv, name, "the provider's API key");
     return {

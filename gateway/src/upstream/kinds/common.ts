@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { FormData } from "undici";
+import type { ModelFamily } from "@gateway-keys/contract";
 import type { ProviderCall, ProviderEndpoint, ProviderWire } from "../upstream-provider";
 
 /**
@@ -31,6 +32,8 @@ export interface OpenedProvider {
 /** One kind of provider: its config (discriminated by `kind`) and how to open a provider of it. */
 export interface ProviderKind<Config extends { kind: string }> {
   config: z.ZodType<Config>;
+  /** The model families its API serves: a model of another family routed to it is a config error. */
+  families: readonly ModelFamily[];
   /** `name`: the provider's name in the config, for errors. Reads credentials from `env` once. */
   open(config: Config, name: string, env: NodeJS.ProcessEnv): OpenedProvider;
 }

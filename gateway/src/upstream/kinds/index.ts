@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ModelFamily } from "@gateway-keys/contract";
 import { ANTHROPIC_KIND, AnthropicProviderConfig } from "./anthropic";
 import { BEDROCK_KIND, BedrockProviderConfig } from "./bedrock";
 import type { OpenedProvider, ProviderKind } from "./common";
@@ -37,6 +38,11 @@ export const ProviderConfig = z.preprocess(
   }),
 );
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
+/** The model families a kind of provider serves. */
+export function familiesOf(kind: ProviderKindName): readonly ModelFamily[] {
+  return KINDS[kind].families;
+}
 
 /** Opens a provider of its kind: reads its credentials from `env` (an error names a missing one) and builds its endpoint. */
 export function openProvider(config: ProviderConfig, name: string, env: NodeJS.ProcessEnv): OpenedProvider {

@@ -18,6 +18,7 @@ export type OpenAIProviderConfig = z.infer<typeof OpenAIProviderConfig>;
 /** OpenAI's API, or any server that speaks its wire: a bearer key, paths under the base URL, SSE streams. */
 export const OPENAI_KIND: ProviderKind<OpenAIProviderConfig> = {
   config: OpenAIProviderConfig,
+  families: ["chat", "embeddings", "moderation", "images", "speech", "transcription"],
   open(config, name, env) {
     const apiKey = requiredVariable(env, config.apiKeyEnv, name, "the provider's API key");
     return {

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { commonProviderFields, HttpUrl, pathUnder, type ProviderKind } from "../common";
 import { BEDROCK_APIS } from "./apis";
 import { bedrockCredentials } from "./credentials";
+import { TITAN_EMBEDDINGS_PATH, titanEmbeddings } from "./embeddings";
 import { bedrockStreamEvents } from "./event-stream";
 
 export const BedrockProviderConfig = z.strictObject({
@@ -33,6 +34,8 @@ const SIGNING_SERVICE = "bedrock";
  */
 export const BEDROCK_KIND: ProviderKind<BedrockProviderConfig> = {
   config: BedrockProviderConfig,
+  // Embeddings through InvokeModel with Titan Text Embeddings' body, whichever `api` chat uses (embeddings.ts).
+  families: ["chat", "embeddings"],
   open(config, name, env) {
     const base = config.endpoint ?? `https://bedrock-runtime.${config.region}.amazonaws.com`;
     const url = new URL(base);
@@ -45,7 +48,8 @@ export const BEDROCK_KIND: ProviderKind<BedrockProviderConfig> = {
       wire: api.wire,
       endpoint: {
         async prepare(call) {
-          const { operation, body } = api.request(call);
+          // An embeddings call is InvokeModel whatever the provider's `api`: its body is Titan's already.
+          const { operation, body } = call.path === TITAN_EMBEDDINGS_PATH ? { operation: "invoke", body: call.body as Record<string, unknown> } : api.request(call);
           // A model id such as `anthropic.claude-sonnet-4-5-20250929-v1:0` is one path segment, encoded.
           const path = pathUnder(base, `/model/${encodeURIComponent(call.model)}/${operation}`);
           const json = JSON.stringify(body);
@@ -55,6 +59,7 @@ export const BEDROCK_KIND: ProviderKind<BedrockProviderConfig> = {
         },
         events: (body) => api.events(bedrockStreamEvents(body, name, redact)),
         secrets: () => credentials.secrets(),
+        exchanges: { [TITAN_EMBEDDINGS_PATH]: titanEmbeddings },
       },
     };
   },
