@@ -9,6 +9,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { Sha256 } from "@aws-crypto/sha256-js";
 import { SignatureV4 } from "@smithy/signature-v4";
 import OpenAI from "openai";
+import { GatewayConfig } from "@gateway-keys/gateway";
 import { awsError, converseStream } from "@gateway-keys/testkit/scripted-bedrock";
 import { clientsOf, ENV_KEYS, expectNoGatewayKey, expectNoSecret, modelPath, NOVA, PROFILE_KEYS, REGION, useBedrock } from "./bedrock-support";
 
@@ -369,3 +370,32 @@ describe("SigV4 and credentials", () => {
     expect((await send(body)).status).toBe(200);
   });
 });
+
+describe("a bedrock provider in --config", () => {
+  test("a region or api Bedrock does not have is refused naming the field and what is allowed", () => {
+    const parsed = GatewayConfig.safeParse({ providers: { b: { kind: "bedrock", region: "US East", api: "invoke" } }, models: [] });
+    expect(parsed.error?.issues.map((issue) => [issue.path.join("."), issue.message])).toEqual([
+      ["providers.b.region", "expected an AWS region such as us-east-1"],
+      ["providers.b.api", 'expected api "converse" or "invoke-anthropic"'],
+    ]);
+  });
+
+  test("a client that aborts a ConverseStream closes Bedrock's request at once", async () => {
+    const { bedrock } = forwarding();
+    const client = await clients();
+    const endless = Array.from({ length: 500 }, (_, index) => ({ type: "contentBlockDelta", payload: { contentBlockIndex: 0, delta: { text: `t${index} ` } } }));
+    bedrock.answer(() => converseStream([{ type: "messageStart", payload: { role: "assistant" } }, ...endless], { gapMs: 20 }));
+    const abort = new AbortController();
+    const stream = await client.openai.chat.completions.create({ model: "nova", max_tokens: 10, messages: [{ role: "user", content: "hi" }], stream: true }, { signal: abort.signal });
+    let pieces = 0;
+    await (async () => {
+      for await (const _ of stream) if (++pieces === 3) abort.abort();
+    })().catch(() => undefined);
+    const abortedAt = Date.now();
+    await bedrock.received[0]!.closed;
+
+    expect(pieces).toBe(3);
+    expect(Date.now() - abortedAt).toBeLessThan(1000);
+  });
+});
+
