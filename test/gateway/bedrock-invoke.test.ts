@@ -8,7 +8,7 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { awsError, invokeStream } from "@gateway-keys/testkit/scripted-bedrock";
+import { awsError, encodeFrame, invokeStream } from "@gateway-keys/testkit/scripted-bedrock";
 import { anthropicToolStream } from "./forwarding-support";
 import { CLAUDE, clientsOf, ENV_KEYS, expectNoGatewayKey, modelPath, REGION, TITAN, useBedrock } from "./bedrock-support";
 
@@ -94,6 +94,23 @@ describe("Messages relayed to InvokeModel", () => {
     expect(failure).toBeInstanceOf(Anthropic.APIError);
     expect(JSON.stringify((failure as InstanceType<typeof Anthropic.APIError>).error)).toContain("modelStreamErrorException");
     expect(Number(await client.spentUnits())).toBeGreaterThanOrEqual(20);
+  });
+
+  test("a frame whose checksum does not hold is the provider's failure: a 502, nothing charged", async () => {
+    const { bedrock } = forwarding();
+    const client = await clients();
+    const frame = Buffer.from(encodeFrame({ type: "chunk", payload: { bytes: Buffer.from(JSON.stringify(anthropicToolStream(UPSTREAM_MESSAGE)[0])).toString("base64") } }));
+    // One payload byte changed after the CRCs were computed.
+    frame.writeUInt8(frame.readUInt8(frame.length - 10) ^ 0x01, frame.length - 10);
+    bedrock.answer(() => ({
+      handle: (_request, response) => {
+        response.writeHead(200, { "content-type": "application/vnd.amazon.eventstream" });
+        response.end(frame);
+      },
+    }));
+    const failure = await client.anthropic.messages.create({ model: "claude-br", max_tokens: 5, messages: [{ role: "user", content: "hi" }], stream: true }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ status: 502, error: { error: { type: "api_error" } } });
+    expect(await client.spentUnits()).toBe("0");
   });
 
   test("a ValidationException reaches the client as a 400 in Anthropic's envelope; a throttled stream as a 429", async () => {
