@@ -149,7 +149,7 @@ describe("Chat Completions to Bedrock Converse", () => {
 });
 
 describe("Responses to Bedrock Converse", () => {
-  test("a function call round trip: the call and its output become toolUse and toolResult blocks, and the answer a function_call item", async () => {
+  test("an input image and a function call round trip: the image becomes bytes, the call and its output toolUse and toolResult blocks", async () => {
     const { bedrock } = forwarding();
     const client = await clients();
     bedrock.answer(() => ({ json: converseAnswer([{ text: "Sunny in Paris." }], "end_turn", { inputTokens: 12, outputTokens: 4, totalTokens: 16 }) }));
@@ -157,7 +157,7 @@ describe("Responses to Bedrock Converse", () => {
       model: "nova",
       instructions: "Use tools.",
       input: [
-        { role: "user", content: "Paris?" },
+        { role: "user", content: [{ type: "input_text", text: "Paris?" }, { type: "input_image", image_url: "data:image/gif;base64,R0lGODlh", detail: "auto" }] },
         { type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}' },
         { type: "function_call_output", call_id: "call_1", output: "sunny" },
       ],
@@ -167,7 +167,7 @@ describe("Responses to Bedrock Converse", () => {
 
     expect(bedrock.received[0]!.body).toEqual({
       messages: [
-        { role: "user", content: [{ text: "Paris?" }] },
+        { role: "user", content: [{ text: "Paris?" }, { image: { format: "gif", source: { bytes: "R0lGODlh" } } }] },
         { role: "assistant", content: [{ toolUse: { toolUseId: "call_1", name: "get_weather", input: { city: "Paris" } } }] },
         { role: "user", content: [{ toolResult: { toolUseId: "call_1", content: [{ text: "sunny" }] } }] },
       ],

@@ -62,14 +62,17 @@ describe("Messages relayed to InvokeModel", () => {
     expect(await client.spentUnits()).toBe("18");
   });
 
-  test("a streamed tool call comes from the chunk frames as Messages events the SDK's stream assembles", async () => {
+  test("a streamed request with an image, relayed as sent: its tool call comes from the chunk frames as Messages events the SDK's stream assembles", async () => {
     const { bedrock } = forwarding();
     const client = await clients();
     bedrock.answer(() => invokeStream(withMetrics(anthropicToolStream(UPSTREAM_MESSAGE)), { gapMs: 2 }));
+    const messages: Anthropic.MessageParam[] = [
+      { role: "user", content: [{ type: "text", text: "Weather where this is?" }, { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }] },
+    ];
     const stream = client.anthropic.messages.stream({
       model: "claude-br",
       max_tokens: 50,
-      messages: [{ role: "user", content: "Paris?" }],
+      messages,
       tools: [{ name: "get_weather", input_schema: CITY_SCHEMA as unknown as Anthropic.Tool.InputSchema }],
     });
     const pieces: string[] = [];
@@ -77,7 +80,12 @@ describe("Messages relayed to InvokeModel", () => {
     const final = await stream.finalMessage();
 
     expect(bedrock.received[0]!.url).toBe(modelPath(CLAUDE, "invoke-with-response-stream"));
-    expect(bedrock.received[0]!.body).not.toHaveProperty("stream");
+    expect(bedrock.received[0]!.body).toEqual({
+      max_tokens: 50,
+      messages,
+      tools: [{ name: "get_weather", input_schema: CITY_SCHEMA }],
+      anthropic_version: "bedrock-2023-05-31",
+    });
     expect(pieces).toEqual(['{"city":', '"Paris"}']);
     expect(final).toMatchObject({ id: "msg_bdrk_01", stop_reason: "tool_use", content: [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } }], usage: { output_tokens: 6 } });
     expect(await client.spentUnits()).toBe("22");
@@ -182,14 +190,14 @@ describe("Chat Completions and Responses translated to InvokeModel", () => {
     expect(await client.spentUnits()).toBe("44");
   });
 
-  test("a Responses function call round trip is carried as tool_use and tool_result blocks", async () => {
+  test("a Responses input image and function call round trip are carried as image, tool_use and tool_result blocks", async () => {
     const { bedrock } = forwarding();
     const client = await clients();
     bedrock.answer(() => ({ json: messageAnswer([{ type: "text", text: "Sunny." }], "end_turn", { input_tokens: 20, output_tokens: 2 }) }));
     const response = await client.openai.responses.create({
       model: "claude-br",
       input: [
-        { role: "user", content: "Paris?" },
+        { role: "user", content: [{ type: "input_text", text: "Paris?" }, { type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=", detail: "auto" }] },
         { type: "function_call", call_id: "toolu_1", name: "get_weather", arguments: '{"city":"Paris"}' },
         { type: "function_call_output", call_id: "toolu_1", output: "sunny" },
       ],
@@ -200,7 +208,13 @@ describe("Chat Completions and Responses translated to InvokeModel", () => {
     expect(bedrock.received[0]!.body).toMatchObject({
       anthropic_version: "bedrock-2023-05-31",
       messages: [
-        { role: "user", content: [{ type: "text", text: "Paris?" }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Paris?" },
+            { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+          ],
+        },
         { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } }] },
         { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "sunny" }] }] },
       ],
@@ -210,13 +224,24 @@ describe("Chat Completions and Responses translated to InvokeModel", () => {
     expect(await client.spentUnits()).toBe("24");
   });
 
-  test("Bedrock's 400 reaches an OpenAI client as a 400 with its message", async () => {
+  test("Bedrock's 400 reaches OpenAI clients as a 400 with its message; a mid-stream exception ends a Chat Completions stream with an error", async () => {
     const { bedrock } = forwarding();
     const client = await clients();
     bedrock.answer(() => awsError(400, "ValidationException", "max_tokens: 999999 > 64000, which is the maximum allowed"));
-    const failure = await client.openai.responses.create({ model: "claude-br", input: "hi" }).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(failure).toMatchObject({ status: 400, code: "upstream_rejected", message: "400 max_tokens: 999999 > 64000, which is the maximum allowed" });
+    const viaResponses = await client.openai.responses.create({ model: "claude-br", input: "hi" }).catch((error: unknown) => error);
+    const viaChat = await client.openai.chat.completions.create({ model: "claude-br", messages: [{ role: "user", content: "hi" }] }).catch((error: unknown) => error);
+    for (const failure of [viaResponses, viaChat]) {
+      expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(failure).toMatchObject({ status: 400, code: "upstream_rejected", message: "400 max_tokens: 999999 > 64000, which is the maximum allowed" });
+    }
+
+    bedrock.answer(() => invokeStream(anthropicToolStream(UPSTREAM_MESSAGE).slice(0, 2), { then: [{ exception: "internalServerException", message: "Internal error" }] }));
+    const stream = await client.openai.chat.completions.create({ model: "claude-br", messages: [{ role: "user", content: "hi" }], stream: true });
+    const broken = await (async () => {
+      for await (const _ of stream);
+    })().catch((error: unknown) => error);
+    expect(broken).toBeInstanceOf(OpenAI.APIError);
+    expect((broken as Error).message).toContain("internalServerException");
   });
 });
 
