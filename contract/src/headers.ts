@@ -3,6 +3,13 @@
 /** Response header with what a model request was charged, in credits (every family, streams included, as a trailer-free header: the reservation's bound for a stream). */
 export const COST_HEADER = "x-gateway-cost-units";
 
+/**
+ * Response header naming, comma-separated, the request's fields that were not carried to the
+ * model that answered: hints its wire has no setting for (an image's `detail`), and, on a model
+ * configured with `unsupportedFields: drop`, fields it cannot carry. Absent when nothing was left out.
+ */
+export const DROPPED_FIELDS_HEADER = "x-gateway-dropped-fields";
+
 /** Header that makes an account mutation safe to retry. */
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 /** Header set on a response replayed from the idempotency store. */

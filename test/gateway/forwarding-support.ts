@@ -12,7 +12,7 @@ import OpenAI from "openai";
 import type { CreateApiKeyRequest } from "@gateway-keys/contract";
 import { GatewayConfig } from "@gateway-keys/gateway";
 import { startScriptedProvider, type Script, type ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
-import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
+import { startTestGateway, type TestGateway, type TestGatewayOptions } from "@gateway-keys/testkit/test-gateway";
 import { accountClient } from "./helpers";
 
 export const PROVIDER_KEY_ENV = "GATEWAY_TEST_FORWARDING_PROVIDER_KEY";
@@ -25,8 +25,8 @@ export interface Forwarding {
   gateway: TestGateway;
 }
 
-/** Starts the provider and a gateway in front of it; `models` adds to the two above. */
-export function useForwarding(models: object[] = []): () => Forwarding {
+/** Starts the provider and a gateway in front of it; `models` adds to the two above, `options` to the gateway's. */
+export function useForwarding(models: object[] = [], options: Omit<TestGatewayOptions, "config"> = {}): () => Forwarding {
   let state: Forwarding | undefined;
   beforeAll(async () => {
     process.env[PROVIDER_KEY_ENV] = PROVIDER_KEY;
@@ -42,7 +42,7 @@ export function useForwarding(models: object[] = []): () => Forwarding {
         ...models,
       ],
     });
-    state = { provider, gateway: await startTestGateway({ storage: "memory", config }) };
+    state = { provider, gateway: await startTestGateway({ storage: "memory", ...options, config }) };
   });
   beforeEach(() => state?.provider.received.splice(0));
   afterAll(async () => {

@@ -300,7 +300,7 @@ describe("fields the target wire cannot say", () => {
     ["chat seed to an Anthropic provider", "claude", { seed: 1 }, "seed"],
     ["chat JSON mode without a schema to an Anthropic provider", "claude", { response_format: { type: "json_object" } }, "response_format"],
     ["chat n of 2 to an Anthropic provider", "claude", { n: 2 }, "n"],
-    ["a message name to an Anthropic provider", "claude", { messages: [{ role: "user", content: "hi", name: "ann" }] }, "messages[0].name"],
+    ["an assistant's audio reference to an Anthropic provider", "claude", { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "", audio: { id: "audio_1" } }, { role: "user", content: "again" }] }, "messages[1].audio"],
     ["an audio part to an Anthropic provider", "claude", { messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "AA==", format: "wav" } }] }] }, "messages[0].content[0].type"],
   ])("%s is 400 naming the field; nothing reaches the provider or is charged", async (_what, model, fields, param) => {
     const { provider } = forwarding();

@@ -81,6 +81,7 @@ export function slowConfig(upstream: SlowUpstream): GatewayConfig {
         routes: [{ provider: "slow", model: "upstream-slow" }],
         pricing: { inputUnitsPerMillionTokens: "1", outputUnitsPerMillionTokens: "1" },
         maxOutputTokens: 1000,
+        unsupportedFields: "refuse",
       },
     ],
   };

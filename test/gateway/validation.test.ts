@@ -176,7 +176,12 @@ const CHAT_CASES: [string, unknown, string, string][] = [
   ["messages empty", { model: "echo-1", messages: [] }, "messages", "messages: must hold at least one message"],
   ["a message with an unknown role", { model: "echo-1", messages: [{ role: "robot", content: "x" }] }, "messages[0].role", "messages[0].role: expected"],
   ["a legacy function message, which no translation carries", { model: "echo-1", messages: [{ role: "function", name: "f", content: "x" }] }, "messages[0].role", "cannot be translated"],
-  ["a message field no translation carries", { model: "echo-1", messages: [{ role: "user", content: "x", name: "ann" }] }, "messages[0].name", "messages[0].name: cannot be carried to the built-in model \"echo-1\""],
+  [
+    "a message field no translation carries",
+    { model: "echo-1", messages: [{ role: "user", content: "x" }, { role: "assistant", content: "y", audio: { id: "audio_1" } }, { role: "user", content: "z" }] },
+    "messages[1].audio",
+    "messages[1].audio: cannot be carried to the built-in model \"echo-1\"",
+  ],
   ["max_tokens zero", { model: "echo-1", messages: [{ role: "user", content: "x" }], max_tokens: 0 }, "max_tokens", "max_tokens: must be at least 1"],
   ["n of 2", { model: "echo-1", messages: [{ role: "user", content: "x" }], n: 2 }, "n", "n: only 1 is supported"],
   ["five stop sequences", { model: "echo-1", messages: [{ role: "user", content: "x" }], stop: ["a", "b", "c", "d", "e"] }, "stop", "stop: must hold at most 4 sequences"],

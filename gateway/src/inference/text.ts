@@ -57,6 +57,12 @@ export interface Conversation {
   responseFormat: ResponseFormat | undefined;
   /** An id of the end user, for the provider's abuse monitoring. */
   user: string | undefined;
+  /**
+   * The client's fields that were not carried — hints the target has no setting for and, on a
+   * model that drops them, fields it cannot carry — as the client wrote their paths. Named to the
+   * client in the `x-gateway-dropped-fields` header and in the request log.
+   */
+  dropped: Set<string>;
 }
 
 /** Why generation ended. */

@@ -5,7 +5,7 @@ import { messagesCompletionOf, messagesDeltasOf, type MessageAnswerBody } from "
 import { writeMessagesRequest } from "../inference/wires/messages/request";
 import { converseCompletionOf, converseDeltasOf, type ConverseAnswerBody } from "../inference/wires/converse/provider-answer";
 import { writeConverseRequest } from "../inference/wires/converse/request";
-import { providerTarget, type TranslationTarget } from "../inference/translation";
+import { providerTarget, type TranslationTarget, type UnsupportedFields } from "../inference/translation";
 import { estimateConversationTokens } from "../inference/input-estimate";
 import type { ServerSentEvent } from "../upstream/sse-events";
 import { providerEvents, readJson, sendToProvider, upstreamFailure, type ProviderCall, type ProviderWire, type UpstreamProvider } from "../upstream/provider";
@@ -15,6 +15,8 @@ type UsageFiller = (reported: Partial<TextUsage>) => TextUsage;
 /** How a conversation is written on a provider's wire, and its answer read back. */
 interface ProviderTextWire {
   name: string;
+  /** Whether the wire has a setting for an image's detail (elsewhere a detail is a hint: dropped and named). */
+  imageDetail: boolean;
   /** The operation's path as the wire names it (the kind says where it goes). */
   path: string;
   write(conversation: Conversation, model: string, stream: boolean, target: TranslationTarget): Record<string, unknown>;
@@ -25,6 +27,7 @@ interface ProviderTextWire {
 const PROVIDER_TEXT_WIRES: Record<ProviderWire, ProviderTextWire> = {
   openai: {
     name: "OpenAI Chat Completions",
+    imageDetail: true,
     path: "/chat/completions",
     write: writeChatRequest,
     completion: (json, usage) => chatCompletionOf(json as ChatAnswerBody, usage),
@@ -32,6 +35,7 @@ const PROVIDER_TEXT_WIRES: Record<ProviderWire, ProviderTextWire> = {
   },
   anthropic: {
     name: "Anthropic Messages",
+    imageDetail: false,
     path: "/v1/messages",
     write: writeMessagesRequest,
     completion: (json, usage) => messagesCompletionOf(json as MessageAnswerBody, usage),
@@ -39,6 +43,7 @@ const PROVIDER_TEXT_WIRES: Record<ProviderWire, ProviderTextWire> = {
   },
   converse: {
     name: "Amazon Bedrock Converse",
+    imageDetail: false,
     path: "/converse",
     // The model and whether to stream are in the path, not the body.
     write: (conversation, _model, _stream, target) => writeConverseRequest(conversation, target),
@@ -67,9 +72,14 @@ function usageFiller(conversation: Conversation): UsageFiller {
  * Converse for a Bedrock Converse one) and its answer read back, whole or streamed. `clientHeaders`: the client's wire headers, passed
  * on where the provider's wire defines them.
  */
-export function translatedEngine(provider: UpstreamProvider, upstreamModel: string, publicModelId: string): TextEngine & { target: TranslationTarget } {
+export function translatedEngine(
+  provider: UpstreamProvider,
+  upstreamModel: string,
+  publicModelId: string,
+  unsupportedFields: UnsupportedFields,
+): TextEngine & { target: TranslationTarget } {
   const wire = PROVIDER_TEXT_WIRES[provider.wire];
-  const target = providerTarget(wire.name, publicModelId);
+  const target = providerTarget(wire.name, publicModelId, { imageDetail: wire.imageDetail, unsupportedFields });
   const call = (conversation: Conversation, stream: boolean): ProviderCall => ({
     path: wire.path,
     model: upstreamModel,

@@ -44,7 +44,7 @@ export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = 
           maxOutputTokens: model.maxOutputTokens,
           pricing: tokenPricing(model.pricing.inputUnitsPerMillionTokens, model.pricing.outputUnitsPerMillionTokens),
           routes: relays.map((relay) => {
-            const engine = translatedEngine(relay.provider, relay.model, model.id);
+            const engine = translatedEngine(relay.provider, relay.model, model.id, model.unsupportedFields);
             return { kind: "provider", relay, engine, target: engine.target };
           }),
         };

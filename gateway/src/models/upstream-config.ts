@@ -34,7 +34,18 @@ const InputTokenPrice = z.strictObject({ inputUnitsPerMillionTokens: Price });
 export const ModelConfig = z.discriminatedUnion(
   "family",
   [
-    z.strictObject({ ...modelFields, family: z.literal("chat"), pricing: TokenPrices, maxOutputTokens: z.number().int().min(1).max(1_000_000) }),
+    z.strictObject({
+      ...modelFields,
+      family: z.literal("chat"),
+      pricing: TokenPrices,
+      maxOutputTokens: z.number().int().min(1).max(1_000_000),
+      /**
+       * A field a route's provider cannot carry (lossy, docs/api.md "Translation by meaning"):
+       * `refuse` it with a 400 naming it (the default), or `drop` it and name it in the
+       * `x-gateway-dropped-fields` header.
+       */
+      unsupportedFields: z.enum(["refuse", "drop"], { error: 'expected "refuse" or "drop"' }).default("refuse"),
+    }),
     z.strictObject({ ...modelFields, family: z.literal("embeddings"), pricing: InputTokenPrice }),
     z.strictObject({ ...modelFields, family: z.literal("moderation"), pricing: InputTokenPrice }),
     z.strictObject({

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { COST_HEADER, formatUnits } from "@gateway-keys/contract";
+import { COST_HEADER, DROPPED_FIELDS_HEADER, formatUnits } from "@gateway-keys/contract";
 import type { GatewayContext } from "../context";
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
@@ -131,6 +131,7 @@ export async function runTextCall<Body extends TextRequestBody>(
     await metered.fail(failure!.statusCode);
     throw failure!;
   }
+  if ((opened.kind === "completion" || opened.kind === "deltas") && call.conversation!.dropped.size > 0) nameDropped([...call.conversation!.dropped], request, reply);
 
   switch (opened.kind) {
     case "whole": {
@@ -149,6 +150,12 @@ export async function runTextCall<Body extends TextRequestBody>(
       await writeStream(opened, sse!, metered, model, spec.clientWire(body, ctx.now()), summary.inputTokens, reply);
       return reply;
   }
+}
+
+/** The client's fields that did not reach the model, named to the client and in the request log (docs/api.md, "Translation by meaning"). */
+function nameDropped(fields: string[], request: FastifyRequest, reply: FastifyReply): void {
+  reply.header(DROPPED_FIELDS_HEADER, fields.join(", "));
+  request.log.info({ droppedFields: fields }, "request fields not carried to the model");
 }
 
 interface OpenOptions {

@@ -1,7 +1,8 @@
 import { ChatCompletionTranslatable, type ChatContentPart, type ChatMessageParam, type ChatToolChoice } from "@gateway-keys/contract";
 import type { Conversation, ImagePart, ImageSource, Part, TextPart, ToolChoice, Turn } from "../../text";
-import { readTranslatable, untranslatable, type TranslationTarget } from "../../translation";
+import { readTranslatable, unsupportedField, untranslatable, type TranslationTarget } from "../../translation";
 import { appendTurn } from "../../turns";
+import { CHAT_FIELD_MEANINGS } from "./field-meanings";
 
 type TextContent = string | { text: string }[];
 const textOf = (content: TextContent): string => (typeof content === "string" ? content : content.map((part) => part.text).join(""));
@@ -16,12 +17,22 @@ export function imageUrlOf(source: ImageSource): string {
   return source.kind === "url" ? source.url : `data:${source.mediaType};base64,${source.data}`;
 }
 
-function userPart(part: ChatContentPart): TextPart | ImagePart {
-  if (part.type === "text") return { type: "text", text: part.text };
-  return { type: "image", source: imageSourceOf(part.image_url.url), ...(part.image_url.detail ? { detail: part.image_url.detail } : {}) };
+/**
+ * An image part's `detail`, where the target has a setting for it; elsewhere a detail other than
+ * `auto` is a hint, named in `dropped` (the image goes without it).
+ */
+export function imageDetailFor(detail: ImagePart["detail"], path: string, target: TranslationTarget, dropped: string[]): Pick<ImagePart, "detail"> {
+  if (detail === undefined) return {};
+  if (target.imageDetail) return { detail };
+  if (detail !== "auto") dropped.push(path);
+  return {};
 }
 
-function partsOf(message: ChatMessageParam): Part[] {
+function partsOf(message: ChatMessageParam, path: string, target: TranslationTarget, dropped: string[]): Part[] {
+  const userPart = (part: ChatContentPart, index: number): TextPart | ImagePart => {
+    if (part.type === "text") return { type: "text", text: part.text };
+    return { type: "image", source: imageSourceOf(part.image_url.url), ...imageDetailFor(part.image_url.detail, `${path}.content[${index}].image_url.detail`, target, dropped) };
+  };
   switch (message.role) {
     case "system":
     case "developer":
@@ -53,13 +64,13 @@ function toolChoiceOf(choice: ChatToolChoice | undefined): ToolChoice | undefine
  * of one role merge, as the Messages wire wants results right after the calls).
  */
 export function readChatRequest(body: unknown, target: TranslationTarget, boundWhenUnset: number): Conversation {
-  const request = readTranslatable(ChatCompletionTranslatable, body, target);
+  const { request, dropped } = readTranslatable(ChatCompletionTranslatable, body, target, CHAT_FIELD_MEANINGS);
   const system: string[] = [];
   const turns: Turn[] = [];
-  for (const message of request.messages) {
+  request.messages.forEach((message, index) => {
     if (message.role === "system" || message.role === "developer") system.push(textOf(message.content));
-    else appendTurn(turns, message.role === "assistant" ? "assistant" : "user", partsOf(message));
-  }
+    else appendTurn(turns, message.role === "assistant" ? "assistant" : "user", partsOf(message, `messages[${index}]`, target, dropped));
+  });
   const format = request.response_format;
   return {
     system,
@@ -88,6 +99,7 @@ export function readChatRequest(body: unknown, target: TranslationTarget, boundW
           ? { type: "json_object" }
           : { type: "json_schema", name: format.json_schema.name, schema: format.json_schema.schema ?? {}, strict: format.json_schema.strict ?? undefined },
     user: request.user,
+    dropped: new Set(dropped),
   };
 }
 
@@ -107,7 +119,8 @@ function toolResultContent(part: Extract<Part, { type: "tool_result" }>, path: s
  */
 export function writeChatRequest(conversation: Conversation, model: string, stream: boolean, target: TranslationTarget): Record<string, unknown> {
   const { sampling } = conversation;
-  if (sampling.topK !== undefined) untranslatable("top_k", target, "it has no top_k");
+  // The Chat Completions wire has no top_k: refused, or left out on a model that drops such fields.
+  if (sampling.topK !== undefined) unsupportedField("top_k", target, "it has no top_k", conversation.dropped);
   const messages: Record<string, unknown>[] = conversation.system.map((text) => ({ role: "system", content: text }));
   conversation.turns.forEach((turn, turnIndex) => {
     const path = `messages[${turnIndex}].content`;

@@ -1,12 +1,15 @@
 import type { Conversation, ImagePart, Part, ToolChoice } from "../../text";
 import { parsedArguments } from "../../client-wire";
-import { untranslatable, type TranslationTarget } from "../../translation";
+import { unsupportedField, untranslatable, type TranslationTarget } from "../../translation";
 
 /**
  * Writes a conversation as an Amazon Bedrock Converse request (`POST /model/{modelId}/converse`
  * and `/converse-stream`: the same body). The model is a path segment, never a body field; the
- * kind (upstream/kinds/bedrock) puts it there. What Converse has no field for is refused by name
- * through the translation's helpers, like every other translation.
+ * kind (upstream/kinds/bedrock) puts it there. What Converse has no field for is judged by its
+ * meaning, like every other translation (docs/api.md, "Translation by meaning"): a hint (an image's
+ * detail, the end user's id) is left out and named in `conversation.dropped`; a lossy field is
+ * refused by name, or left out and named on a model that drops unsupported fields; a part Converse
+ * cannot hold (an image by link) is refused.
  */
 
 /** The image formats a Converse image block names (`format`), by media type. */
@@ -18,8 +21,9 @@ const IMAGE_FORMATS: Record<string, string> = {
   "image/webp": "webp",
 };
 
-function imageBlock(part: ImagePart, path: string, target: TranslationTarget): Record<string, unknown> {
-  if (part.detail !== undefined && part.detail !== "auto") untranslatable(`${path}.detail`, target, "it has no image detail setting");
+function imageBlock(part: ImagePart, path: string, target: TranslationTarget, dropped: Set<string>): Record<string, unknown> {
+  // No detail setting: a hint, named.
+  if (part.detail !== undefined && part.detail !== "auto") dropped.add(`${path}.detail`);
   const { source } = part;
   if (source.kind === "url") untranslatable(path, target, "it takes images as bytes only: send the image inline (a data: URL or a base64 source), not a link");
   const format = IMAGE_FORMATS[source.mediaType.toLowerCase()];
@@ -28,12 +32,12 @@ function imageBlock(part: ImagePart, path: string, target: TranslationTarget): R
   return { image: { format, source: { bytes: source.data } } };
 }
 
-function blockOf(part: Part, path: string, target: TranslationTarget): Record<string, unknown> {
+function blockOf(part: Part, path: string, target: TranslationTarget, dropped: Set<string>): Record<string, unknown> {
   switch (part.type) {
     case "text":
       return { text: part.text };
     case "image":
-      return imageBlock(part, path, target);
+      return imageBlock(part, path, target, dropped);
     case "tool_call": {
       let input: Record<string, unknown>;
       try {
@@ -47,7 +51,7 @@ function blockOf(part: Part, path: string, target: TranslationTarget): Record<st
       return {
         toolResult: {
           toolUseId: part.callId,
-          content: part.content.map((piece, index) => (piece.type === "text" ? { text: piece.text } : imageBlock(piece, `${path}.content[${index}]`, target))),
+          content: part.content.map((piece, index) => (piece.type === "text" ? { text: piece.text } : imageBlock(piece, `${path}.content[${index}]`, target, dropped))),
           ...(part.isError && { status: "error" }),
         },
       };
@@ -55,15 +59,16 @@ function blockOf(part: Part, path: string, target: TranslationTarget): Record<st
 }
 
 /** Converse refuses a blank text block; one beside other blocks (a tool call's empty preamble) says nothing and is left out. */
-function contentOf(parts: Part[], path: string, target: TranslationTarget): Record<string, unknown>[] {
+function contentOf(parts: Part[], path: string, target: TranslationTarget, dropped: Set<string>): Record<string, unknown>[] {
   const said = parts.length > 1 ? parts.filter((part) => part.type !== "text" || part.text !== "") : parts;
-  return said.map((part) => blockOf(part, `${path}[${parts.indexOf(part)}]`, target));
+  return said.map((part) => blockOf(part, `${path}[${parts.indexOf(part)}]`, target, dropped));
 }
 
 const hasToolBlocks = (conversation: Conversation) => conversation.turns.some((turn) => turn.parts.some((part) => part.type === "tool_call" || part.type === "tool_result"));
 
 /** `toolConfig.toolChoice`; `null` when tools are to be left out altogether (choice `none` with no tool blocks to explain). */
 function toolChoiceOf(choice: ToolChoice | undefined, conversation: Conversation, target: TranslationTarget): Record<string, unknown> | undefined | null {
+  const { dropped } = conversation;
   switch (choice?.mode) {
     case undefined:
       return undefined;
@@ -75,22 +80,25 @@ function toolChoiceOf(choice: ToolChoice | undefined, conversation: Conversation
       return { tool: { name: choice.name } };
     case "none":
       // Without tools the model calls none: the same meaning, while no earlier call needs them declared.
-      if (hasToolBlocks(conversation)) untranslatable("tool_choice", target, "it has no tool choice none, and the conversation's tool calls need the tools declared");
-      return null;
+      if (!hasToolBlocks(conversation)) return null;
+      unsupportedField("tool_choice", target, "it has no tool choice none, and the conversation's tool calls need the tools declared", dropped);
+      return undefined;
   }
 }
 
 /** A conversation as a Converse request body (`inferenceConfig.maxTokens` always set: the request's bound). */
 export function writeConverseRequest(conversation: Conversation, target: TranslationTarget): Record<string, unknown> {
-  const { sampling } = conversation;
-  if (sampling.topK !== undefined) untranslatable("top_k", target, "it has top_k only as a model-specific field");
-  if (sampling.seed !== undefined) untranslatable("seed", target, "it has no seed");
-  if (sampling.presencePenalty !== undefined) untranslatable("presence_penalty", target, "it has no presence penalty");
-  if (sampling.frequencyPenalty !== undefined) untranslatable("frequency_penalty", target, "it has no frequency penalty");
-  if (conversation.user !== undefined) untranslatable("user", target, "it has no end-user field");
+  const { sampling, dropped } = conversation;
+  // Each of these is refused, or left out (and named) on a model that drops unsupported fields.
+  if (sampling.topK !== undefined) unsupportedField("top_k", target, "it has top_k only as a model-specific field", dropped);
+  if (sampling.seed !== undefined) unsupportedField("seed", target, "it has no seed", dropped);
+  if (sampling.presencePenalty !== undefined) unsupportedField("presence_penalty", target, "it has no presence penalty", dropped);
+  if (sampling.frequencyPenalty !== undefined) unsupportedField("frequency_penalty", target, "it has no frequency penalty", dropped);
   const format = conversation.responseFormat;
-  if (format?.type === "json_object") untranslatable("response_format", target, "it has JSON output only with a schema (json_schema)");
-  if (conversation.parallelToolCalls === false && conversation.tools.length > 0) untranslatable("parallel_tool_calls", target, "it has no setting that forbids parallel tool calls");
+  if (format?.type === "json_object") unsupportedField("response_format", target, "it has JSON output only with a schema (json_schema)", dropped);
+  if (conversation.parallelToolCalls === false && conversation.tools.length > 0) unsupportedField("parallel_tool_calls", target, "it has no setting that forbids parallel tool calls", dropped);
+  // The end user's id is for the provider's abuse monitoring: the answer means the same without it (a hint).
+  if (conversation.user !== undefined) dropped.add("user");
   const choice = conversation.tools.length > 0 ? toolChoiceOf(conversation.toolChoice, conversation, target) : undefined;
   const inferenceConfig = {
     maxTokens: conversation.maxOutputTokens,
@@ -99,7 +107,7 @@ export function writeConverseRequest(conversation: Conversation, target: Transla
     ...(conversation.stopSequences.length > 0 && { stopSequences: conversation.stopSequences }),
   };
   return {
-    messages: conversation.turns.map((turn, turnIndex) => ({ role: turn.role, content: contentOf(turn.parts, `messages[${turnIndex}].content`, target) })),
+    messages: conversation.turns.map((turn, turnIndex) => ({ role: turn.role, content: contentOf(turn.parts, `messages[${turnIndex}].content`, target, dropped) })),
     ...(conversation.system.length > 0 && { system: conversation.system.map((text) => ({ text })) }),
     inferenceConfig,
     ...(conversation.tools.length > 0 &&

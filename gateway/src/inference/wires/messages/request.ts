@@ -1,8 +1,9 @@
 import { MessagesTranslatable, type AnthropicContentBlock } from "@gateway-keys/contract";
 import type { Conversation, ImagePart, ImageSource, Part, TextPart, Turn } from "../../text";
 import { parsedArguments } from "../../client-wire";
-import { readTranslatable, untranslatable, type TranslationTarget } from "../../translation";
+import { readTranslatable, unsupportedField, untranslatable, type TranslationTarget } from "../../translation";
 import { appendTurn } from "../../turns";
+import { MESSAGES_FIELD_MEANINGS } from "./field-meanings";
 
 type ImageBlock = Extract<AnthropicContentBlock, { type: "image" }>;
 
@@ -29,7 +30,7 @@ function partOf(block: AnthropicContentBlock): Part {
 
 /** A Messages request as a conversation. */
 export function readMessagesRequest(body: unknown, target: TranslationTarget): Conversation {
-  const request = readTranslatable(MessagesTranslatable, body, target);
+  const { request, dropped } = readTranslatable(MessagesTranslatable, body, target, MESSAGES_FIELD_MEANINGS);
   const turns: Turn[] = [];
   for (const message of request.messages) {
     appendTurn(turns, message.role, typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.map(partOf));
@@ -58,6 +59,7 @@ export function readMessagesRequest(body: unknown, target: TranslationTarget): C
     },
     responseFormat: format ? { type: "json_schema", name: "output", schema: format.schema, strict: undefined } : undefined,
     user: request.metadata?.user_id ?? undefined,
+    dropped: new Set(dropped),
   };
 }
 
@@ -65,12 +67,14 @@ function sourceOf(source: ImageSource): Record<string, unknown> {
   return source.kind === "url" ? { type: "url", url: source.url } : { type: "base64", media_type: source.mediaType, data: source.data };
 }
 
-function blockOf(part: Part, path: string, target: TranslationTarget): Record<string, unknown> {
+function blockOf(part: Part, path: string, target: TranslationTarget, dropped: Set<string>): Record<string, unknown> {
   switch (part.type) {
     case "text":
       return { type: "text", text: part.text };
     case "image":
-      if (part.detail !== undefined && part.detail !== "auto") untranslatable(`${path}.detail`, target, "it has no image detail setting");
+      // The wire has no detail setting: a hint, named. (Readers leave it out for this wire; a
+      // conversation read for another route's target may still hold one.)
+      if (part.detail !== undefined && part.detail !== "auto") dropped.add(`${path}.detail`);
       return { type: "image", source: sourceOf(part.source) };
     case "tool_call": {
       let input: Record<string, unknown>;
@@ -85,7 +89,7 @@ function blockOf(part: Part, path: string, target: TranslationTarget): Record<st
       return {
         type: "tool_result",
         tool_use_id: part.callId,
-        content: part.content.map((piece, index) => blockOf(piece, `${path}.content[${index}]`, target)),
+        content: part.content.map((piece, index) => blockOf(piece, `${path}.content[${index}]`, target, dropped)),
         ...(part.isError && { is_error: true }),
       };
   }
@@ -93,15 +97,19 @@ function blockOf(part: Part, path: string, target: TranslationTarget): Record<st
 
 /** A conversation as a Messages body for an Anthropic-wire provider (`max_tokens` always set: the wire requires it). */
 export function writeMessagesRequest(conversation: Conversation, model: string, stream: boolean, target: TranslationTarget): Record<string, unknown> {
-  const { sampling } = conversation;
-  if (sampling.seed !== undefined) untranslatable("seed", target, "it has no seed");
-  if (sampling.presencePenalty !== undefined) untranslatable("presence_penalty", target, "it has no presence penalty");
-  if (sampling.frequencyPenalty !== undefined) untranslatable("frequency_penalty", target, "it has no frequency penalty");
+  const { sampling, dropped } = conversation;
+  // Each of these is refused, or left out (and named) on a model that drops unsupported fields.
+  if (sampling.seed !== undefined) unsupportedField("seed", target, "it has no seed", dropped);
+  if (sampling.presencePenalty !== undefined) unsupportedField("presence_penalty", target, "it has no presence penalty", dropped);
+  if (sampling.frequencyPenalty !== undefined) unsupportedField("frequency_penalty", target, "it has no frequency penalty", dropped);
   const format = conversation.responseFormat;
-  if (format?.type === "json_object") untranslatable("response_format", target, "it has JSON output only with a schema (json_schema)");
+  if (format?.type === "json_object") unsupportedField("response_format", target, "it has JSON output only with a schema (json_schema)", dropped);
   const choice = conversation.toolChoice;
-  const noParallel = conversation.parallelToolCalls === false && conversation.tools.length > 0;
-  if (noParallel && choice?.mode === "none") untranslatable("parallel_tool_calls", target, "it cannot forbid parallel calls while calling no tool");
+  let noParallel = conversation.parallelToolCalls === false && conversation.tools.length > 0;
+  if (noParallel && choice?.mode === "none") {
+    unsupportedField("parallel_tool_calls", target, "it cannot forbid parallel calls while calling no tool", dropped);
+    noParallel = false;
+  }
   const toolChoice =
     choice === undefined
       ? noParallel
@@ -118,7 +126,7 @@ export function writeMessagesRequest(conversation: Conversation, model: string, 
     ...(conversation.system.length > 0 && { system: conversation.system.join("\n") }),
     messages: conversation.turns.map((turn, turnIndex) => ({
       role: turn.role,
-      content: turn.parts.map((part, index) => blockOf(part, `messages[${turnIndex}].content[${index}]`, target)),
+      content: turn.parts.map((part, index) => blockOf(part, `messages[${turnIndex}].content[${index}]`, target, dropped)),
     })),
     ...(conversation.stopSequences.length > 0 && { stop_sequences: conversation.stopSequences }),
     ...(sampling.temperature !== undefined && { temperature: sampling.temperature }),

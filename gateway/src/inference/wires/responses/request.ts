@@ -1,16 +1,17 @@
 import { ResponsesTranslatable, type ResponseInputItem } from "@gateway-keys/contract";
 import type { Conversation, ImagePart, TextPart, Turn } from "../../text";
-import { imageSourceOf } from "../chat/request";
+import { imageDetailFor, imageSourceOf } from "../chat/request";
 import { readTranslatable, type TranslationTarget } from "../../translation";
 import { appendTurn } from "../../turns";
+import { RESPONSES_FIELD_MEANINGS } from "./field-meanings";
 
 type ContentPart = Extract<ResponseInputItem, { role: string }>["content"];
 
-function partsOf(content: ContentPart): (TextPart | ImagePart)[] {
+function partsOf(content: ContentPart, path: string, target: TranslationTarget, dropped: string[]): (TextPart | ImagePart)[] {
   if (typeof content === "string") return [{ type: "text", text: content }];
-  return content.map((part) =>
+  return content.map((part, index) =>
     part.type === "input_image"
-      ? { type: "image", source: imageSourceOf(part.image_url), ...(part.detail && { detail: part.detail }) }
+      ? { type: "image", source: imageSourceOf(part.image_url), ...imageDetailFor(part.detail, `${path}[${index}].detail`, target, dropped) }
       : { type: "text", text: part.text },
   );
 }
@@ -21,18 +22,20 @@ function partsOf(content: ContentPart): (TextPart | ImagePart)[] {
  * is kept between responses (docs/api.md): the whole conversation is in `input`.
  */
 export function readResponsesRequest(body: unknown, target: TranslationTarget, boundWhenUnset: number): Conversation {
-  const request = readTranslatable(ResponsesTranslatable, body, target);
+  const { request, dropped } = readTranslatable(ResponsesTranslatable, body, target, RESPONSES_FIELD_MEANINGS);
   const system = request.instructions == null ? [] : [request.instructions];
   const turns: Turn[] = [];
   if (typeof request.input === "string") {
     turns.push({ role: "user", parts: [{ type: "text", text: request.input }] });
   } else {
-    for (const item of request.input) {
+    request.input.forEach((item, index) => {
       if (item.type === "function_call") appendTurn(turns, "assistant", [{ type: "tool_call", id: item.call_id, name: item.name, arguments: item.arguments }]);
-      else if (item.type === "function_call_output") appendTurn(turns, "user", [{ type: "tool_result", callId: item.call_id, content: partsOf(item.output), isError: false }]);
-      else if (item.role === "system" || item.role === "developer") system.push(partsOf(item.content).map((part) => (part.type === "text" ? part.text : "")).join(""));
-      else appendTurn(turns, item.role, partsOf(item.content));
-    }
+      else if (item.type === "function_call_output") {
+        appendTurn(turns, "user", [{ type: "tool_result", callId: item.call_id, content: partsOf(item.output, `input[${index}].output`, target, dropped), isError: false }]);
+      } else if (item.role === "system" || item.role === "developer") {
+        system.push(partsOf(item.content, `input[${index}].content`, target, dropped).map((part) => (part.type === "text" ? part.text : "")).join(""));
+      } else appendTurn(turns, item.role, partsOf(item.content, `input[${index}].content`, target, dropped));
+    });
   }
   const choice = request.tool_choice;
   const format = request.text?.format;
@@ -60,5 +63,6 @@ export function readResponsesRequest(body: unknown, target: TranslationTarget, b
           ? { type: "json_object" }
           : { type: "json_schema", name: format.name, schema: format.schema, strict: format.strict ?? undefined },
     user: request.user,
+    dropped: new Set(dropped),
   };
 }

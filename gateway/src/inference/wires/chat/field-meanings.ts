@@ -1,0 +1,30 @@
+import { isEmpty, type FieldMeaning } from "../../translation";
+
+const isFalse = (value: unknown) => value === false || value == null;
+
+/**
+ * Chat Completions fields a translation has no counterpart for, and what they mean (docs/api.md,
+ * "Translation by meaning"); any other field outside ChatCompletionTranslatable is lossy.
+ */
+export const CHAT_FIELD_MEANINGS: readonly FieldMeaning[] = [
+  // A tool message's name repeats what its tool_call_id already says (LangChain sends it).
+  { path: ["messages", "*", "name"], meaning: "inert", when: (_value, message) => message.role === "tool" },
+  // A participant's name on another message tells speakers of one role apart: a hint.
+  { path: ["messages", "*", "name"], meaning: "hint" },
+  { path: ["messages", "*", "function_call"], meaning: "inert", when: (value) => value == null },
+  { path: ["messages", "*", "audio"], meaning: "inert", when: (value) => value == null },
+  { path: ["messages", "*", "annotations"], meaning: "inert", when: isEmpty },
+  { path: ["logprobs"], meaning: "inert", when: isFalse },
+  { path: ["top_logprobs"], meaning: "inert", when: (value) => value == null || value === 0 },
+  { path: ["logit_bias"], meaning: "inert", when: isEmpty },
+  { path: ["store"], meaning: "inert", when: isFalse },
+  { path: ["modalities"], meaning: "inert", when: (value) => Array.isArray(value) && value.every((modality) => modality === "text") },
+  { path: ["functions"], meaning: "inert", when: isEmpty },
+  { path: ["verbosity"], meaning: "inert", when: (value) => value == null || value === "medium" },
+  { path: ["metadata"], meaning: "hint" },
+  { path: ["service_tier"], meaning: "hint" },
+  { path: ["prompt_cache_key"], meaning: "hint" },
+  { path: ["prompt_cache_retention"], meaning: "hint" },
+  { path: ["safety_identifier"], meaning: "hint" },
+  { path: ["stream_options", "include_obfuscation"], meaning: "hint" },
+];
