@@ -69,8 +69,7 @@ function usageFiller(conversation: Conversation): UsageFiller {
 /**
  * A chat model at a provider of another wire than the client's: the conversation written on the
  * provider's wire (Chat Completions for an OpenAI-wire provider, Messages for an Anthropic one,
- * Converse for a Bedrock Converse one) and its answer read back, whole or streamed. `clientHeaders`: the client's wire headers, passed
- * on where the provider's wire defines them.
+ * Converse for a Bedrock Converse one) and its answer read back, whole or streamed.
  */
 export function translatedEngine(
   provider: UpstreamProvider,
