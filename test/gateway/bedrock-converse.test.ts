@@ -9,7 +9,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { DROPPED_FIELDS_HEADER } from "@gateway-keys/contract";
 import { awsError, converseStream } from "@gateway-keys/testkit/scripted-bedrock";
-import { clientsOf, ENV_KEYS, expectNoGatewayKey, modelPath, NOVA, REGION, useBedrock } from "./bedrock-support";
+import { clientsOf, ENV_KEYS, expectNoGatewayKey, expectNoSecret, modelPath, NOVA, REGION, useBedrock } from "./bedrock-support";
 
 const forwarding = useBedrock();
 const clients = () => clientsOf({ provider: forwarding().bedrock, gateway: forwarding().gateway });
@@ -300,14 +300,14 @@ describe("Bedrock's errors in the client's terms", () => {
     expect(await client.spentUnits()).toBe("0");
   });
 
-  test("a modelStreamErrorException frame mid-stream ends the client's stream with its wire's error, after the text that came first", async () => {
+  test("a modelStreamErrorException frame mid-stream ends the client's stream with its wire's error, after the text that came first; a credential it quotes is redacted", async () => {
     const { bedrock } = forwarding();
     const client = await clients();
     bedrock.answer(() =>
       converseStream([
         { type: "messageStart", payload: { role: "assistant" } },
         { type: "contentBlockDelta", payload: { contentBlockIndex: 0, delta: { text: "Partial" } } },
-        { exception: "modelStreamErrorException", message: "The model stream failed" },
+        { exception: "modelStreamErrorException", message: `The model stream failed (session ${ENV_KEYS.sessionToken})` },
       ]),
     );
     const stream = await client.openai.chat.completions.create({ model: "nova", max_tokens: 10, messages: [{ role: "user", content: "hi" }], stream: true });
@@ -318,7 +318,8 @@ describe("Bedrock's errors in the client's terms", () => {
 
     expect(texts.join("")).toBe("Partial");
     expect(failure).toBeInstanceOf(OpenAI.APIError);
-    expect((failure as Error).message).toContain("modelStreamErrorException");
+    expect((failure as Error).message).toContain("modelStreamErrorException: The model stream failed (session [redacted])");
+    expectNoSecret(JSON.stringify((failure as InstanceType<typeof OpenAI.APIError>).error));
     // A stream failed midway is charged its reservation: at least the bound's 10 output tokens at 2 credits.
     expect(Number(await client.spentUnits())).toBeGreaterThanOrEqual(20);
   });
