@@ -104,12 +104,12 @@ test("a transcription's multipart form reaches the provider with its file and fi
   expect(await client.spentUnits()).toBe("4");
 });
 
-test("a media model may route only to a provider whose kind serves its family: the config names the route", () => {
+test("a media model may route only to a provider whose kind forwards its family: the config names the route", () => {
   const parsed = GatewayConfig.safeParse({
     providers: { ant: { kind: "anthropic", baseUrl: "http://127.0.0.1:1", apiKeyEnv: "X" } },
     models: [{ id: "e", family: "embeddings", routes: [{ provider: "ant", model: "m" }], pricing: { inputUnitsPerMillionTokens: "1" } }],
   });
   expect(parsed.error?.issues.map((issue) => [issue.path.join("."), issue.message])).toEqual([
-    ["models.0.routes.0.provider", 'embeddings models cannot be forwarded to "ant": a provider of kind anthropic serves chat only'],
+    ["models.0.routes.0.provider", '"ant" (kind anthropic) does not forward embeddings models; it forwards chat'],
   ]);
 });

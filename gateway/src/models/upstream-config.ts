@@ -72,9 +72,9 @@ export const GatewayConfig = z
         const provider = config.providers[route.provider];
         const path = ["models", index, "routes", routeIndex, "provider"];
         if (!provider) ctx.addIssue({ code: "custom", path, message: `no provider named ${JSON.stringify(route.provider)}` });
-        else if (!familiesOf(provider.kind).includes(model.family)) {
-          const serves = familiesOf(provider.kind).join(", ");
-          ctx.addIssue({ code: "custom", path, message: `${model.family} models cannot be forwarded to ${JSON.stringify(route.provider)}: a provider of kind ${provider.kind} serves ${serves} only` });
+        else if (!familiesOf(provider).has(model.family)) {
+          const families = [...familiesOf(provider)].join(", ");
+          ctx.addIssue({ code: "custom", path, message: `${JSON.stringify(route.provider)} (kind ${provider.kind}) does not forward ${model.family} models; it forwards ${families}` });
         }
       });
     });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { serverSentEvents } from "../sse-events";
 import { DEFAULT_ANTHROPIC_VERSION } from "../upstream-provider";
-import { commonProviderFields, encodedBody, EnvironmentVariableName, HttpUrl, passedHeaders, pathUnder, requiredVariable, type ProviderKind } from "./common";
+import { commonProviderFields, encodedBody, EnvironmentVariableName, HttpUrl, passedHeaders, pathUnder, requiredVariable, type ProviderKind, CHAT_ONLY } from "./common";
 
 /** Client headers the Messages wire defines, passed on (the client's version wins over the default). */
 const ANTHROPIC_HEADERS = ["anthropic-version", "anthropic-beta"] as const;
@@ -19,8 +19,8 @@ export type AnthropicProviderConfig = z.infer<typeof AnthropicProviderConfig>;
 /** Anthropic's API, or any server that speaks the Messages wire. */
 export const ANTHROPIC_KIND: ProviderKind<AnthropicProviderConfig> = {
   config: AnthropicProviderConfig,
-  // The Messages wire has no media endpoints.
-  families: ["chat"],
+  // The Messages API has no media endpoints.
+  families: () => CHAT_ONLY,
   open(config, name, env) {
     const apiKey = requiredVariable(env, config.apiKeyEnv, name, "the provider's API key");
     return {

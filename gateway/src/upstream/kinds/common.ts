@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { FormData } from "undici";
-import type { ModelFamily } from "@gateway-keys/contract";
 import type { ProviderCall, ProviderEndpoint, ProviderWire } from "../upstream-provider";
 
 /**
@@ -20,6 +19,9 @@ export const commonProviderFields = {
   maxConnections: z.number().int().min(1).max(65_536).default(1024),
 };
 
+/** The families of models a gateway forwards (models/upstream-config.ts names them the same). */
+export type ForwardedFamily = "chat" | "embeddings" | "moderation" | "images" | "speech" | "transcription";
+
 /** A provider of some kind, opened: the origin its connections go to, the wire it speaks, how a call reaches it. */
 export interface OpenedProvider {
   origin: string;
@@ -32,8 +34,11 @@ export interface OpenedProvider {
 /** One kind of provider: its config (discriminated by `kind`) and how to open a provider of it. */
 export interface ProviderKind<Config extends { kind: string }> {
   config: z.ZodType<Config>;
-  /** The model families its API serves: a model of another family routed to it is a config error. */
-  families: readonly ModelFamily[];
+  /**
+   * The families a provider of this kind forwards: the config refuses a model of another family
+   * routed to it. A function of the config where the kind's variants differ (a publisher, an API).
+   */
+  families(config: Config): ReadonlySet<ForwardedFamily>;
   /** `name`: the provider's name in the config, for errors. Reads credentials from `env` once. */
   open(config: Config, name: string, env: NodeJS.ProcessEnv): OpenedProvider;
 }
@@ -77,3 +82,6 @@ export function encodedBody(body: ProviderCall["body"]): { body: string | FormDa
 function isForm(body: ProviderCall["body"]): body is FormData {
   return typeof (body as FormData).append === "function" && typeof (body as FormData).entries === "function";
 }
+
+export const EVERY_FAMILY: ReadonlySet<ForwardedFamily> = new Set(["chat", "embeddings", "moderation", "images", "speech", "transcription"]);
+export const CHAT_ONLY: ReadonlySet<ForwardedFamily> = new Set(["chat"]);

@@ -1,11 +1,10 @@
 import { z } from "zod";
-import type { ModelFamily } from "@gateway-keys/contract";
 import { ANTHROPIC_KIND, AnthropicProviderConfig } from "./anthropic";
 import { BEDROCK_KIND, BedrockProviderConfig } from "./bedrock";
-import type { OpenedProvider, ProviderKind } from "./common";
+import type { ForwardedFamily, OpenedProvider, ProviderKind } from "./common";
 import { OPENAI_KIND, OpenAIProviderConfig } from "./openai";
 
-export type { OpenedProvider } from "./common";
+export type { ForwardedFamily, OpenedProvider } from "./common";
 
 /**
  * Every kind of provider the config can name, by its `kind`. A new kind is one module in this
@@ -39,13 +38,14 @@ export const ProviderConfig = z.preprocess(
 );
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
-/** The model families a kind of provider serves. */
-export function familiesOf(kind: ProviderKindName): readonly ModelFamily[] {
-  return KINDS[kind].families;
-}
-
 /** Opens a provider of its kind: reads its credentials from `env` (an error names a missing one) and builds its endpoint. */
 export function openProvider(config: ProviderConfig, name: string, env: NodeJS.ProcessEnv): OpenedProvider {
   const kind = KINDS[config.kind] as ProviderKind<ProviderConfig>;
   return kind.open(config, name, env);
+}
+
+/** The families a provider forwards, as its kind (and, for some kinds, its config) says. */
+export function familiesOf(config: ProviderConfig): ReadonlySet<ForwardedFamily> {
+  const kind = KINDS[config.kind] as ProviderKind<ProviderConfig>;
+  return kind.families(config);
 }

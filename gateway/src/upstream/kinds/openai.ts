@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { serverSentEvents } from "../sse-events";
-import { commonProviderFields, encodedBody, EnvironmentVariableName, HttpUrl, passedHeaders, pathUnder, requiredVariable, type ProviderKind } from "./common";
+import { commonProviderFields, encodedBody, EnvironmentVariableName, HttpUrl, passedHeaders, pathUnder, requiredVariable, type ProviderKind, EVERY_FAMILY } from "./common";
 
 /** Client headers the OpenAI wire defines, passed on. */
 const OPENAI_HEADERS = ["openai-beta"] as const;
@@ -18,7 +18,7 @@ export type OpenAIProviderConfig = z.infer<typeof OpenAIProviderConfig>;
 /** OpenAI's API, or any server that speaks its wire: a bearer key, paths under the base URL, SSE streams. */
 export const OPENAI_KIND: ProviderKind<OpenAIProviderConfig> = {
   config: OpenAIProviderConfig,
-  families: ["chat", "embeddings", "moderation", "images", "speech", "transcription"],
+  families: () => EVERY_FAMILY,
   open(config, name, env) {
     const apiKey = requiredVariable(env, config.apiKeyEnv, name, "the provider's API key");
     return {

@@ -1,7 +1,7 @@
 import { Sha256 } from "@aws-crypto/sha256-js";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { z } from "zod";
-import { commonProviderFields, HttpUrl, pathUnder, type ProviderKind } from "../common";
+import { commonProviderFields, HttpUrl, pathUnder, type ForwardedFamily, type ProviderKind } from "../common";
 import { BEDROCK_APIS } from "./apis";
 import { bedrockCredentials } from "./credentials";
 import { TITAN_EMBEDDINGS_PATH, titanEmbeddings } from "./embeddings";
@@ -25,6 +25,8 @@ export const BedrockProviderConfig = z.strictObject({
 });
 export type BedrockProviderConfig = z.infer<typeof BedrockProviderConfig>;
 
+const BEDROCK_FAMILIES: ReadonlySet<ForwardedFamily> = new Set(["chat", "embeddings"]);
+
 /** The service name Bedrock's runtime is signed for. */
 const SIGNING_SERVICE = "bedrock";
 
@@ -35,7 +37,7 @@ const SIGNING_SERVICE = "bedrock";
 export const BEDROCK_KIND: ProviderKind<BedrockProviderConfig> = {
   config: BedrockProviderConfig,
   // Embeddings through InvokeModel with Titan Text Embeddings' body, whichever `api` chat uses (embeddings.ts).
-  families: ["chat", "embeddings"],
+  families: () => BEDROCK_FAMILIES,
   open(config, name, env) {
     const base = config.endpoint ?? `https://bedrock-runtime.${config.region}.amazonaws.com`;
     const url = new URL(base);
