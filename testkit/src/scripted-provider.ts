@@ -19,9 +19,13 @@ export interface ReceivedRequest {
   path: string;
   /** The query string's parameters (e.g. Azure's `api-version`). */
   query: Record<string, string>;
+  /** The request target as sent: the path as encoded, with its query. */
+  url: string;
   headers: Record<string, string | string[] | undefined>;
   /** The body parsed as JSON when it was JSON, else its text. */
   body: unknown;
+  /** The body's bytes as received (what a signature covers). */
+  rawBody: Buffer;
   /** Resolves when the gateway closed this request's connection or the answer ended. */
   closed: Promise<void>;
 }
@@ -82,7 +86,8 @@ export async function startScriptedProvider(options: ScriptedProviderOptions = {
     const chunks: Buffer[] = [];
     raw.on("data", (chunk: Buffer) => chunks.push(chunk));
     raw.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
+      const rawBody = Buffer.concat(chunks);
+      const text = rawBody.toString("utf8");
       let body: unknown = text;
       try {
         body = JSON.parse(text);
@@ -91,7 +96,7 @@ export async function startScriptedProvider(options: ScriptedProviderOptions = {
       }
       const closed = new Promise<void>((resolve) => response.on("close", () => resolve()));
       const url = new URL(raw.url ?? "/", "http://scripted");
-      const request: ReceivedRequest = { method: raw.method ?? "GET", path: url.pathname, query: Object.fromEntries(url.searchParams), headers: raw.headers, body, closed };
+      const request: ReceivedRequest = { method: raw.method ?? "GET", path: url.pathname, url: raw.url ?? "/", query: Object.fromEntries(url.searchParams), headers: raw.headers, body, rawBody, closed };
       received.push(request);
       const chosen = options.gate?.(request) ?? script(request);
       if ("handle" in chosen) return chosen.handle(request, response, raw);

@@ -1,13 +1,56 @@
-import type { Conversation, TextEngine, TextUsage } from "../inference/text";
+import type { Conversation, TextCompletion, TextDelta, TextEngine, TextUsage } from "../inference/text";
 import { chatCompletionOf, chatDeltasOf, type ChatAnswerBody } from "../inference/wires/chat/provider-answer";
 import { writeChatRequest } from "../inference/wires/chat/request";
 import { messagesCompletionOf, messagesDeltasOf, type MessageAnswerBody } from "../inference/wires/messages/provider-answer";
 import { writeMessagesRequest } from "../inference/wires/messages/request";
+import { converseCompletionOf, converseDeltasOf, type ConverseAnswerBody } from "../inference/wires/converse/provider-answer";
+import { writeConverseRequest } from "../inference/wires/converse/request";
 import { providerTarget, type TranslationTarget, type UnsupportedFields } from "../inference/translation";
 import { estimateConversationTokens } from "../inference/input-estimate";
-import { providerEvents, readJson, sendToProvider, upstreamFailure, type ProviderCall, type UpstreamProvider } from "../upstream/provider";
+import type { ServerSentEvent } from "../upstream/sse-events";
+import { providerEvents, readJson, sendToProvider, upstreamFailure, type ProviderCall, type ProviderWire, type UpstreamProvider } from "../upstream/provider";
 
-const WIRE_NAMES = { openai: "OpenAI Chat Completions", anthropic: "Anthropic Messages" } as const;
+type UsageFiller = (reported: Partial<TextUsage>) => TextUsage;
+
+/** How a conversation is written on a provider's wire, and its answer read back. */
+interface ProviderTextWire {
+  name: string;
+  /** Whether the wire has a setting for an image's detail (elsewhere a detail is a hint: dropped and named). */
+  imageDetail: boolean;
+  /** The operation's path as the wire names it (the kind says where it goes). */
+  path: string;
+  write(conversation: Conversation, model: string, stream: boolean, target: TranslationTarget): Record<string, unknown>;
+  completion(json: unknown, usage: UsageFiller): TextCompletion;
+  deltas(events: AsyncIterable<ServerSentEvent>, usage: UsageFiller): AsyncIterable<TextDelta>;
+}
+
+const PROVIDER_TEXT_WIRES: Record<ProviderWire, ProviderTextWire> = {
+  openai: {
+    name: "OpenAI Chat Completions",
+    imageDetail: true,
+    path: "/chat/completions",
+    write: writeChatRequest,
+    completion: (json, usage) => chatCompletionOf(json as ChatAnswerBody, usage),
+    deltas: chatDeltasOf,
+  },
+  anthropic: {
+    name: "Anthropic Messages",
+    imageDetail: false,
+    path: "/v1/messages",
+    write: writeMessagesRequest,
+    completion: (json, usage) => messagesCompletionOf(json as MessageAnswerBody, usage),
+    deltas: messagesDeltasOf,
+  },
+  converse: {
+    name: "Amazon Bedrock Converse",
+    imageDetail: false,
+    path: "/converse",
+    // The model and whether to stream are in the path, not the body.
+    write: (conversation, _model, _stream, target) => writeConverseRequest(conversation, target),
+    completion: (json, usage) => converseCompletionOf(json as ConverseAnswerBody, usage),
+    deltas: converseDeltasOf,
+  },
+};
 
 /**
  * Each count a provider left out of its usage, taken at the request's bound: the input as the
@@ -15,7 +58,7 @@ const WIRE_NAMES = { openai: "OpenAI Chat Completions", anthropic: "Anthropic Me
  * reservation was made from, so a provider that reports no usage is charged the reservation —
  * never nothing (docs/api.md, "Metering").
  */
-function usageFiller(conversation: Conversation): (reported: Partial<TextUsage>) => TextUsage {
+function usageFiller(conversation: Conversation): UsageFiller {
   return (reported) => ({
     ...reported,
     inputTokens: reported.inputTokens ?? estimateConversationTokens(conversation),
@@ -25,9 +68,8 @@ function usageFiller(conversation: Conversation): (reported: Partial<TextUsage>)
 
 /**
  * A chat model at a provider of another wire than the client's: the conversation written on the
- * provider's wire (Chat Completions for an OpenAI-wire provider, Messages for an Anthropic one)
- * and its answer read back, whole or streamed. `clientHeaders`: the client's wire headers, passed
- * on where the provider's wire defines them.
+ * provider's wire (Chat Completions for an OpenAI-wire provider, Messages for an Anthropic one,
+ * Converse for a Bedrock Converse one) and its answer read back, whole or streamed.
  */
 export function translatedEngine(
   provider: UpstreamProvider,
@@ -35,24 +77,22 @@ export function translatedEngine(
   publicModelId: string,
   unsupportedFields: UnsupportedFields,
 ): TextEngine & { target: TranslationTarget } {
-  // Of the wires, only Chat Completions has a setting for an image's detail.
-  const target = providerTarget(WIRE_NAMES[provider.wire], publicModelId, { imageDetail: provider.wire === "openai", unsupportedFields });
-  const openai = provider.wire === "openai";
-  const path = openai ? "/chat/completions" : "/v1/messages";
+  const wire = PROVIDER_TEXT_WIRES[provider.wire];
+  const target = providerTarget(wire.name, publicModelId, { imageDetail: wire.imageDetail, unsupportedFields });
   const call = (conversation: Conversation, stream: boolean): ProviderCall => ({
-    path,
+    path: wire.path,
     model: upstreamModel,
     stream,
-    body: openai ? writeChatRequest(conversation, upstreamModel, stream, target) : writeMessagesRequest(conversation, upstreamModel, stream, target),
+    body: wire.write(conversation, upstreamModel, stream, target),
   });
   return {
     target,
     check: (conversation) => void call(conversation, false),
     async complete(conversation, signal) {
       const answer = await sendToProvider(provider, call(conversation, false), signal);
-      const json = await readJson<ChatAnswerBody & MessageAnswerBody>(provider, answer);
+      const json = await readJson<unknown>(provider, answer);
       try {
-        return openai ? chatCompletionOf(json, usageFiller(conversation)) : messagesCompletionOf(json, usageFiller(conversation));
+        return wire.completion(json, usageFiller(conversation));
       } catch (error) {
         throw upstreamFailure(provider, error);
       }
@@ -62,7 +102,7 @@ export function translatedEngine(
       const answer = await sendToProvider(provider, streamed, signal);
       const events = providerEvents(provider, answer, streamed);
       try {
-        yield* openai ? chatDeltasOf(events, usageFiller(conversation)) : messagesDeltasOf(events, usageFiller(conversation));
+        yield* wire.deltas(events, usageFiller(conversation));
       } catch (error) {
         throw upstreamFailure(provider, error);
       }

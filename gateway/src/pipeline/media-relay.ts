@@ -3,9 +3,9 @@ import { FormData } from "undici";
 import { COST_HEADER, formatUnits } from "@gateway-keys/contract";
 import { GatewayError } from "../errors";
 import { SseStream } from "../inference/sse";
-import type { MediaBody, MediaRelay } from "../inference/media-wire";
+import type { MediaAnswer, MediaBody, MediaRelay } from "../inference/media-wire";
 import type { RelayRoute } from "../inference/relay";
-import { isRouteFailure, sendToProvider, upstreamFailure } from "../upstream/provider";
+import { isRouteFailure, readJson, sendToProvider, upstreamFailure, type ProviderCall, type UpstreamProvider } from "../upstream/provider";
 import type { MeteredCall } from "./metered-call";
 
 function payloadFor(body: MediaBody, model: string): Record<string, unknown> | FormData {
@@ -14,6 +14,17 @@ function payloadFor(body: MediaBody, model: string): Record<string, unknown> | F
   for (const [name, value] of Object.entries({ ...body.form.fields, model })) form.append(name, value);
   form.append("file", new Blob([body.form.file.bytes], { type: body.form.file.type }), body.form.file.name);
   return form;
+}
+
+/** The provider's answer as it sent it, or as its kind's exchange wrote it (upstream-provider.ts). */
+async function mediaAnswer(provider: UpstreamProvider, call: ProviderCall, signal: AbortSignal): Promise<MediaAnswer> {
+  const exchange = provider.endpoint.exchanges?.[call.path];
+  if (exchange) return exchange(call, async (sent) => readJson(provider, await sendToProvider(provider, sent, signal))).catch((error: unknown) => Promise.reject(upstreamFailure(provider, error)));
+  const answer = await sendToProvider(provider, call, signal);
+  // A body cut short is the route's failure, like no answer at all.
+  const bytes = await answer.body.arrayBuffer().then(Buffer.from, (error: unknown) => Promise.reject(upstreamFailure(provider, error)));
+  const contentType = typeof answer.headers["content-type"] === "string" ? answer.headers["content-type"] : "application/octet-stream";
+  return { bytes, contentType };
 }
 
 /**
@@ -29,11 +40,8 @@ export async function relayMedia(call: MeteredCall, routes: readonly RelayRoute[
   let failure: unknown;
   for (const route of routes) {
     try {
-      const answer = await sendToProvider(route.provider, { path: relay.path, model: route.model, stream: false, body: payloadFor(relay.body, route.model) }, signal);
-      // A body cut short is the route's failure, like no answer at all.
-      const bytes = await answer.body.arrayBuffer().then(Buffer.from, (error: unknown) => Promise.reject(upstreamFailure(route.provider, error)));
-      const contentType = typeof answer.headers["content-type"] === "string" ? answer.headers["content-type"] : "application/octet-stream";
-      const media = { bytes, contentType };
+      const media = await mediaAnswer(route.provider, { path: relay.path, model: route.model, stream: false, body: payloadFor(relay.body, route.model) }, signal);
+      const { bytes, contentType } = media;
       const costMicros = await call.succeedMicros(relay.cost(media), relay.logged?.(media) ?? null, relay.tokens?.used(media));
       return reply.header(COST_HEADER, formatUnits(costMicros)).type(contentType).send(bytes);
     } catch (error) {

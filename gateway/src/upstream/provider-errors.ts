@@ -15,7 +15,7 @@ interface ProviderErrorBody {
   param?: string;
 }
 
-/** The error object of an OpenAI (`{ error: { message, type, code, param } }`) or Anthropic (`{ type: "error", error: { type, message } }`) body. */
+/** The error object of an OpenAI (`{ error: { message, type, code, param } }`), Anthropic (`{ type: "error", error: { type, message } }`) or AWS (`{ message }`) body. */
 function errorFields(text: string): ProviderErrorBody {
   try {
     const parsed = JSON.parse(text) as { error?: unknown };
@@ -26,6 +26,9 @@ function errorFields(text: string): ProviderErrorBody {
       return { message: pick("message"), type: pick("type"), code: pick("code"), param: pick("param") };
     }
     if (typeof error === "string") return { message: error };
+    // AWS's JSON errors (Bedrock): `{ "message": … }` (or `Message`) at the top.
+    const aws = (parsed as { message?: unknown; Message?: unknown }).message ?? (parsed as { Message?: unknown }).Message;
+    if (typeof aws === "string") return { message: aws };
   } catch {
     // Not JSON: a proxy's page, say. Its text is not passed on.
   }

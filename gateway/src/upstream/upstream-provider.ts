@@ -5,7 +5,7 @@ import type { ServerSentEvent } from "./sse-events";
  * The wire a provider's text API speaks: a relay goes unchanged to a provider of the client's own
  * wire; any other is reached by translation (inference/translation.ts).
  */
-export type ProviderWire = "openai" | "anthropic";
+export type ProviderWire = "openai" | "anthropic" | "converse";
 
 /** The Messages API version the gateway speaks to providers when the client names none. */
 export const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
@@ -33,6 +33,20 @@ export interface HttpRequest {
   body: string | Buffer | FormData;
 }
 
+/** A whole answer written in the client wire's terms by a kind's {@link ProviderExchange}. */
+export interface ExchangedAnswer {
+  bytes: Buffer;
+  contentType: string;
+}
+
+/**
+ * A family a kind serves in another shape than the client's wire, or with more than one call
+ * (Bedrock's embeddings: one InvokeModel per text): it sends the calls it needs through `send`
+ * (each prepared, signed and checked like any call; resolves with the 2xx answer's JSON) and writes
+ * the wire's answer, as a provider of the wire would have sent it.
+ */
+export type ProviderExchange = (call: ProviderCall, send: (call: ProviderCall) => Promise<unknown>) => Promise<ExchangedAnswer>;
+
 /**
  * What a kind of provider (openai, anthropic, azure-openai, bedrock, vertex: upstream/kinds/)
  * knows about reaching it: where a call goes, how it is authenticated or signed, and how its
@@ -45,6 +59,8 @@ export interface ProviderEndpoint {
   events(body: AsyncIterable<Buffer>, call: ProviderCall): AsyncIterable<ServerSentEvent>;
   /** The credentials in use, which never reach a client even when a provider quotes them in an error. */
   secrets(): readonly string[];
+  /** The media operations (by the wire's path, e.g. `/embeddings`) the kind answers by exchange rather than as relayed. */
+  exchanges?: Readonly<Record<string, ProviderExchange>>;
 }
 
 /** One provider as the gateway reaches it: a pooled connection to its origin and its kind's endpoint. */

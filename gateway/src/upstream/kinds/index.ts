@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ANTHROPIC_KIND, AnthropicProviderConfig } from "./anthropic";
 import { AZURE_OPENAI_KIND, AzureOpenAIProviderConfig } from "./azure-openai";
+import { BEDROCK_KIND, BedrockProviderConfig } from "./bedrock";
 import type { ForwardedFamily, OpenedProvider, ProviderKind } from "./common";
 import { OPENAI_KIND, OpenAIProviderConfig } from "./openai";
 import { VERTEX_KIND, VertexProviderConfig } from "./vertex";
@@ -16,6 +17,7 @@ const KINDS = {
   anthropic: ANTHROPIC_KIND,
   "azure-openai": AZURE_OPENAI_KIND,
   vertex: VERTEX_KIND,
+  bedrock: BEDROCK_KIND,
 } satisfies Record<string, ProviderKind<{ kind: string }>>;
 
 type Kinds = typeof KINDS;
@@ -34,7 +36,7 @@ export const ProviderConfig = z.preprocess(
     const { wire, ...rest } = raw as { wire: unknown };
     return wire === "openai" || wire === "anthropic" ? { kind: wire, ...rest } : raw;
   },
-  z.discriminatedUnion("kind", [OpenAIProviderConfig, AnthropicProviderConfig, AzureOpenAIProviderConfig, VertexProviderConfig], {
+  z.discriminatedUnion("kind", [OpenAIProviderConfig, AnthropicProviderConfig, AzureOpenAIProviderConfig, BedrockProviderConfig, VertexProviderConfig], {
     error: `expected kind ${kindList} (a provider written with \`wire: openai\` or \`wire: anthropic\` is read as that kind)`,
   }),
 );
