@@ -336,6 +336,22 @@ describe("Vertex's errors and tokens", () => {
     expect(google.valid(second)).toBe(true);
   });
 
+  test("a token Vertex refuses before it expires (revoked) is dropped: that request fails as the gateway's own credentials, the next gets a fresh token", async () => {
+    const client = await clients();
+    claudeVertex.answer(() => ({ json: claudeMessage([{ type: "text", text: "ok" }], "end_turn") }));
+    const claude = () => client.anthropic.messages.create({ model: "claude", max_tokens: 5, messages: [{ role: "user", content: "x" }] });
+    await claude();
+    const revoked = bearer(claudeVertex.received.at(-1)!.headers)!;
+    google.revoke(revoked);
+    const failure = await claude().catch((error: unknown) => error);
+    expect(failure).toMatchObject({ status: 502 });
+    expect(bearer(claudeVertex.received.at(-1)!.headers)).toBe(revoked);
+    expect((await claude()).content).toEqual([{ type: "text", text: "ok" }]);
+    const fresh = bearer(claudeVertex.received.at(-1)!.headers)!;
+    expect(fresh).not.toBe(revoked);
+    expect(google.valid(fresh)).toBe(true);
+  });
+
   test("the access token, should Vertex quote it in an error, is redacted", async () => {
     const client = await clients();
     claudeVertex.answer((request) => ({ status: 400, json: { type: "error", error: { type: "invalid_request_error", message: `token ${bearer(request.headers)} lacks a scope` } } }));
@@ -355,7 +371,7 @@ describe("Vertex's errors and tokens", () => {
   });
 
   test("the scripted Vertex itself refuses a token it did not issue, and a Claude body without anthropic_version", async () => {
-    const token = google.issued.find((issued) => issued.email === claudeAccount.email)!.token;
+    const token = google.issued.find((issued) => issued.email === claudeAccount.email && google.valid(issued.token))!.token;
     const call = (authorization: string, body: object) =>
       fetch(`${claudeVertex.origin}${CLAUDE_PATH}:rawPredict`, { method: "POST", headers: { authorization, "content-type": "application/json" }, body: JSON.stringify(body) });
     expect((await call("Bearer ya29.forged", { anthropic_version: "vertex-2023-10-16" })).status).toBe(401);

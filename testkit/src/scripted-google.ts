@@ -48,6 +48,8 @@ export interface ScriptedGoogle {
   foreignServiceAccount(name: string): ServiceAccount;
   /** Whether a bearer token was issued here and has not expired. */
   valid(token: string): boolean;
+  /** Revokes a token before it expires: Vertex refuses it from then on (401), as it does a revoked grant. */
+  revoke(token: string): void;
   /** Vertex AI's checks, as a scripted provider's gate, for one project and location. */
   vertexGate(project: string, location: string): (request: ReceivedRequest) => Script | undefined;
   close(): Promise<void>;
@@ -145,6 +147,9 @@ export async function startScriptedGoogle(dir: string): Promise<ScriptedGoogle> 
       return writeKeyFile(name, newKeyPair().privateKey, `${name}-foreign.json`);
     },
     valid,
+    revoke: (token) => {
+      for (const entry of issued) if (entry.token === token) entry.expiresAt = 0;
+    },
     vertexGate: (project, location) => (request) => vertexRefusal(request, project, location, valid),
     close: () =>
       new Promise<void>((resolve) => {

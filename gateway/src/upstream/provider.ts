@@ -29,6 +29,7 @@ export async function sendToProvider(provider: UpstreamProvider, call: ProviderC
     throw failure;
   }
   observe(answer.statusCode >= 300 ? "error_status" : "ok");
+  if (answer.statusCode === 401 || answer.statusCode === 403) provider.endpoint.credentialsRefused?.();
   if (answer.statusCode >= 300) throw await refusalOf(provider, answer);
   return answer;
 }

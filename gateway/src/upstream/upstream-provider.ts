@@ -59,6 +59,12 @@ export interface ProviderEndpoint {
   events(body: AsyncIterable<Buffer>, call: ProviderCall): AsyncIterable<ServerSentEvent>;
   /** The credentials in use, which never reach a client even when a provider quotes them in an error. */
   secrets(): readonly string[];
+  /**
+   * The provider refused the credentials it was sent (401, 403): a kind that caches tokens drops
+   * them, so the next call obtains fresh ones instead of failing until they would have expired
+   * (a token revoked, a role removed).
+   */
+  credentialsRefused?(): void;
   /** The media operations (by the wire's path, e.g. `/embeddings`) the kind answers by exchange rather than as relayed. */
   exchanges?: Readonly<Record<string, ProviderExchange>>;
 }

@@ -12,7 +12,9 @@ const COGNITIVE_SERVICES_SCOPE = "https://cognitiveservices.azure.com/.default";
  * and refreshes it before it expires, so a request waits for a token only when none is valid.
  */
 export function entraTokenSource(provider: string): TokenSource {
-  const provide = getBearerTokenProvider(new DefaultAzureCredential(), COGNITIVE_SERVICES_SCOPE);
+  const credential = new DefaultAzureCredential();
+  // The token provider caches its token with no way to drop it: a new one forgets it.
+  let provide = getBearerTokenProvider(credential, COGNITIVE_SERVICES_SCOPE);
   let last: string | undefined;
   return {
     async token() {
@@ -27,5 +29,8 @@ export function entraTokenSource(provider: string): TokenSource {
       return token;
     },
     current: () => (last === undefined ? [] : [last]),
+    forget() {
+      provide = getBearerTokenProvider(credential, COGNITIVE_SERVICES_SCOPE);
+    },
   };
 }

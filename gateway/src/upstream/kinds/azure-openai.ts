@@ -51,13 +51,17 @@ function azurePath(config: AzureOpenAIProviderConfig, call: ProviderCall): strin
 }
 
 /** How requests to the resource are authenticated: its key (read once, at start), or Entra ID tokens (fetched when needed, cached, refreshed before they expire). */
-function azureCredential(config: AzureOpenAIProviderConfig, name: string, env: NodeJS.ProcessEnv): { headers(): Promise<Record<string, string>>; secrets(): readonly string[] } {
+function azureCredential(
+  config: AzureOpenAIProviderConfig,
+  name: string,
+  env: NodeJS.ProcessEnv,
+): { headers(): Promise<Record<string, string>>; secrets(): readonly string[]; refused?(): void } {
   if (config.apiKeyEnv !== undefined) {
     const apiKey = requiredVariable(env, config.apiKeyEnv, name, "the Azure OpenAI resource's key");
     return { headers: async () => ({ "api-key": apiKey }), secrets: () => [apiKey] };
   }
   const tokens = entraTokenSource(name);
-  return { headers: async () => ({ authorization: `Bearer ${await tokens.token()}` }), secrets: () => tokens.current() };
+  return { headers: async () => ({ authorization: `Bearer ${await tokens.token()}` }), secrets: () => tokens.current(), refused: () => tokens.forget() };
 }
 
 /**
@@ -82,6 +86,7 @@ export const AZURE_OPENAI_KIND: ProviderKind<AzureOpenAIProviderConfig> = {
         },
         events: (body) => serverSentEvents(body),
         secrets: () => credential.secrets(),
+        credentialsRefused: () => credential.refused?.(),
       },
     };
   },

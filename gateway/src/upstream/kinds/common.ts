@@ -54,6 +54,8 @@ export interface ProviderKind<Config extends { kind: string }> {
 export interface TokenSource {
   token(): Promise<string>;
   current(): readonly string[];
+  /** Drops the cached token: the provider refused it, so the next call obtains a fresh one. */
+  forget(): void;
 }
 
 /** The value of a credential's environment variable; a missing one is an error naming it (never a value). */

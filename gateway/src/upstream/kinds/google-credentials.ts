@@ -63,15 +63,17 @@ function serviceAccountClient(key: ServiceAccountKey): JWT {
 export function googleTokenSource(credentialsFile: string | undefined, env: NodeJS.ProcessEnv, provider: string): TokenSource {
   const file = credentialsFile ?? env.GOOGLE_APPLICATION_CREDENTIALS;
   const key = file === undefined ? undefined : readServiceAccount(file, provider);
-  let fetchToken: () => Promise<string | null | undefined>;
-  if (key?.type === "service_account") {
-    const client = serviceAccountClient(key as ServiceAccountKey);
-    fetchToken = async () => (await client.getAccessToken()).token;
-  } else {
+  // A fresh client holds no token: forgetting a refused one is opening another.
+  const open = (): (() => Promise<string | null | undefined>) => {
+    if (key?.type === "service_account") {
+      const client = serviceAccountClient(key as ServiceAccountKey);
+      return async () => (await client.getAccessToken()).token;
+    }
     // Another kind of credentials file (a user's login, workload identity federation), or none: the library's own search.
     const auth = new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE], clientOptions: { transporterOptions: { fetchImplementation: fetch } }, ...(file !== undefined && { keyFilename: file }) });
-    fetchToken = () => auth.getAccessToken();
-  }
+    return () => auth.getAccessToken();
+  };
+  let fetchToken = open();
   let last: string | undefined;
   return {
     async token() {
@@ -86,5 +88,8 @@ export function googleTokenSource(credentialsFile: string | undefined, env: Node
       return token;
     },
     current: () => (last === undefined ? [] : [last]),
+    forget() {
+      fetchToken = open();
+    },
   };
 }

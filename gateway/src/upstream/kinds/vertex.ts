@@ -79,6 +79,7 @@ export const VERTEX_KIND: ProviderKind<VertexProviderConfig> = {
         },
         events: (body) => serverSentEvents(body),
         secrets: () => tokens.current(),
+        credentialsRefused: () => tokens.forget(),
       },
     };
   },
