@@ -40,14 +40,19 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "frameworks-cloud-"));
   model = await startTestGateway({ storage: "memory" });
   const modelKey = (await model.createRegularKey({ name: "behind the clouds" })).secret;
-  const toModel = (body: unknown, drop: string[] = []) => {
-    const fields: Record<string, unknown> = { ...(body as Record<string, unknown>), model: "tools-1" };
+  const toModel = (body: unknown, drop: string[] = [], modelId = "tools-1") => {
+    const fields: Record<string, unknown> = { ...(body as Record<string, unknown>), model: modelId };
     for (const name of drop) delete fields[name];
     return fields;
   };
 
   const azure = await startScriptedAzure({ apiKey: AZURE_KEY, deployments: ["tools-deployment"] });
-  azure.answer(answeredBy(model.baseUrl, modelKey, (request) => ({ path: `/v1/${request.path.replace(/^\/openai\/(deployments\/[^/]+\/)?/, "")}`, body: toModel(request.body) })));
+  azure.answer(
+    answeredBy(model.baseUrl, modelKey, (request) => {
+      const path = `/v1/${request.path.replace(/^\/openai\/(deployments\/[^/]+\/)?/, "")}`;
+      return { path, body: toModel(request.body, [], path === "/v1/embeddings" ? "hash-embed-1" : "tools-1") };
+    }),
+  );
 
   google = await startScriptedGoogle(dir);
   const account = google.serviceAccount("frameworks", { lifetimeSeconds: 3600 });
@@ -60,7 +65,10 @@ beforeAll(async () => {
   const bedrockClaude = await startScriptedBedrock({ region: "us-east-1", credentials: [{ accessKeyId: AWS_KEYS.AWS_ACCESS_KEY_ID, secretAccessKey: AWS_KEYS.AWS_SECRET_ACCESS_KEY }] });
   bedrockClaude.answer((request) => (request.path.endsWith("/invoke-with-response-stream") ? invokeStreamFrom(model.baseUrl, modelKey, request) : answeredBy(model.baseUrl, modelKey, messagesOf)(request)));
   const bedrockConverse = await startScriptedBedrock({ region: "us-east-1", credentials: [{ accessKeyId: AWS_KEYS.AWS_ACCESS_KEY_ID, secretAccessKey: AWS_KEYS.AWS_SECRET_ACCESS_KEY }] });
-  bedrockConverse.answer(converseToolsModel);
+  // Converse for chat; Titan's embeddings through InvokeModel: a vector of 256 per text, its words counted as tokens.
+  bedrockConverse.answer((request) =>
+    request.path.endsWith("/invoke") ? { json: { embedding: Array.from({ length: 256 }, (_, index) => index / 256), inputTextTokenCount: 3 } } : converseToolsModel(request),
+  );
   clouds = [azure, claudeVertex, geminiVertex, bedrockClaude, bedrockConverse];
 
   process.env[AZURE_KEY_ENV] = AZURE_KEY;
@@ -79,6 +87,8 @@ beforeAll(async () => {
       chat("on-vertex-gemini", "vertex-gemini", "google/gemini-2.5-flash"),
       chat("on-bedrock-claude", "bedrock-claude", "anthropic.claude-sonnet-4-5-20250929-v1:0"),
       chat("on-bedrock-converse", "bedrock-converse", "amazon.nova-pro-v1:0"),
+      { id: "embed-on-azure", family: "embeddings", routes: [{ provider: "azure", model: "tools-deployment" }], pricing: { inputUnitsPerMillionTokens: "1" } },
+      { id: "embed-on-bedrock", family: "embeddings", routes: [{ provider: "bedrock-converse", model: "amazon.titan-embed-text-v2:0" }], pricing: { inputUnitsPerMillionTokens: "1" } },
     ],
   });
   gateway = await startTestGateway({ storage: "memory", config });
@@ -100,6 +110,14 @@ test.each(MODELS)("each framework's tool loop runs, whole and streamed, on a mod
   expectAllLooped(await runFrameworks(gateway.baseUrl, key, loopsOn(() => modelId)));
   // The loops went through the cloud (two calls each: the tool call, then the answer), all let through by its checks.
   expect(cloud.received.length - before).toBe(2 * 14);
+});
+
+test("the frameworks' embeddings reach Azure's deployment and Bedrock's Titan", async () => {
+  const cases = ["embed-on-azure", "embed-on-bedrock"].flatMap((modelId) => [{ client: "vercel-chat" as const, model: modelId, embed: true }, { client: "langchain-openai" as const, model: modelId, embed: true }]);
+  const outcomes = await runFrameworks(gateway.baseUrl, key, cases);
+  expect(outcomes.map(({ model: modelId, ok, dimensions, error }) => ({ model: modelId, ok, dimensions, error }))).toEqual(cases.map(({ model: modelId }) => ({ model: modelId, ok: true, dimensions: 256, error: undefined })));
+  expect(clouds[0]!.received.some((request) => request.path === "/openai/deployments/tools-deployment/embeddings")).toBe(true);
+  expect(clouds[4]!.received.some((request) => request.path.endsWith("/invoke"))).toBe(true);
 });
 
 /** InvokeModel's body as the Messages request it carries, for the model's gateway. */
