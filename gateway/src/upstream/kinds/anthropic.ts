@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { serverSentEvents } from "../sse-events";
 import { DEFAULT_ANTHROPIC_VERSION } from "../upstream-provider";
-import { commonProviderFields, encodedBody, EnvironmentVariableName, HttpUrl, passedHeaders, pathUnder, requiredVariable, type ProviderKind, CHAT_ONLY } from "./common";
+import { commonProviderFields, EnvironmentVariableName, HttpUrl, keyedEndpoint, requiredVariable, type ProviderKind, CHAT_ONLY } from "./common";
 
 /** Client headers the Messages wire defines, passed on (the client's version wins over the default). */
 const ANTHROPIC_HEADERS = ["anthropic-version", "anthropic-beta"] as const;
@@ -26,16 +25,7 @@ export const ANTHROPIC_KIND: ProviderKind<AnthropicProviderConfig> = {
     return {
       origin: new URL(config.baseUrl).origin,
       wire: "anthropic",
-      endpoint: {
-        prepare(call) {
-          const { body, contentType } = encodedBody(call.body);
-          const headers = passedHeaders(ANTHROPIC_HEADERS, call.clientHeaders, { "x-api-key": apiKey, "anthropic-version": DEFAULT_ANTHROPIC_VERSION });
-          if (contentType) headers["content-type"] = contentType;
-          return { path: pathUnder(config.baseUrl, call.path), headers, body };
-        },
-        events: (body) => serverSentEvents(body),
-        secrets: () => [apiKey],
-      },
+      endpoint: keyedEndpoint(config.baseUrl, { "x-api-key": apiKey, "anthropic-version": DEFAULT_ANTHROPIC_VERSION }, ANTHROPIC_HEADERS, apiKey),
     };
   },
 };

@@ -1,5 +1,5 @@
 import { DefaultAzureCredential, getBearerTokenProvider } from "@azure/identity";
-import { credentialFailure, type TokenSource } from "./common";
+import { libraryTokenSource, type TokenSource } from "./common";
 
 /** The scope of a token for Azure OpenAI (Cognitive Services) resources. */
 const COGNITIVE_SERVICES_SCOPE = "https://cognitiveservices.azure.com/.default";
@@ -14,23 +14,5 @@ const COGNITIVE_SERVICES_SCOPE = "https://cognitiveservices.azure.com/.default";
 export function entraTokenSource(provider: string): TokenSource {
   const credential = new DefaultAzureCredential();
   // The token provider caches its token with no way to drop it: a new one forgets it.
-  let provide = getBearerTokenProvider(credential, COGNITIVE_SERVICES_SCOPE);
-  let last: string | undefined;
-  return {
-    async token() {
-      let token: string | undefined;
-      try {
-        token = await provide();
-      } catch (error) {
-        throw credentialFailure(provider, error);
-      }
-      if (!token) throw credentialFailure(provider, new Error("DefaultAzureCredential gave no token"));
-      last = token;
-      return token;
-    },
-    current: () => (last === undefined ? [] : [last]),
-    forget() {
-      provide = getBearerTokenProvider(credential, COGNITIVE_SERVICES_SCOPE);
-    },
-  };
+  return libraryTokenSource(provider, () => getBearerTokenProvider(credential, COGNITIVE_SERVICES_SCOPE), "DefaultAzureCredential gave no token");
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { FormData } from "undici";
 import { GatewayError } from "../../errors";
+import { serverSentEvents } from "../sse-events";
 import type { ProviderCall, ProviderEndpoint, ProviderWire } from "../upstream-provider";
 
 /**
@@ -58,6 +59,33 @@ export interface TokenSource {
   forget(): void;
 }
 
+/**
+ * A token source over a library's cached token getter. `open` makes a fresh getter (a client that
+ * holds no token yet): forgetting a refused token is opening another. A getter that fails or gives
+ * nothing is the route's failure (credentialFailure), never the client's.
+ */
+export function libraryTokenSource(provider: string, open: () => () => Promise<string | null | undefined>, nothing: string): TokenSource {
+  let fetchToken = open();
+  let last: string | undefined;
+  return {
+    async token() {
+      let token: string | null | undefined;
+      try {
+        token = await fetchToken();
+      } catch (error) {
+        throw credentialFailure(provider, error);
+      }
+      if (!token) throw credentialFailure(provider, new Error(nothing));
+      last = token;
+      return token;
+    },
+    current: () => (last === undefined ? [] : [last]),
+    forget() {
+      fetchToken = open();
+    },
+  };
+}
+
 /** The value of a credential's environment variable; a missing one is an error naming it (never a value). */
 export function requiredVariable(env: NodeJS.ProcessEnv, variable: string, provider: string, holds: string): string {
   const value = env[variable];
@@ -110,4 +138,21 @@ export function credentialFailure(provider: string, cause: unknown): GatewayErro
   const failure = new GatewayError("upstream_failed", `The gateway could not obtain its own credentials for the provider ${provider}; the gateway's operator must fix them. Your request was not at fault.`);
   failure.cause = cause;
   return failure;
+}
+
+/**
+ * The endpoint of a provider reached with one fixed key (the `openai` and `anthropic` kinds): paths
+ * under its base URL, the key's headers beside the wire's own client headers, server-sent events.
+ */
+export function keyedEndpoint(baseUrl: string, credentialHeaders: Record<string, string>, wireHeaders: readonly string[], key: string): ProviderEndpoint {
+  return {
+    prepare(call) {
+      const { body, contentType } = encodedBody(call.body);
+      const headers = passedHeaders(wireHeaders, call.clientHeaders, { ...credentialHeaders });
+      if (contentType) headers["content-type"] = contentType;
+      return { path: pathUnder(baseUrl, call.path), headers, body };
+    },
+    events: (body) => serverSentEvents(body),
+    secrets: () => [key],
+  };
 }

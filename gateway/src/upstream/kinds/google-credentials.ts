@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { GoogleAuth, JWT } from "google-auth-library";
-import { credentialFailure, type TokenSource } from "./common";
+import { libraryTokenSource, type TokenSource } from "./common";
 
 /** Tokens for Vertex AI: the scope every Google Cloud API accepts. */
 const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
@@ -73,23 +73,5 @@ export function googleTokenSource(credentialsFile: string | undefined, env: Node
     const auth = new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE], clientOptions: { transporterOptions: { fetchImplementation: fetch } }, ...(file !== undefined && { keyFilename: file }) });
     return () => auth.getAccessToken();
   };
-  let fetchToken = open();
-  let last: string | undefined;
-  return {
-    async token() {
-      let token: string | null | undefined;
-      try {
-        token = await fetchToken();
-      } catch (error) {
-        throw credentialFailure(provider, error);
-      }
-      if (!token) throw credentialFailure(provider, new Error("the token endpoint answered without an access token"));
-      last = token;
-      return token;
-    },
-    current: () => (last === undefined ? [] : [last]),
-    forget() {
-      fetchToken = open();
-    },
-  };
+  return libraryTokenSource(provider, open, "the token endpoint answered without an access token");
 }

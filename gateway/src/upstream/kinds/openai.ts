@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { serverSentEvents } from "../sse-events";
-import { commonProviderFields, encodedBody, EnvironmentVariableName, HttpUrl, passedHeaders, pathUnder, requiredVariable, type ProviderKind, EVERY_FAMILY } from "./common";
+import { commonProviderFields, EnvironmentVariableName, HttpUrl, keyedEndpoint, requiredVariable, type ProviderKind, EVERY_FAMILY } from "./common";
 
 /** Client headers the OpenAI wire defines, passed on. */
 const OPENAI_HEADERS = ["openai-beta"] as const;
@@ -24,16 +23,7 @@ export const OPENAI_KIND: ProviderKind<OpenAIProviderConfig> = {
     return {
       origin: new URL(config.baseUrl).origin,
       wire: "openai",
-      endpoint: {
-        prepare(call) {
-          const { body, contentType } = encodedBody(call.body);
-          const headers = passedHeaders(OPENAI_HEADERS, call.clientHeaders, { authorization: `Bearer ${apiKey}` });
-          if (contentType) headers["content-type"] = contentType;
-          return { path: pathUnder(config.baseUrl, call.path), headers, body };
-        },
-        events: (body) => serverSentEvents(body),
-        secrets: () => [apiKey],
-      },
+      endpoint: keyedEndpoint(config.baseUrl, { authorization: `Bearer ${apiKey}` }, OPENAI_HEADERS, apiKey),
     };
   },
 };
