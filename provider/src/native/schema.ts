@@ -141,25 +141,59 @@ function allowedValues(node: JsonSchema): string {
 const jsonSchemaOf = (schema: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
 
+/** What a resource type's schema is made of: zod schemas of its inputs and outputs, and its prose. */
+export interface ResourceSpec {
+  description: string;
+  /** The program's inputs. */
+  inputs: z.ZodType;
+  /** The stored outputs. */
+  outputs: z.ZodType;
+  /** Properties marked secret in inputs and outputs. */
+  secret: readonly string[];
+  /** Inputs the program may leave out although the schema requires them: the plugin fills them in `check`. */
+  defaulted?: ReadonlySet<string>;
+}
+
+/** A resource's entry of the package schema, its object types registered with `collector`. */
+function resourceSchema(collector: TypeCollector, spec: ResourceSpec): Record<string, unknown> {
+  const secret = new Set<string>(spec.secret);
+  const inputs = jsonSchemaOf(spec.inputs, "input");
+  const inputProperties = Object.fromEntries(
+    Object.entries(inputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name))]),
+  );
+  const outputs = jsonSchemaOf(spec.outputs, "output");
+  const properties = Object.fromEntries(
+    Object.entries(outputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name))]),
+  );
+  return {
+    description: spec.description,
+    inputProperties,
+    requiredInputs: (inputs.required ?? []).filter((name) => !spec.defaulted?.has(name)),
+    properties,
+    // A nullable field (rotatedAt...) is always present, but may be null: not required in Pulumi's sense.
+    required: (outputs.required ?? []).filter((name) => !outputs.properties?.[name]?.anyOf?.some((option) => option.type === "null")),
+  };
+}
+
+/** The key resource's schema. */
+const API_KEY_SPEC: ResourceSpec = {
+  description:
+    "A regular API key of the gateway. Name, state and policy changes are one in-place PATCH; a rotation " +
+    "(rotationTrigger changed, or rotateAfter reached) is an in-place rotate of the secret; delete revokes.",
+  inputs: DeclaredInputs,
+  outputs: ApiKeyOutputs,
+  secret: SECRET_PROPERTIES,
+  defaulted: DEFAULTED_BY_PLUGIN,
+};
+
 /**
  * The Pulumi package schema of `gatewaykeys`, generated from the contract's zod schemas (through
- * the runtime's `ApiKeyInputs` and {@link ApiKeyOutputs}). The plugin serves it from GetSchema;
+ * the runtime's input schemas and {@link ApiKeyOutputs}). The plugin serves it from GetSchema;
  * `npm run schema` writes it to provider/schema.json for `pulumi package gen-sdk`.
  */
 export function packageSchema(version: string): Record<string, unknown> {
   const collector = new TypeCollector();
-  const secret = new Set<string>(SECRET_PROPERTIES);
-
-  const inputs = jsonSchemaOf(DeclaredInputs, "input");
-  const inputProperties = Object.fromEntries(
-    Object.entries(inputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name))]),
-  );
-  const requiredInputs = (inputs.required ?? []).filter((name) => !DEFAULTED_BY_PLUGIN.has(name));
-
-  const outputs = jsonSchemaOf(ApiKeyOutputs, "output");
-  const properties = Object.fromEntries(
-    Object.entries(outputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name))]),
-  );
+  const resources = { [NATIVE_API_KEY_TYPE]: resourceSchema(collector, API_KEY_SPEC) };
 
   const config = {
     baseUrl: { type: "string", description: `${DESCRIPTIONS.baseUrl} Falls back to GATEWAY_BASE_URL.` },
@@ -177,18 +211,7 @@ export function packageSchema(version: string): Record<string, unknown> {
     config: { variables: config },
     provider: { description: "The gatewaykeys provider: which gateway, and whose provisioning key.", inputProperties: config },
     types: collector.types,
-    resources: {
-      [NATIVE_API_KEY_TYPE]: {
-        description:
-          "A regular API key of the gateway. Name, state and policy changes are one in-place PATCH; a rotation " +
-          "(rotationTrigger changed, or rotateAfter reached) is an in-place rotate of the secret; delete revokes.",
-        inputProperties,
-        requiredInputs,
-        properties,
-        // A nullable field (rotatedAt...) is always present, but may be null: not required in Pulumi's sense.
-        required: (outputs.required ?? []).filter((name) => !outputs.properties?.[name]?.anyOf?.some((option) => option.type === "null")),
-      },
-    },
+    resources,
     language: {
       nodejs: { packageName: "@gateway-keys/gatewaykeys", packageDescription: "Generated SDK of the gatewaykeys Pulumi package." },
       // respectSchemaVersion: the Go and Python SDKs ask the engine for this very plugin version (pulumi-plugin.json
