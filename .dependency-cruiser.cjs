@@ -15,7 +15,8 @@ const GATEWAY_LAYERS = [
   ["inference", "ops"],
   ["models"],
   ["context.ts"],
-  ["auth", "idempotency", "policies"],
+  // The audit trail and webhooks (outbox, deliverer, alerts) use the context, store and metrics.
+  ["auth", "idempotency", "policies", "audit", "webhooks"],
   // The model-call pipeline: authenticate, admit, engine, settle, log.
   ["pipeline", "console"],
   ["routes"],
