@@ -14,33 +14,41 @@ import (
 
 // describeFailure rewords a failed call on one key.
 func describeFailure(keyID, action string, err error, stateVersion int64) (summary, detail string) {
+	if account.Is(err, "key_revoked") {
+		return "Key revoked outside Terraform", fmt.Sprintf(
+			"Key %s was revoked outside Terraform and can never be used again. Run `tofu apply -refresh-only` (the key leaves the state), then `tofu apply` to create a new one.", keyID)
+	}
+	return describeResourceFailure("key", keyID, action, err, stateVersion)
+}
+
+// describeResourceFailure rewords a failed call on one resource of the account API ("key",
+// "webhook"): a stale version, refused credentials, no answer; anything else as the gateway said it.
+func describeResourceFailure(noun, id, action string, err error, stateVersion int64) (summary, detail string) {
 	var apiErr *account.APIError
 	var unreachable *account.ConnectionError
+	title := strings.ToUpper(noun[:1]) + noun[1:]
 	switch {
 	case account.Is(err, "conflict"):
 		now := "a newer version"
 		if errors.As(err, &apiErr) && apiErr.CurrentVersion > 0 {
 			now = fmt.Sprintf("version %d", apiErr.CurrentVersion)
 		}
-		return "Key changed outside Terraform", fmt.Sprintf(
-			"Key %s changed outside Terraform: the state has version %d, the gateway has %s. Nothing was overwritten. "+
-				"Run `tofu plan` (or `terraform plan`), which refreshes the key and shows what changed, review it, then run `tofu %s` again.",
-			keyID, stateVersion, now, retryCommand(action))
-	case account.Is(err, "key_revoked"):
-		return "Key revoked outside Terraform", fmt.Sprintf(
-			"Key %s was revoked outside Terraform and can never be used again. Run `tofu apply -refresh-only` (the key leaves the state), then `tofu apply` to create a new one.", keyID)
+		return title + " changed outside Terraform", fmt.Sprintf(
+			"%s %s changed outside Terraform: the state has version %d, the gateway has %s. Nothing was overwritten. "+
+				"Run `tofu plan` (or `terraform plan`), which refreshes the %s and shows what changed, review it, then run `tofu %s` again.",
+			title, id, stateVersion, now, noun, retryCommand(action))
 	case account.Is(err, "invalid_credentials"):
 		return "Provisioning key refused", "The gateway refused the provisioning key (invalid_credentials): set provisioning_key in the provider block, or GATEWAY_PROVISIONING_KEY, to a valid provisioning key."
 	case account.Is(err, "missing_scope"):
 		return "Provisioning key lacks a scope", "The provisioning key lacks a scope this needs (missing_scope): use one with keys:read and keys:write."
 	case errors.As(err, &unreachable):
-		return fmt.Sprintf("Could not %s key %s", action, keyID), unreachable.Error() + ". Check that the gateway is running and that base_url is right, then run the command again."
+		return fmt.Sprintf("Could not %s %s %s", action, noun, id), unreachable.Error() + ". Check that the gateway is running and that base_url is right, then run the command again."
 	}
-	return fmt.Sprintf("Could not %s key %s", action, keyID), err.Error()
+	return fmt.Sprintf("Could not %s %s %s", action, noun, id), err.Error()
 }
 
 func retryCommand(action string) string {
-	if action == "revoke" {
+	if action == "revoke" || action == "delete" {
 		return "destroy"
 	}
 	return "apply"
