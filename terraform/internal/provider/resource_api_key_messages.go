@@ -125,6 +125,7 @@ func attributeNames(fields []string) string {
 	names := map[string]string{
 		fieldName: "name", fieldState: "state", fieldSpendPolicy: "spend_policy", fieldLoggingPolicy: "logging_policy",
 		fieldModelPolicy: "model_policy", fieldRateLimitPolicy: "rate_limit_policy", fieldExpiresAt: "expires_at", fieldLabels: "labels",
+		fieldBudgetAlertThresholds: "budget_alert_thresholds", fieldExpiryWarningSeconds: "expiry_warning", fieldRotateAfterSeconds: "rotate_after",
 	}
 	out := make([]string, len(fields))
 	for i, field := range fields {
