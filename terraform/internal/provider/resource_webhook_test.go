@@ -80,7 +80,9 @@ func TestAccWebhookAndKeyAlerts(t *testing.T) {
 					func(*terraform.State) error {
 						return expectGatewayWebhook(t, webhookID, []string{"key.budget_threshold", "key.expiring", "audit.rotate"}, true)
 					},
-					func(*terraform.State) error { return expectKeyAlerts(t, keyID, []float32{0.5, 0.8, 1}, 604_800, 2_592_000) },
+					func(*terraform.State) error {
+						return expectKeyAlerts(t, keyID, []float32{0.5, 0.8, 1}, 604_800, 2_592_000)
+					},
 				),
 			},
 			{
@@ -177,4 +179,3 @@ func expectKeyAlerts(t *testing.T, keyID string, thresholds []float32, warning, 
 	}
 	return nil
 }
-
