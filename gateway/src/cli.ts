@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import pino from "pino";
 import { SCOPES, type Scope } from "@gateway-keys/contract";
+import { verifyAuditChain } from "./audit/chain";
 import { createProvisioningKey } from "./keys/provisioning";
 import { startGateway } from "./server";
 import { loadGatewayConfig } from "./models/upstream-config";
@@ -184,6 +185,16 @@ async function main(argv: string[]): Promise<void> {
     .requiredOption("--id <id>", "the provisioning key's id, as `provisioning-key create` printed it")
     .action((options: RevokeKeyOptions) => revokeKey(options));
 
+  program
+    .command("audit")
+    .description("The audit trail of account changes.")
+    .command("verify")
+    .description("Walk each owner's audit chain (or one owner's) and report the first edited, inserted or removed event; exits 1 when any chain is broken.")
+    .option("--db <file>", "SQLite database file of the gateway")
+    .addOption(new Option("--database <url>", "PostgreSQL database of the gateway").env(DATABASE_URL_ENV))
+    .option("--owner <id>", "only this owner's chain")
+    .action((options: AuditVerifyOptions) => verifyAudit(options));
+
   await program.parseAsync(argv);
 }
 
@@ -313,3 +324,31 @@ main(process.argv).catch((error: unknown) => {
   process.stderr.write(`gateway: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
+
+interface AuditVerifyOptions {
+  db?: string;
+  database?: string;
+  owner?: string;
+}
+
+async function verifyAudit(options: AuditVerifyOptions): Promise<void> {
+  if (options.db === undefined && options.database === undefined) {
+    throw new Error(`audit verify needs --db <file> or --database <url> (or ${DATABASE_URL_ENV})`);
+  }
+  const store = await openStore(options);
+  try {
+    const owners = options.owner === undefined ? await store.transaction((tx) => tx.events.auditOwners()) : [options.owner];
+    let broken = 0;
+    for (const owner of owners) {
+      const verdict = await verifyAuditChain(store, owner);
+      if (verdict.valid) process.stdout.write(`${owner}: valid, ${verdict.eventsChecked} events, head ${verdict.headHash}\n`);
+      else {
+        broken += 1;
+        process.stdout.write(`${owner}: BROKEN at seq ${verdict.brokenAtSeq} (${verdict.problem}${verdict.brokenEventId ? `, event ${verdict.brokenEventId}` : ""}) after ${verdict.eventsChecked} valid events\n`);
+      }
+    }
+    if (broken > 0) process.exitCode = 1;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,7 +1,9 @@
+import { execFile } from "node:child_process";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { AuditEvent, AuditVerification, ListPage, WebhookDelivery, WebhookWithSecret, type ApiKey } from "@gateway-keys/contract";
+import { GATEWAY_CLI } from "@gateway-keys/testkit/gateway-process";
 import type { TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call, respond, useGateway } from "./helpers";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
@@ -226,3 +228,27 @@ describe("webhooks", () => {
 });
 
 export type { ApiKey };
+
+describe("gateway audit verify (CLI)", () => {
+  test("exits 0 on an intact chain and 1 naming the broken owner after a row is edited", async () => {
+    const target = gateway.databaseUrl ? ["--database", gateway.databaseUrl] : ["--db", gateway.dbPath!];
+    const run = () =>
+      new Promise<{ code: number; stdout: string }>((resolve) =>
+        execFile(process.execPath, [GATEWAY_CLI, "audit", "verify", ...target, "--owner", "cli-owner"], (error, stdout) =>
+          resolve({ code: error ? Number(error.code) : 0, stdout }),
+        ),
+      );
+    const owner = await gateway.newProvisioningKey("cli-owner");
+    const created = await call(gateway.baseUrl, "POST", "/v1/account/api-keys", { bearer: owner, body: { name: "cli" }, idempotencyKey: "auto" });
+    expect(created.status).toBe(201);
+    expect(await run()).toEqual({ code: 0, stdout: expect.stringMatching(/^cli-owner: valid, 1 events/) });
+    await runSql(
+      gateway.databaseUrl
+        ? ["ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only", "DELETE FROM audit_events WHERE owner_id = 'cli-owner'", "ALTER TABLE audit_events ENABLE TRIGGER audit_events_append_only"]
+        : ["DROP TRIGGER IF EXISTS audit_events_no_delete", "DELETE FROM audit_events WHERE owner_id = 'cli-owner'"],
+    );
+    const broken = await run();
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/^cli-owner: BROKEN at seq 1 \(head_mismatch\)/);
+  });
+});
