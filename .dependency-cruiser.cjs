@@ -26,7 +26,15 @@ const GATEWAY_LAYERS = [
 ];
 
 /** provider/src, bottom up. */
-const PROVIDER_LAYERS = [["runtime"], ["inputs.ts"], ["native", "api-key-base.ts"], ["api-key.ts", "provider-module.ts"], ["api-key-pair.ts"], ["index.ts"]];
+const PROVIDER_LAYERS = [
+  ["runtime"],
+  ["inputs.ts"],
+  ["provider-module.ts"],
+  ["native", "api-key-base.ts", "webhook-base.ts"],
+  ["api-key.ts", "webhook.ts"],
+  ["api-key-pair.ts"],
+  ["index.ts"],
+];
 
 const escape = (name) => name.replace(/[.]/g, "\\.");
 /** A path pattern for a layer's members under `root`. */

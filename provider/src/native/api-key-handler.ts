@@ -3,13 +3,13 @@ import { canonicalJson, KEY_CHANGE_FIELDS } from "@gateway-keys/contract";
 import type { ApiKeyProvider } from "../runtime";
 import { PATCHABLE_FIELDS } from "../runtime/compare";
 import { rotationPlanned } from "../runtime/rotation";
-import { isSettled, SECRET_PROPERTIES, UNKNOWN, type CheckedInputs, type DesiredKey, type StoredKey } from "../runtime/shapes";
+import { DERIVED_FIELDS, isSettled, SECRET_PROPERTIES, UNKNOWN, type CheckedInputs, type DesiredKey, type StoredKey } from "../runtime/shapes";
 import type { NativeDiagnostics } from "./diagnostics";
 import { detailedDiffOf, nameOfUrn, plannedState, type DetailedDiff, type ResourceHandler } from "./handler";
 import { revealed, withSecretsMarked } from "./secrets";
 
 /** Inputs compared property by property for the detailed diff. */
-const COMPARED_INPUTS = [...PATCHABLE_FIELDS, "rotationTrigger", "rotateAfter", "rotationGracePeriod", "rotation", "connection", "adoptKeyId"] as const;
+const COMPARED_INPUTS = [...PATCHABLE_FIELDS, "rotationTrigger", "rotateAfter", "rotationGracePeriod", "expiryWarning", "rotation", "connection", "adoptKeyId"] as const;
 
 const marked = (properties: object) => withSecretsMarked(properties, SECRET_PROPERTIES);
 
@@ -116,7 +116,8 @@ export class ApiKeyHandler implements ResourceHandler {
 /** The TypeScript declaration of an imported key, with the inputs its live state implies. */
 export function importDeclaration(name: string, inputs: object): string {
   const declared = inputs as Record<string, unknown>;
-  const body = KEY_CHANGE_FIELDS.map((field) => [field, declared[field]] as const)
+  const body = [...KEY_CHANGE_FIELDS.filter((field) => !(DERIVED_FIELDS as readonly string[]).includes(field)), "expiryWarning" as const]
+    .map((field) => [field, declared[field]] as const)
     .filter(([, value]) => value !== undefined)
     .map(([field, value]) => `  ${field}: ${canonicalJson(value)},`)
     .join("\n");

@@ -1,14 +1,21 @@
 import { z } from "zod";
 import { ApiKeyInputs, SECRET_PROPERTIES } from "../runtime/shapes";
-import { ApiKeyOutputs } from "./outputs";
+import { WEBHOOK_SECRET_PROPERTIES, WebhookInputs } from "../runtime/webhook/shapes";
+import { ApiKeyOutputs, WebhookOutputs } from "./outputs";
+import { WEBHOOK_DESCRIPTIONS } from "./webhook-descriptions";
 
 /** The Pulumi package name: config keys are `gatewaykeys:*`, the plugin `pulumi-resource-gatewaykeys`. */
 export const PACKAGE_NAME = "gatewaykeys";
 /** The type token of the native key resource. */
 export const NATIVE_API_KEY_TYPE = `${PACKAGE_NAME}:index:ApiKey`;
+/** The type token of the native webhook endpoint resource. */
+export const NATIVE_WEBHOOK_TYPE = `${PACKAGE_NAME}:index:Webhook`;
 
 /** The program's inputs: without those the dynamic `ApiKey` class sets itself, which the plugin gets from the engine (the URN) or computes. */
-const DeclaredInputs = ApiKeyInputs.omit({ clientReference: true, planning: true, rotation: true });
+const DeclaredInputs = ApiKeyInputs.omit({ clientReference: true, planning: true, rotation: true, expiryWarningSeconds: true, rotateAfterSeconds: true });
+
+/** A webhook's inputs as a program declares them: the URN comes from the engine, and `pulumi import` adopts. */
+const DeclaredWebhookInputs = WebhookInputs.omit({ clientReference: true, adoptWebhookId: true });
 
 /** Inputs the program may leave out although the contract requires them: the plugin fills them in `check`. */
 const DEFAULTED_BY_PLUGIN = new Set(["name"]);
@@ -48,8 +55,14 @@ const DESCRIPTIONS: Record<string, string> = {
   modelPolicy: "Which models the key may call.",
   mode: "`all` (every model) or `allowList` (only `modelIds`).",
   modelIds: "Model ids: empty with `all`, 1 to 100 distinct ids with `allowList`.",
+  budgetAlertThresholds:
+    "Fractions of spendPolicy.limitUnits at which the gateway sends a key.budget_threshold webhook event, once per spend window each: " +
+    "greater than 0, at most 1, ascending, up to 10, e.g. [0.5, 0.8, 1]. Default none.",
+  expiryWarning: "How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.",
+  expiryWarningSeconds: "Seconds before expiresAt that the gateway sends key.expiring, set from expiryWarning.",
+  rotateAfterSeconds: "Age of the secret, in seconds, at which the gateway sends key.rotation_due, set from rotateAfter.",
   rotationTrigger: "Any value; changing it rotates the secret in place (the keyId stays).",
-  rotateAfter: "Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).",
+  rotateAfter: "Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.",
   rotationGracePeriod: "How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.",
   connection: "The gateway and owner of this key; left out, the provider configuration applies. A secret.",
   baseUrl: "Base URL of the gateway, e.g. http://127.0.0.1:8787.",
@@ -93,9 +106,10 @@ type JsonSchema = {
 class TypeCollector {
   readonly types: Record<string, unknown> = {};
 
-  property(name: string, node: JsonSchema, secret = false): PulumiType {
+  /** A property's type and description: its resource's own prose for `name` (`descriptions`) first, then the shared one. */
+  property(name: string, node: JsonSchema, secret = false, descriptions: Record<string, string> = {}): PulumiType {
     const type = this.#typeOf(name, node);
-    const description = [DESCRIPTIONS[name], allowedValues(node)].filter(Boolean).join(" ");
+    const description = [descriptions[name] ?? DESCRIPTIONS[name], allowedValues(node)].filter(Boolean).join(" ");
     return { ...type, ...(description ? { description } : {}), ...(secret ? { secret: true } : {}) };
   }
 
@@ -133,7 +147,10 @@ class TypeCollector {
 function allowedValues(node: JsonSchema): string {
   const parts: string[] = [];
   if (node.enum) parts.push(`One of ${node.enum.map((value) => JSON.stringify(value)).join(", ")}.`);
-  if (node.minimum !== undefined && node.maximum !== undefined) parts.push(`From ${node.minimum} to ${node.maximum}.`);
+  // zod's `.int()` alone bounds a number by the safe integers: no bound a reader needs told.
+  if (node.minimum !== undefined && node.maximum !== undefined && node.maximum !== Number.MAX_SAFE_INTEGER) {
+    parts.push(`From ${node.minimum} to ${node.maximum}.`);
+  }
   if (node.default !== undefined && typeof node.default !== "object") parts.push(`Default ${JSON.stringify(node.default)}.`);
   return parts.join(" ");
 }
@@ -152,6 +169,8 @@ export interface ResourceSpec {
   secret: readonly string[];
   /** Inputs the program may leave out although the schema requires them: the plugin fills them in `check`. */
   defaulted?: ReadonlySet<string>;
+  /** What a property means for this resource where the shared prose (of a key) does not fit. */
+  descriptions?: Record<string, string>;
 }
 
 /** A resource's entry of the package schema, its object types registered with `collector`. */
@@ -159,11 +178,11 @@ function resourceSchema(collector: TypeCollector, spec: ResourceSpec): Record<st
   const secret = new Set<string>(spec.secret);
   const inputs = jsonSchemaOf(spec.inputs, "input");
   const inputProperties = Object.fromEntries(
-    Object.entries(inputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name))]),
+    Object.entries(inputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name), spec.descriptions)]),
   );
   const outputs = jsonSchemaOf(spec.outputs, "output");
   const properties = Object.fromEntries(
-    Object.entries(outputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name))]),
+    Object.entries(outputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name), spec.descriptions)]),
   );
   return {
     description: spec.description,
@@ -186,6 +205,17 @@ const API_KEY_SPEC: ResourceSpec = {
   defaulted: DEFAULTED_BY_PLUGIN,
 };
 
+/** The webhook endpoint resource's schema. */
+const WEBHOOK_SPEC: ResourceSpec = {
+  description:
+    "A webhook endpoint of the gateway: events (key alerts, audit actions) POSTed to url, signed as Standard Webhooks. " +
+    "URL, events, selector and enabled change in place (one PATCH); a new rotationTrigger rotates the signing secret in place; delete removes it.",
+  inputs: DeclaredWebhookInputs,
+  outputs: WebhookOutputs,
+  secret: WEBHOOK_SECRET_PROPERTIES,
+  descriptions: WEBHOOK_DESCRIPTIONS,
+};
+
 /**
  * The Pulumi package schema of `gatewaykeys`, generated from the contract's zod schemas (through
  * the runtime's input schemas and {@link ApiKeyOutputs}). The plugin serves it from GetSchema;
@@ -193,7 +223,10 @@ const API_KEY_SPEC: ResourceSpec = {
  */
 export function packageSchema(version: string): Record<string, unknown> {
   const collector = new TypeCollector();
-  const resources = { [NATIVE_API_KEY_TYPE]: resourceSchema(collector, API_KEY_SPEC) };
+  const resources = {
+    [NATIVE_API_KEY_TYPE]: resourceSchema(collector, API_KEY_SPEC),
+    [NATIVE_WEBHOOK_TYPE]: resourceSchema(collector, WEBHOOK_SPEC),
+  };
 
   const config = {
     baseUrl: { type: "string", description: `${DESCRIPTIONS.baseUrl} Falls back to GATEWAY_BASE_URL.` },
@@ -205,7 +238,7 @@ export function packageSchema(version: string): Record<string, unknown> {
     name: PACKAGE_NAME,
     displayName: "Gateway keys",
     version,
-    description: "Model-gateway API keys as code: create, change, rotate and revoke keys of a gateway-keys gateway.",
+    description: "Model-gateway API keys as code: create, change, rotate and revoke keys of a gateway-keys gateway, and its webhook endpoints.",
     license: "Apache-2.0",
     keywords: ["pulumi", "gateway", "api-keys", "category/utility"],
     config: { variables: config },
