@@ -1,0 +1,95 @@
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { hintOf } from "@gateway-keys/contract";
+import { ApiKey, Webhook, type ApiKeyArgs, type WebhookArgs } from "@gateway-keys/provider";
+import { GatewayClient, NotFoundError } from "@gateway-keys/sdk";
+import { destroy, engineTranscript, findLeaks, preview, up } from "@gateway-keys/testkit/engine";
+import { startWebhookReceiver, type WebhookReceiver } from "../gateway/webhook-receiver";
+import { useKeyTestEnvironment } from "./fixture";
+
+/**
+ * `Webhook` and the alert fields of `ApiKey` through the real engine (dynamic provider), against a
+ * real gateway that delivers to a real HTTP receiver on loopback: a program declares an endpoint
+ * and a key with thresholds, changes both in place, rotates the key with `pulumi up`, and the
+ * rotation arrives at the receiver as a signed event naming the key and the actor.
+ */
+describe("Webhook and the key's alerts, declared in a Pulumi program", () => {
+  // The receiver is on 127.0.0.1: the operator's flag allows loopback targets; deliveries polled fast.
+  const env = useKeyTestEnvironment({ webhooks: { allowPrivateTargets: true, pollIntervalMs: 50, scanIntervalMs: 0 } });
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(() => receiver.close());
+
+  const client = () => new GatewayClient({ baseUrl: env.gateway.baseUrl, provisioningKey: env.gateway.provisioningKey });
+  /** `METHOD /path` of each mutation the provider sent, ids replaced. */
+  const mutations = () => env.recorder.calls().filter((call) => !call.startsWith("GET")).map((call) => call.replace(/wh_[A-Za-z0-9]+/g, "{id}"));
+
+  it("creates, changes in place, delivers a `pulumi up` rotation signed to the receiver, and deletes; secrets only encrypted", async () => {
+    let webhookArgs: WebhookArgs = { url: receiver.url, events: ["audit.rotate", "key.budget_threshold"], labelSelector: { team: "search" } };
+    let keyArgs: ApiKeyArgs = {
+      labels: { team: "search" },
+      spendPolicy: { limitUnits: "100", resetPeriod: "monthly" },
+      budgetAlertThresholds: [0.5, 0.8, 1],
+      expiresAt: "2099-01-01T00:00:00Z",
+      expiryWarning: "7d",
+      rotateAfter: "30d",
+      rotationTrigger: "2026-11",
+    };
+    const stack = await env.sandbox.inlineStack(
+      "webhooks",
+      async () => {
+        const alerts = new Webhook("alerts", webhookArgs);
+        const key = new ApiKey("ci", keyArgs);
+        return { webhookId: alerts.webhookId, signingSecret: alerts.signingSecret, version: alerts.version, keyId: key.keyId, secret: key.secret };
+      },
+      env.stackConfig(),
+    );
+
+    const created = await up(stack);
+    const webhookId = created.result.outputs.webhookId!.value as string;
+    const signingSecret = created.result.outputs.signingSecret!.value as string;
+    const keyId = created.result.outputs.keyId!.value as string;
+    expect(created.result.outputs.signingSecret!.secret).toBe(true);
+    expect(signingSecret).toMatch(/^whsec_/);
+    expect(await client().webhooks.get(webhookId)).toMatchObject({ url: receiver.url, events: ["audit.rotate", "key.budget_threshold"], labelSelector: { team: "search" }, enabled: true });
+    expect(await client().apiKeys.get(keyId)).toMatchObject({ budgetAlertThresholds: [0.5, 0.8, 1], expiryWarningSeconds: 604_800, rotateAfterSeconds: 2_592_000 });
+    await preview(stack, { expectNoChanges: true });
+
+    // Events, thresholds and the warning: the plan says update, never replace; one PATCH each.
+    webhookArgs = { ...webhookArgs, events: ["audit.rotate", "key.expiring"] };
+    keyArgs = { ...keyArgs, budgetAlertThresholds: [0.9], expiryWarning: "1d" };
+    const plan = await preview(stack);
+    expect(plan.result.changeSummary).toMatchObject({ update: 2 });
+    expect(plan.result.changeSummary.replace ?? 0).toBe(0);
+    expect(plan.output).toMatch(/~ events/);
+    env.recorder.reset();
+    const changed = await up(stack);
+    expect(mutations().sort()).toEqual(["PATCH /v1/account/api-keys/{id}", "PATCH /v1/account/webhooks/{id}"]);
+    expect(changed.result.outputs.webhookId!.value).toBe(webhookId);
+    expect(changed.result.outputs.signingSecret!.value).toBe(signingSecret);
+    expect(await client().apiKeys.get(keyId)).toMatchObject({ budgetAlertThresholds: [0.9], expiryWarningSeconds: 86_400 });
+    await preview(stack, { expectNoChanges: true });
+
+    // A rotation made by `pulumi up` reaches the receiver, signed with the stack's signing secret.
+    keyArgs = { ...keyArgs, rotationTrigger: "2026-12" };
+    await up(stack);
+    const isRotation = (d: { body: string }) => (JSON.parse(d.body) as { type: string }).type === "audit.rotate";
+    const delivery = (await receiver.waitFor((accepted) => accepted.some(isRotation))).find(isRotation);
+    const verified = new StandardWebhook(signingSecret).verify(delivery!.body, {
+      "webhook-id": String(delivery!.headers["webhook-id"]),
+      "webhook-timestamp": String(delivery!.headers["webhook-timestamp"]),
+      "webhook-signature": String(delivery!.headers["webhook-signature"]),
+    }) as { type: string; data: { keyId: string; action: string; actor: { kind: string; id: string; hint: string } } };
+    expect(verified.type).toBe("audit.rotate");
+    expect(verified.data).toMatchObject({ action: "rotate", keyId, actor: { kind: "provisioning_key", hint: hintOf(env.gateway.provisioningKey) } });
+    expect(verified.data.actor.id).toEqual(expect.any(String));
+
+    const keySecret = (await stack.outputs()).secret!.value as string;
+    await destroy(stack);
+    await expect(client().webhooks.get(webhookId)).rejects.toBeInstanceOf(NotFoundError);
+    const leaks = { signingSecret, keySecret, provisioningKey: env.gateway.provisioningKey };
+    expect(await findLeaks(env.sandbox.backendDir, leaks)).toEqual([]);
+    for (const secret of Object.values(leaks)) expect(engineTranscript()).not.toContain(secret);
+  });
+});
