@@ -5,7 +5,7 @@ import { PATCHABLE_FIELDS } from "../runtime/compare";
 import { rotationPlanned } from "../runtime/rotation";
 import { DERIVED_FIELDS, isSettled, SECRET_PROPERTIES, UNKNOWN, type CheckedInputs, type DesiredKey, type StoredKey } from "../runtime/shapes";
 import type { NativeDiagnostics } from "./diagnostics";
-import { detailedDiffOf, nameOfUrn, plannedState, type DetailedDiff, type ResourceHandler } from "./handler";
+import { detailedDiffOf, nameOfUrn, plannedState, readOrImport, type DetailedDiff, type ResourceHandler } from "./handler";
 import { revealed, withSecretsMarked } from "./secrets";
 
 /** Inputs compared property by property for the detailed diff. */
@@ -67,25 +67,23 @@ export class ApiKeyHandler implements ResourceHandler {
     return { id, outs: marked(outs ?? {}) };
   }
 
-  /**
-   * Refresh, and `pulumi import` (no state yet: `props` is undefined). An imported key's secret is
-   * unknown to the stack, which the person importing is told, with the declaration to paste, since
-   * the Node language host here cannot generate the program (`--generate-code=false`).
-   */
-  async read(id: string, urn: string, props?: unknown): Promise<pulumi.provider.ReadResult> {
-    const stored = props === undefined ? undefined : (revealed(props) as StoredKey);
-    const importing = stored === undefined || stored.keyId === undefined;
-    const { id: liveId, props: live, inputs } = await this.#runtime.read(id, importing ? undefined : stored);
-    if (!live || !inputs) return {};
-    if (importing) {
-      this.#diagnostics.warn(
-        `imported key ${id}: its secret is unknown to the stack (secret absent, secretKnown false); ` +
+  /** Refresh, and `pulumi import`: see {@link readOrImport}. */
+  read(id: string, urn: string, props?: unknown): Promise<pulumi.provider.ReadResult> {
+    return readOrImport<StoredKey>(
+      {
+        idField: "keyId",
+        read: (keyId, stored) => this.#runtime.read(keyId, stored),
+        marked,
+        diagnostics: this.#diagnostics,
+        importWarning: (keyId) =>
+          `imported key ${keyId}: its secret is unknown to the stack (secret absent, secretKnown false); ` +
           "change rotationTrigger in a later update to issue one the stack manages.",
-        urn,
-      );
-      this.#diagnostics.info(`declare the imported key in the program:\n${importDeclaration(nameOfUrn(urn), inputs)}`, urn);
-    }
-    return { id: liveId, props: marked(live), inputs: marked(inputs) };
+        declaration: importDeclaration,
+      },
+      id,
+      urn,
+      props,
+    );
   }
 
   async update(_urn: string, olds: unknown, news: unknown): Promise<pulumi.provider.UpdateResult> {

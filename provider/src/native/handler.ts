@@ -1,5 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { sameJson } from "../runtime/compare";
+import type { NativeDiagnostics } from "./diagnostics";
+import { revealed } from "./secrets";
 
 /** How a property changes, as the engine's detailed diff names it (`pulumirpc.PropertyDiff.Kind`). */
 export type PropertyChange = "add" | "delete" | "update" | "add-replace" | "delete-replace" | "update-replace";
@@ -58,4 +60,40 @@ export function plannedState(stored: object, desired: object, fields: readonly s
   for (const field of fields) planned[field] = (desired as Record<string, unknown>)[field];
   for (const field of Object.keys(planned)) if (planned[field] === undefined) delete planned[field];
   return planned;
+}
+
+/** What a resource type's read needs to tell an import from a refresh, and to say what an import gives. */
+export interface ReadSpec<Stored> {
+  /** The output that holds the resource's id: absent in the state of an import. */
+  idField: keyof Stored;
+  /** The runtime's read: nothing when the resource is gone. */
+  read(id: string, stored: Stored | undefined): Promise<{ id?: string; props?: object; inputs?: Record<string, unknown> }>;
+  /** Marks the secret properties of outputs and inputs. */
+  marked(properties: object): Record<string, unknown>;
+  diagnostics: NativeDiagnostics;
+  /** The warning of an import: which secret the stack does not hold, and how to get one. */
+  importWarning(id: string): string;
+  /** The program's declaration of the imported resource (the Node language host here cannot generate it: `--generate-code=false`). */
+  declaration(name: string, inputs: Record<string, unknown>): string;
+}
+
+/**
+ * Refresh, and `pulumi import` (no state yet: `props` is undefined). An imported resource's secret
+ * is unknown to the stack, which the person importing is told, with the declaration to paste.
+ */
+export async function readOrImport<Stored extends object>(
+  spec: ReadSpec<Stored>,
+  id: string,
+  urn: string,
+  props: unknown,
+): Promise<pulumi.provider.ReadResult> {
+  const stored = props === undefined ? undefined : (revealed(props) as Stored);
+  const importing = stored === undefined || stored[spec.idField] === undefined;
+  const { id: liveId, props: live, inputs } = await spec.read(id, importing ? undefined : stored);
+  if (!live || !inputs) return {};
+  if (importing) {
+    spec.diagnostics.warn(spec.importWarning(id), urn);
+    spec.diagnostics.info(`declare the imported resource in the program:\n${spec.declaration(nameOfUrn(urn), inputs)}`, urn);
+  }
+  return { id: liveId, props: spec.marked(live), inputs: spec.marked(inputs) };
 }

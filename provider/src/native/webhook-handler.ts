@@ -10,7 +10,7 @@ import {
   type WebhookProvider,
 } from "../runtime/webhook";
 import type { NativeDiagnostics } from "./diagnostics";
-import { detailedDiffOf, nameOfUrn, plannedState, type DetailedDiff, type ResourceHandler } from "./handler";
+import { detailedDiffOf, plannedState, readOrImport, type DetailedDiff, type ResourceHandler } from "./handler";
 import { revealed, withSecretsMarked } from "./secrets";
 
 /** Inputs compared property by property for the detailed diff. */
@@ -54,24 +54,25 @@ export class WebhookHandler implements ResourceHandler {
   }
 
   /**
-   * Refresh, and `pulumi import` (no state yet). The gateway never shows an endpoint's signing
-   * secret again, so an imported endpoint has none in the stack (`signingSecretKnown` false); the
-   * person importing is told so, with the declaration to paste.
+   * Refresh, and `pulumi import` (see {@link readOrImport}). The gateway never shows an endpoint's
+   * signing secret again, so an imported endpoint has none in the stack (`signingSecretKnown` false).
    */
-  async read(id: string, urn: string, props?: unknown): Promise<pulumi.provider.ReadResult> {
-    const stored = props === undefined ? undefined : (revealed(props) as StoredWebhook);
-    const importing = stored === undefined || stored.webhookId === undefined;
-    const { id: liveId, props: live, inputs } = await this.#runtime.read(id, importing ? undefined : stored);
-    if (!live || !inputs) return {};
-    if (importing) {
-      this.#diagnostics.warn(
-        `imported webhook ${id}: its signing secret is unknown to the stack (signingSecret absent, signingSecretKnown false); ` +
+  read(id: string, urn: string, props?: unknown): Promise<pulumi.provider.ReadResult> {
+    return readOrImport<StoredWebhook>(
+      {
+        idField: "webhookId",
+        read: (webhookId, stored) => this.#runtime.read(webhookId, stored),
+        marked,
+        diagnostics: this.#diagnostics,
+        importWarning: (webhookId) =>
+          `imported webhook ${webhookId}: its signing secret is unknown to the stack (signingSecret absent, signingSecretKnown false); ` +
           "change rotationTrigger in a later update to issue one the stack holds.",
-        urn,
-      );
-      this.#diagnostics.info(`declare the imported webhook in the program:\n${webhookDeclaration(nameOfUrn(urn), inputs)}`, urn);
-    }
-    return { id: liveId, props: marked(live), inputs: marked(inputs) };
+        declaration: webhookDeclaration,
+      },
+      id,
+      urn,
+      props,
+    );
   }
 
   async update(_urn: string, olds: unknown, news: unknown): Promise<pulumi.provider.UpdateResult> {
