@@ -8,6 +8,7 @@ import (
 
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/account"
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/gatewayapi"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -54,14 +55,8 @@ func (r *webhookResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.SigningSecret, plan.SigningSecretKnown = prior.SigningSecret, prior.SigningSecretKnown
 	if !allKnown(ctx, plan.URL, plan.Events, plan.LabelSelector, plan.Enabled) {
 		plan.Version = types.Int64Unknown()
-	} else {
-		declared, diags := declaredWebhook(ctx, plan)
-		resp.Diagnostics.Append(diags...)
-		current, diags := declaredWebhook(ctx, prior)
-		resp.Diagnostics.Append(diags...)
-		if len(changedWebhookFields(declared, current)) > 0 {
-			plan.Version = types.Int64Unknown()
-		}
+	} else if _, changed := webhookChanges(ctx, plan, prior, &resp.Diagnostics); len(changed) > 0 {
+		plan.Version = types.Int64Unknown()
 	}
 	if !plan.RotationTrigger.Equal(prior.RotationTrigger) {
 		plan.Version, plan.SecretHint, plan.PreviousSecretExpiresAt = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown()
@@ -143,16 +138,13 @@ func (r *webhookResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	id := prior.ID.ValueString()
-	declared, diags := declaredWebhook(ctx, plan)
-	resp.Diagnostics.Append(diags...)
-	current, diags := declaredWebhook(ctx, prior)
-	resp.Diagnostics.Append(diags...)
+	declared, changed := webhookChanges(ctx, plan, prior, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	version := prior.Version.ValueInt64()
 	var record *gatewayapi.Webhook
-	if changed := changedWebhookFields(declared, current); len(changed) > 0 {
+	if len(changed) > 0 {
 		body := webhookChangeRequest(version, declared, changed)
 		updated, err := r.client.UpdateWebhook(ctx, id, body, account.IdempotencyKey("webhook-change", id, body))
 		if err != nil {
@@ -188,6 +180,15 @@ func (r *webhookResource) Update(ctx context.Context, req resource.UpdateRequest
 	next, diags := webhookStateOf(ctx, record, plan)
 	resp.Diagnostics.Append(diags...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, next)...)
+}
+
+// webhookChanges is what a plan declares and which of those fields differ from the state's.
+func webhookChanges(ctx context.Context, plan, prior webhookModel, diags *diag.Diagnostics) (webhookFields, []string) {
+	declared, d := declaredWebhook(ctx, plan)
+	diags.Append(d...)
+	current, d := declaredWebhook(ctx, prior)
+	diags.Append(d...)
+	return declared, changedWebhookFields(declared, current)
 }
 
 // Delete removes the endpoint; one already gone counts as done.
