@@ -92,4 +92,26 @@ describe("Webhook and the key's alerts, declared in a Pulumi program", () => {
     expect(await findLeaks(env.sandbox.backendDir, leaks)).toEqual([]);
     for (const secret of Object.values(leaks)) expect(engineTranscript()).not.toContain(secret);
   });
+
+  it("adopts an endpoint made outside with the `import` option: nothing sent, the signing secret unknown, destroy deletes it", async () => {
+    const { secret: outsideSecret, ...made } = await client().webhooks.create({ url: "https://hooks.example.com/legacy", events: ["key.expired"] });
+    const stack = await env.sandbox.inlineStack(
+      "webhook-import",
+      async () => {
+        const legacy = new Webhook("legacy", { url: "https://hooks.example.com/legacy", events: ["key.expired"] }, { import: made.webhookId });
+        return { webhookId: legacy.webhookId, signingSecretKnown: legacy.signingSecretKnown, signingSecret: legacy.signingSecret };
+      },
+      env.stackConfig(),
+    );
+    env.recorder.reset();
+    const adopted = await up(stack);
+    expect(adopted.result.outputs.webhookId!.value).toBe(made.webhookId);
+    expect(adopted.result.outputs.signingSecretKnown!.value).toBe(false);
+    expect(adopted.result.outputs.signingSecret?.value).toBeUndefined();
+    expect(mutations()).toEqual([]);
+    await preview(stack, { expectNoChanges: true });
+    await destroy(stack);
+    await expect(client().webhooks.get(made.webhookId)).rejects.toBeInstanceOf(NotFoundError);
+    expect(engineTranscript()).not.toContain(outsideSecret);
+  });
 });

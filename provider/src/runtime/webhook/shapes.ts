@@ -43,8 +43,10 @@ export const WEBHOOK_RECORD_FIELDS = (Object.keys(Webhook.shape) as (keyof Webho
 export const WEBHOOK_CARRIED_INPUTS = ["rotationTrigger", "rotationOverlap", "clientReference", "connection", "adoptWebhookId"] as const;
 
 /** A webhook's outputs, as stored in the stack's state (the signing secret encrypted by the engine). */
-export type StoredWebhook = Omit<Webhook, "object"> &
+export type StoredWebhook = Omit<Webhook, "object" | "previousSecretExpiresAt"> &
   Pick<DesiredWebhook, (typeof WEBHOOK_CARRIED_INPUTS)[number]> & {
+    /** Until when the replaced signing secret also signs deliveries; left out while there is none (the engine's state holds no null). */
+    previousSecretExpiresAt?: string;
     /**
      * The signing secret (`whsec_...`) the stack received at create or its last rotation: what a
      * receiver verifies deliveries with. Absent for an imported or adopted endpoint until the stack rotates it.
