@@ -94,6 +94,22 @@ describe("audit trail", () => {
     expect((await auditEvents(`?keyId=${key.keyId}`)).body.data).toHaveLength(before);
   });
 
+  test("a change whose audit event cannot be written is not made: no change without its event", async () => {
+    const owner = await gateway.newProvisioningKey("atomic-owner");
+    const ownerAccount = accountClient(gateway, owner);
+    const key = (await ownerAccount.create({ name: "atomic" })).body;
+    // The owner's next event (seq 2) is taken underneath, so appending the PATCH's event fails.
+    await runSql([
+      `INSERT INTO audit_events (owner_id, seq, id, time, actor, action, key_id, webhook_id, version_before, version_after, changes, idempotency_key, request_id, prev_hash, hash)
+       VALUES ('atomic-owner', 2, 'aud_blocker', 0, '{}', 'update', NULL, NULL, NULL, NULL, '{}', NULL, NULL, 'x', 'x')`,
+    ]);
+    const patched = await ownerAccount.patch(key.keyId, { expectedVersion: 1, name: "atomic 2", labels: { changed: "yes" } });
+    expect(patched.status).toBeGreaterThanOrEqual(500);
+    expect((await ownerAccount.get(key.keyId)).body).toMatchObject({ name: "atomic", version: 1, labels: {} });
+    const events = (await call<ListPage<AuditEvent>>(gateway.baseUrl, "GET", `/v1/account/audit-events?keyId=${key.keyId}`, { bearer: owner })).body.data;
+    expect(events.map((event) => event.action)).toEqual(["create"]);
+  });
+
   test("filters by action and pages with a cursor, newest first", async () => {
     const first = await auditEvents("?action=create&limit=1");
     expect(first.body.data).toHaveLength(1);
