@@ -133,9 +133,12 @@ export function createApp(deps: AppDependencies): FastifyInstance {
 
   const metrics = deps.metrics ?? new GatewayMetrics();
   const webhookOptions = deps.webhooks ?? {};
-  ctx.spend = alertingLedger(ctx.spend, new BudgetAlerts(deps.store, now, webhookOptions.budgetRefreshMs));
+  const budgetAlerts = new BudgetAlerts(deps.store, now, webhookOptions.budgetRefreshMs);
+  ctx.spend = alertingLedger(ctx.spend, budgetAlerts);
   ctx.spend = observedLedger(ctx.spend, metrics, (id) => ctx.models.get(id) !== undefined);
   const deliverer = new WebhookDeliverer(deps.store, ctx.cipher, now, metrics, webhookOptions);
+  budgetAlerts.onSent = () => deliverer.nudge();
+  metrics.observeWebhookBacklog(() => deps.store.transaction((tx) => tx.events.deliveryBacklog()), now);
   if (deps.store.poolStats) metrics.observePool(() => deps.store.poolStats!());
   const serving = new ServingState();
 
@@ -189,6 +192,10 @@ export function createApp(deps: AppDependencies): FastifyInstance {
 
   if (webhookOptions.deliver !== false) {
     app.addHook("onReady", async () => deliverer.start());
+    // An account change may have put audit events in the outbox: deliver them without waiting for the poll.
+    app.addHook("onResponse", async (request, reply) => {
+      if (request.method !== "GET" && reply.statusCode < 300 && request.url.startsWith("/v1/account/")) deliverer.nudge();
+    });
   }
   // Stopped before the store closes: an attempt in flight records its outcome first.
   app.addHook("onClose", async () => deliverer.stop());

@@ -33,6 +33,7 @@ interface ServeOptions {
   console?: boolean;
   webhookAllowPrivateTargets?: boolean;
   webhookTimeout: number;
+  webhookLease: number;
   port: number;
   host: string;
   db?: string;
@@ -155,6 +156,7 @@ async function main(argv: string[]): Promise<void> {
     .option("--console", "serve the read-only web console at /console (docs/console.md; default: off)")
     .option("--webhook-allow-private-targets", "let webhooks reach loopback, private and link-local addresses (default: refused, against SSRF)")
     .addOption(new Option("--webhook-timeout <seconds>", "bound on one webhook delivery attempt").default(10).argParser(parseSeconds))
+    .addOption(new Option("--webhook-lease <seconds>", "how long a delivery is one process's before another may take it over (after a crash)").default(60).argParser(parseSeconds))
     .addOption(new Option("--rate-limit <per-second>", "sustained requests per second per credential, in this process (docs/api.md)").default(200).argParser(parseRate))
     .addOption(new Option("--rate-burst <requests>", "requests a credential may make at once after being idle, in this process").default(1000).argParser(parseRate))
     .addOption(new Option("--drain-timeout <seconds>", "on SIGTERM/SIGINT, how long requests in flight (streams too) may finish").default(30).argParser(parseSeconds).env("GATEWAY_DRAIN_TIMEOUT"))
@@ -224,7 +226,11 @@ async function serve(options: ServeOptions): Promise<void> {
     ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort, metricsHost: options.metricsHost ?? options.host }),
     rateLimit: { ratePerSecond: options.rateLimit, burst: options.rateBurst },
     console: options.console === true,
-    webhooks: { allowPrivateTargets: options.webhookAllowPrivateTargets === true, attemptTimeoutMs: Math.round(options.webhookTimeout * 1000) },
+    webhooks: {
+      allowPrivateTargets: options.webhookAllowPrivateTargets === true,
+      attemptTimeoutMs: Math.round(options.webhookTimeout * 1000),
+      leaseMs: Math.round(options.webhookLease * 1000),
+    },
     drainTimeoutMs: Math.round(options.drainTimeout * 1000),
     shutdownDelayMs: Math.round(options.shutdownDelay * 1000),
   });

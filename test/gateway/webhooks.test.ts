@@ -5,7 +5,8 @@ import { Webhook as StandardWebhook } from "standardwebhooks";
 import { AuditEvent, AuditVerification, ListPage, WebhookDelivery, WebhookWithSecret, type ApiKey } from "@gateway-keys/contract";
 import { GATEWAY_CLI } from "@gateway-keys/testkit/gateway-process";
 import type { TestGateway } from "@gateway-keys/testkit/test-gateway";
-import { accountClient, call, respond, useGateway } from "./helpers";
+import { startTestGateway } from "@gateway-keys/testkit/test-gateway";
+import { accountClient, call, expectError, respond, useGateway } from "./helpers";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
 
 let gateway: TestGateway;
@@ -93,6 +94,22 @@ describe("audit trail", () => {
     expect((await auditEvents(`?keyId=${key.keyId}`)).body.data).toHaveLength(before);
   });
 
+  test("a change whose audit event cannot be written is not made: no change without its event", async () => {
+    const owner = await gateway.newProvisioningKey("atomic-owner");
+    const ownerAccount = accountClient(gateway, owner);
+    const key = (await ownerAccount.create({ name: "atomic" })).body;
+    // The owner's next event (seq 2) is taken underneath, so appending the PATCH's event fails.
+    await runSql([
+      `INSERT INTO audit_events (owner_id, seq, id, time, actor, action, key_id, webhook_id, version_before, version_after, changes, idempotency_key, request_id, prev_hash, hash)
+       VALUES ('atomic-owner', 2, 'aud_blocker', 0, '{}', 'update', NULL, NULL, NULL, NULL, '{}', NULL, NULL, 'x', 'x')`,
+    ]);
+    const patched = await ownerAccount.patch(key.keyId, { expectedVersion: 1, name: "atomic 2", labels: { changed: "yes" } });
+    expect(patched.status).toBeGreaterThanOrEqual(500);
+    expect((await ownerAccount.get(key.keyId)).body).toMatchObject({ name: "atomic", version: 1, labels: {} });
+    const events = (await call<ListPage<AuditEvent>>(gateway.baseUrl, "GET", `/v1/account/audit-events?keyId=${key.keyId}`, { bearer: owner })).body.data;
+    expect(events.map((event) => event.action)).toEqual(["create"]);
+  });
+
   test("filters by action and pages with a cursor, newest first", async () => {
     const first = await auditEvents("?action=create&limit=1");
     expect(first.body.data).toHaveLength(1);
@@ -101,8 +118,7 @@ describe("audit trail", () => {
     expect(second.body.data[0]!.seq).toBeLessThan(first.body.data[0]!.seq);
     expect(second.body.data[0]!.action).toBe("create");
     const bad = await auditEvents("?action=explode");
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.param).toBe("action");
+    expect(expectError(bad, 400, "validation_failed").param).toBe("action");
   });
 
   test("verify reports an audit row edited directly in the database", async () => {
@@ -207,20 +223,53 @@ describe("webhooks", () => {
       expiryWarningSeconds: 3600,
       rotateAfterSeconds: 60,
     });
-    expect(await gateway.gateway.app.gateway.scanAlerts()).toBeGreaterThanOrEqual(1);
+    const sentFirst = await gateway.gateway.app.gateway.scanAlerts();
+    // The secret is a minute old only in a minute: made older underneath, as time would.
+    await runSql([`UPDATE api_keys SET created_at = created_at - 120000 WHERE id = '${key.keyId}'`]);
+    const sentSecond = await gateway.gateway.app.gateway.scanAlerts();
     expect(await gateway.gateway.app.gateway.scanAlerts()).toBe(0);
-    await receiver.waitFor((accepted) => accepted.some((d) => d.body.includes(key.keyId) && d.body.includes("key.expiring")));
-    const expiring = receiver.accepted().filter((d) => d.body.includes(key.keyId) && d.body.includes("key.expiring"));
-    expect(expiring).toHaveLength(1);
-    expect(JSON.parse(expiring[0]!.body)).toMatchObject({ type: "key.expiring", data: { keyId: key.keyId, expiryWarningSeconds: 3600 } });
+    const ofKey = (type: string) => receiver.accepted().filter((d) => d.body.includes(key.keyId) && d.body.includes(`"type":"${type}"`));
+    await receiver.waitFor(() => ofKey("key.expiring").length > 0 && ofKey("key.rotation_due").length > 0);
+    expect(sentFirst).toBeGreaterThanOrEqual(1);
+    expect(sentSecond).toBeGreaterThanOrEqual(1);
+    expect(ofKey("key.expiring")).toHaveLength(1);
+    expect(JSON.parse(ofKey("key.expiring")[0]!.body)).toMatchObject({ type: "key.expiring", data: { keyId: key.keyId, expiryWarningSeconds: 3600 } });
+    expect(ofKey("key.rotation_due")).toHaveLength(1);
+    expect(JSON.parse(ofKey("key.rotation_due")[0]!.body)).toMatchObject({ type: "key.rotation_due", data: { keyId: key.keyId, rotateAfterSeconds: 60 } });
+  });
+
+  test("during a secret rotation's overlap a delivery verifies with the old secret and with the new one", async () => {
+    const created = WebhookWithSecret.parse((await createWebhook({ url: receiver.url, events: ["audit.update"], labelSelector: { team: "rotating" } })).body);
+    const rotated = await call<WebhookWithSecret>(gateway.baseUrl, "POST", `/v1/account/webhooks/${created.webhookId}/rotate-secret`, {
+      ...auth(),
+      body: { expectedVersion: 1, overlapSeconds: 600 },
+      idempotencyKey: "auto",
+    });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).not.toBe(created.secret);
+    const key = await gateway.createRegularKey({ name: "rotating", labels: { team: "rotating" } });
+    expect((await account.patch(key.keyId, { expectedVersion: 1, name: "rotating 2" })).status).toBe(200);
+    const [delivery] = (await receiver.waitFor((accepted) => accepted.some((d) => d.body.includes('"rotating 2"')))).filter((d) => d.body.includes('"rotating 2"'));
+    const headers = { "webhook-id": String(delivery!.headers["webhook-id"]), "webhook-timestamp": String(delivery!.headers["webhook-timestamp"]), "webhook-signature": String(delivery!.headers["webhook-signature"]) };
+    expect(headers["webhook-signature"].split(" ")).toHaveLength(2);
+    expect(new StandardWebhook(created.secret).verify(delivery!.body, headers)).toMatchObject({ type: "audit.update" });
+    expect(new StandardWebhook(rotated.body.secret).verify(delivery!.body, headers)).toMatchObject({ type: "audit.update" });
+  });
+
+  test("the deliveries show in the metrics: attempts by outcome, and the lag of those sent", async () => {
+    const text = await gateway.gateway.app.gateway.metrics.registry.metrics();
+    expect(Number(/^gateway_webhook_deliveries_total\{outcome="sent"\} (\d+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
+    expect(Number(/^gateway_webhook_deliveries_total\{outcome="retried"\} (\d+)$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(5);
+    expect(Number(/^gateway_webhook_delivery_lag_seconds_count (\d+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
   });
 
   test("bad input is refused with 400 naming the field", async () => {
     const noEvents = await createWebhook({ url: receiver.url, events: [] });
-    expect(noEvents.status).toBe(400);
-    expect(noEvents.body.error.param).toBe("events");
+    expect(expectError(noEvents, 400, "validation_failed").param).toBe("events");
     const badUrl = await createWebhook({ url: "ftp://example.com", events: ["key.expired"] });
-    expect(badUrl.body.error.param).toBe("url");
+    expect(expectError(badUrl, 400, "validation_failed").param).toBe("url");
+    const unknownType = await createWebhook({ url: receiver.url, events: ["key.exploded"] });
+    expect(expectError(unknownType, 400, "validation_failed").param).toBe("events[0]");
     const unknown = await call(gateway.baseUrl, "GET", "/v1/account/webhooks/wh_doesnotexist", auth());
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe("webhook_not_found");
@@ -228,6 +277,36 @@ describe("webhooks", () => {
 });
 
 export type { ApiKey };
+
+describe("SSRF", () => {
+  test("without --webhook-allow-private-targets, loopback targets are refused (by address and by name) and nothing reaches them", async () => {
+    const guarded = await startTestGateway({ ownerId: "guarded", webhooks: { pollIntervalMs: 25, retryBaseMs: 10_000, scanIntervalMs: 0 } });
+    try {
+      const before = receiver.received.length;
+      const byName = receiver.url.replace("127.0.0.1", "localhost");
+      const hooks = [];
+      for (const url of [receiver.url, byName, "http://[::1]:9/hooks", "http://169.254.169.254/latest/meta-data"]) {
+        const created = await call<WebhookWithSecret>(guarded.baseUrl, "POST", "/v1/account/webhooks", { bearer: guarded.provisioningKey, body: { url, events: ["audit.create"] }, idempotencyKey: "auto" });
+        expect(created.status).toBe(201);
+        hooks.push(created.body.webhookId);
+      }
+      await guarded.createRegularKey({ name: "ssrf probe" });
+      for (const webhookId of hooks) {
+        const deadline = Date.now() + 10_000;
+        let delivery: WebhookDelivery | undefined;
+        while (!delivery || delivery.attempts === 0) {
+          if (Date.now() > deadline) throw new Error("no attempt was recorded");
+          await new Promise((resolve) => setTimeout(resolve, 25));
+          delivery = (await call<ListPage<WebhookDelivery>>(guarded.baseUrl, "GET", `/v1/account/webhooks/${webhookId}/deliveries`, { bearer: guarded.provisioningKey })).body.data[0];
+        }
+        expect(delivery).toMatchObject({ status: "pending", attempts: 1, lastError: expect.stringMatching(/private or local address/) });
+      }
+      expect(receiver.received.length).toBe(before);
+    } finally {
+      await guarded.stop();
+    }
+  });
+});
 
 describe("gateway audit verify (CLI)", () => {
   test("exits 0 on an intact chain and 1 naming the broken owner after a row is edited", async () => {

@@ -1,4 +1,4 @@
-import { AUDIT_GENESIS_HASH, canonicalJson, type AuditActor, type AuditChange, type AuditEvent, type AuditVerification } from "@gateway-keys/contract";
+import { AUDIT_GENESIS_HASH, canonicalJson, type AuditActor, type AuditEvent, type AuditVerification } from "@gateway-keys/contract";
 import { createHash } from "node:crypto";
 import { newId } from "../crypto";
 import type { StoredAuditEvent } from "../store/events/rows";
@@ -12,16 +12,7 @@ export interface AuditOrigin {
 }
 
 /** One change to record: the action, the resource and its versions, the fields changed. */
-export interface AuditEntry {
-  ownerId: string;
-  action: string;
-  keyId: string | null;
-  webhookId: string | null;
-  versionBefore: number | null;
-  versionAfter: number | null;
-  changes: Record<string, AuditChange>;
-  time: number;
-}
+export type AuditEntry = Pick<StoredAuditEvent, "ownerId" | "action" | "keyId" | "webhookId" | "versionBefore" | "versionAfter" | "changes" | "time">;
 
 /**
  * The hash of an event: SHA-256 (hex) of its `prevHash`, a newline, and the canonical JSON

@@ -10,7 +10,7 @@ import {
   type UpdateApiKeyParams,
 } from "@gateway-keys/contract";
 import { hashesEqual, newId, newSecret, sha256 } from "../crypto";
-import { GatewayError } from "../errors";
+import { GatewayError, versionConflict } from "../errors";
 import type { ApiKeyUpdate, NewApiKey, Store, StoredApiKey } from "../store/types";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -174,13 +174,7 @@ function assertMutable(current: StoredApiKey, expectedVersion: number): void {
   if (current.state === "revoked") {
     throw new GatewayError("key_revoked", "The key is revoked; a revoked key cannot be changed, rotated or revoked again.");
   }
-  if (current.version !== expectedVersion) {
-    throw new GatewayError(
-      "conflict",
-      `The key changed since you read it (expectedVersion ${expectedVersion}, current version ${current.version}); read it again and reapply your change.`,
-      { param: "expectedVersion", currentVersion: current.version },
-    );
-  }
+  if (current.version !== expectedVersion) throw versionConflict("key", expectedVersion, current.version);
 }
 
 function unchanged(current: StoredApiKey, now: number): ApiKeyUpdate {

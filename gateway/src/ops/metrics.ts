@@ -74,6 +74,32 @@ export class GatewayMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
+  /**
+   * The outbox's backlog, read from the database at each scrape: deliveries pending (retries
+   * included) and the age of the oldest, the lag a receiver sees at worst right now.
+   */
+  observeWebhookBacklog(read: () => Promise<{ pending: number; oldestCreatedAt: number | null }>, now: () => number): void {
+    let last: Promise<{ pending: number; oldestCreatedAt: number | null }> | undefined;
+    const backlog = () => (last ??= read().finally(() => setImmediate(() => (last = undefined))));
+    new Gauge({
+      name: "gateway_webhook_deliveries_pending",
+      help: "Webhook deliveries not yet delivered nor failed (across every process sharing the database).",
+      registers: [this.registry],
+      async collect() {
+        this.set((await backlog().catch(() => ({ pending: 0, oldestCreatedAt: null }))).pending);
+      },
+    });
+    new Gauge({
+      name: "gateway_webhook_oldest_pending_seconds",
+      help: "Age of the oldest pending webhook delivery; 0 with none.",
+      registers: [this.registry],
+      async collect() {
+        const { oldestCreatedAt } = await backlog().catch(() => ({ pending: 0, oldestCreatedAt: null }));
+        this.set(oldestCreatedAt === null ? 0 : Math.max(0, (now() - oldestCreatedAt) / 1000));
+      },
+    });
+  }
+
   /** One webhook delivery attempt's outcome; a sent one also records its lag since the event was made. */
   webhookAttempt(outcome: "sent" | "retried" | "failed", lagSeconds?: number): void {
     this.#webhookAttempts.inc({ outcome });

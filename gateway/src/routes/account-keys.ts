@@ -157,7 +157,6 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
   app.route({
     ...routeOf(ctx, ROUTES.updateKey),
     handler: async (request, reply) => {
-      const { ownerId } = accountOf(request);
       const now = ctx.now();
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
         toWireKey(tx, await changeKey(tx, request, "update", request.params.keyId, (current) => applyUpdate(current, request.body, now)), now),
@@ -169,7 +168,6 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
   app.route({
     ...routeOf(ctx, ROUTES.rotateKey),
     handler: async (request, reply) => {
-      const { ownerId } = accountOf(request);
       const now = ctx.now();
       const secret = newSecret("regular");
       const { expectedVersion, gracePeriodSeconds = 0 } = request.body;
@@ -184,7 +182,6 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
   app.route({
     ...routeOf(ctx, ROUTES.revokeKey),
     handler: async (request, reply) => {
-      const { ownerId } = accountOf(request);
       const now = ctx.now();
       const { expectedVersion } = request.body;
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>

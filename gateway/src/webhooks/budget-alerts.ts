@@ -28,6 +28,8 @@ export class BudgetAlerts {
   readonly #now: () => number;
   readonly #refreshMs: number;
   readonly #watches = new Map<string, WindowWatch>();
+  /** Called once an alert is committed (the deliverer's nudge). */
+  onSent: () => void = () => undefined;
 
   constructor(store: Store, now: () => number, refreshMs = 1000) {
     this.#store = store;
@@ -64,7 +66,7 @@ export class BudgetAlerts {
       const crossed = watch.thresholds.filter((threshold) => spent >= thresholdMicros(limitMicros, threshold));
       for (const threshold of crossed.slice(watch.sent)) {
         const alert = budgetThresholdAlert(threshold, limitMicros, spent, key.resetPeriod, at);
-        await this.#store.transaction((tx) => sendAlertOnce(tx, key, alert.mark, alert.data, this.#now()));
+        if (await this.#store.transaction((tx) => sendAlertOnce(tx, key, alert.mark, alert.data, this.#now()))) this.onSent();
       }
       watch.sent = Math.max(watch.sent, crossed.length);
     } catch {

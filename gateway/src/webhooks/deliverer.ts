@@ -51,6 +51,9 @@ export class WebhookDeliverer {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
+  #started = false;
+  /** A nudge that came while a pass ran: run again at once after it. */
+  #again = false;
 
   constructor(store: Store, cipher: ReplyCipher, now: () => number, metrics: GatewayMetrics | undefined, options: DelivererOptions = {}) {
     this.#store = store;
@@ -76,16 +79,35 @@ export class WebhookDeliverer {
   }
 
   start(): void {
-    const tick = () => {
+    this.#started = true;
+    this.#tick();
+  }
+
+  #tick(): void {
+    if (this.#stopped) return;
+    this.#again = false;
+    this.#running = this.runOnce().then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => {
+      this.#running = undefined;
       if (this.#stopped) return;
-      this.#running = this.runOnce().then(
-        () => undefined,
-        () => undefined,
-      ).finally(() => {
-        if (!this.#stopped) this.#timer = setTimeout(tick, this.#options.pollIntervalMs);
-      });
-    };
-    tick();
+      this.#timer = setTimeout(() => this.#tick(), this.#again ? 0 : this.#options.pollIntervalMs);
+    });
+  }
+
+  /**
+   * Looks for due deliveries now rather than at the next poll: called after this process committed
+   * an event, so its delivery waits for no timer. Other processes find it at their next poll.
+   */
+  nudge(): void {
+    if (!this.#started || this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#tick();
   }
 
   async stop(): Promise<void> {

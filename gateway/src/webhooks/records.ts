@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { CreateWebhookParams, UpdateWebhookParams, Webhook, WebhookDelivery } from "@gateway-keys/contract";
 import { newId, type ReplyCipher } from "../crypto";
-import { GatewayError } from "../errors";
+import { versionConflict } from "../errors";
 import type { WebhookUpdate } from "../store/events/event-tables";
 import type { StoredDelivery, StoredWebhook } from "../store/events/rows";
 
@@ -50,13 +50,7 @@ export function newWebhook(ownerId: string, params: CreateWebhookParams, cipher:
 
 /** Refuses a stale `expectedVersion` with 409 `conflict`, as keys do. */
 export function assertWebhookVersion(current: StoredWebhook, expectedVersion: number): void {
-  if (current.version !== expectedVersion) {
-    throw new GatewayError(
-      "conflict",
-      `The webhook changed since you read it (expectedVersion ${expectedVersion}, current version ${current.version}); read it again and reapply your change.`,
-      { param: "expectedVersion", currentVersion: current.version },
-    );
-  }
+  if (current.version !== expectedVersion) throw versionConflict("webhook", expectedVersion, current.version);
 }
 
 function unchanged(current: StoredWebhook, now: number): WebhookUpdate {

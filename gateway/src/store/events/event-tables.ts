@@ -72,8 +72,11 @@ export class EventTables {
 
   /** The owner's chain head (seq 0 and the genesis hash before the first event), held until the unit of work ends. */
   async lockAuditHead(ownerId: string): Promise<{ seq: number; hash: string }> {
-    await this.#run.all("INSERT INTO audit_heads (owner_id, seq, hash) VALUES (?, 0, ?) ON CONFLICT (owner_id) DO NOTHING", [ownerId, AUDIT_GENESIS_HASH]);
-    const [row] = await this.#run.all<{ seq: number; hash: string }>(`SELECT seq, hash FROM audit_heads WHERE owner_id = ?${this.#lock()}`, [ownerId]);
+    // One round trip: creates the head at genesis, or "updates" it to itself, which row-locks it and returns it.
+    const [row] = await this.#run.all<{ seq: number; hash: string }>(
+      "INSERT INTO audit_heads (owner_id, seq, hash) VALUES (?, 0, ?) ON CONFLICT (owner_id) DO UPDATE SET seq = audit_heads.seq RETURNING seq, hash",
+      [ownerId, AUDIT_GENESIS_HASH],
+    );
     return { seq: num(row!.seq), hash: row!.hash };
   }
 
@@ -85,15 +88,20 @@ export class EventTables {
 
   /** Appends an event and moves the owner's head to it (the caller holds the head: {@link lockAuditHead}). */
   async appendAuditEvent(event: StoredAuditEvent): Promise<void> {
-    await this.#run.all(
-      `INSERT INTO audit_events (owner_id, seq, id, time, actor, action, key_id, webhook_id, version_before, version_after,
-        changes, idempotency_key, request_id, prev_hash, hash) VALUES (${placeholders(15)})`,
-      [
-        event.ownerId, event.seq, event.id, event.time, JSON.stringify(event.actor), event.action, event.keyId, event.webhookId,
-        event.versionBefore, event.versionAfter, JSON.stringify(event.changes), event.idempotencyKey, event.requestId, event.prevHash, event.hash,
-      ],
-    );
-    await this.#run.all("UPDATE audit_heads SET seq = ?, hash = ? WHERE owner_id = ?", [event.seq, event.hash, event.ownerId]);
+    const insert = `INSERT INTO audit_events (owner_id, seq, id, time, actor, action, key_id, webhook_id, version_before, version_after,
+        changes, idempotency_key, request_id, prev_hash, hash) VALUES (${placeholders(15)})`;
+    const values = [
+      event.ownerId, event.seq, event.id, event.time, JSON.stringify(event.actor), event.action, event.keyId, event.webhookId,
+      event.versionBefore, event.versionAfter, JSON.stringify(event.changes), event.idempotencyKey, event.requestId, event.prevHash, event.hash,
+    ];
+    const moveHead = "UPDATE audit_heads SET seq = ?, hash = ? WHERE owner_id = ?";
+    const head = [event.seq, event.hash, event.ownerId];
+    // PostgreSQL takes both in one statement (one round trip); SQLite runs them in turn, in process.
+    if (this.#run.dialect === "postgres") await this.#run.all(`WITH appended AS (${insert}) ${moveHead}`, [...values, ...head]);
+    else {
+      await this.#run.all(insert, values);
+      await this.#run.all(moveHead, head);
+    }
   }
 
   /** A page of the owner's events, newest first. */

@@ -9,8 +9,18 @@ export interface SqlRunner {
   all<Row>(sql: string, params: readonly unknown[]): Promise<Row[]>;
 }
 
-/** `?` placeholders numbered for PostgreSQL (the event tables' SQL holds no `?` in literals). */
-export function numberPlaceholders(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
+const prepared = new Map<string, { name: string; text: string }>();
+
+/**
+ * A statement for PostgreSQL: `?` placeholders numbered (the event tables' SQL holds no `?` in
+ * literals), and named, so each connection parses and plans it once rather than per call.
+ */
+export function postgresStatement(sql: string): { name: string; text: string } {
+  let statement = prepared.get(sql);
+  if (!statement) {
+    let n = 0;
+    statement = { name: `gateway_events_${prepared.size + 1}`, text: sql.replace(/\?/g, () => `$${++n}`) };
+    prepared.set(sql, statement);
+  }
+  return statement;
 }

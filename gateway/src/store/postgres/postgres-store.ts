@@ -45,7 +45,7 @@ import { KeyChangeNotifications, type KeyChangeTiming } from "./key-change-liste
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import { SQL, type NamedQuery } from "./statements";
 import { EventTables } from "../events/event-tables";
-import { numberPlaceholders } from "../events/sql-runner";
+import { postgresStatement } from "../events/sql-runner";
 import { databaseFaultReason } from "../faults";
 import { DatabaseBreaker } from "./breaker";
 import { InDoubtSettles } from "./in-doubt-settles";
@@ -285,7 +285,7 @@ class PostgresStore implements Store {
     return {
       events: new EventTables({
         dialect: "postgres",
-        all: async <Row>(sql: string, params: readonly unknown[]) => (await client.query(numberPlaceholders(sql), params as unknown[])).rows as Row[],
+        all: async <Row>(sql: string, params: readonly unknown[]) => (await client.query({ ...postgresStatement(sql), values: params as unknown[] })).rows as Row[],
       }),
       getApiKey: (ownerId, keyId) => keyFrom(SQL.apiKeyByIdHeld, [keyId, ownerId]),
       insertApiKey: async (key: NewApiKey) =>
