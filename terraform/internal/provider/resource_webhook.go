@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
+	"net/url"
 
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/account"
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/gatewayapi"
@@ -90,7 +90,8 @@ func (r *webhookResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	created, err := r.client.CreateWebhook(ctx, body, account.IdempotencyKey("webhook-create", body, hex.EncodeToString(nonce)))
 	if err != nil {
-		summary, detail := describeResourceFailure("webhook", fmt.Sprintf("%q", fields.URL), "create", err, 0)
+		// Named by its URL's host, never the whole URL: some receivers put a token in the path or query.
+		summary, detail := describeResourceFailure("webhook", "for "+hostOf(fields.URL), "create", err, 0)
 		resp.Diagnostics.AddError(summary, detail)
 		return
 	}
@@ -212,4 +213,13 @@ func (r *webhookResource) Delete(ctx context.Context, req resource.DeleteRequest
 func (r *webhookResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("signing_secret_known"), false)...)
+}
+
+// hostOf is a URL's host, or "" for text that is not a URL.
+func hostOf(text string) string {
+	parsed, err := url.Parse(text)
+	if err != nil {
+		return ""
+	}
+	return parsed.Host
 }

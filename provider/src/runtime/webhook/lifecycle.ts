@@ -44,7 +44,7 @@ export async function createWebhook(context: ProviderContext, desired: DesiredWe
     try {
       answer = await webhooks.create(body, { ...callOptions(connection), ...derived }).withResponse();
     } catch (error) {
-      throw describeCreateFailure(desired.url, error, connection, "webhook");
+      throw describeCreateFailure(endpointName(desired), error, connection, "webhook");
     }
     const { secret, ...record } = answer.data;
     if (!answer.response.replayed) return created(record, secret, connection, desired);
@@ -63,7 +63,18 @@ export async function createWebhook(context: ProviderContext, desired: DesiredWe
     if (!stillCurrent) context.diagnostics.warn(unknownSigningSecretWarning(live.webhookId, "it was rotated outside this stack"), desired.clientReference);
     return { id: live.webhookId, outs: webhookState(live, connection, { signingSecret: secret, signingSecretKnown: stillCurrent }, desired) };
   }
-  throw new KeyOperationError(`could not create webhook "${desired.url}": the gateway kept answering with endpoints deleted since; run \`pulumi up\` again.`);
+  throw new KeyOperationError(
+    `could not create webhook "${endpointName(desired)}": the gateway kept answering with endpoints deleted since; run \`pulumi up\` again.`,
+  );
+}
+
+/**
+ * How messages name an endpoint not made yet: its resource's name, else its URL's host. Never the
+ * whole URL: some receivers put a token in the path or query.
+ */
+function endpointName(desired: DesiredWebhook): string {
+  if (desired.clientReference !== undefined) return desired.clientReference.split("::").pop()!;
+  return `for ${new URL(desired.url).host}`;
 }
 
 function created(record: Webhook, secret: string, connection: Connection, desired: DesiredWebhook): pulumi.dynamic.CreateResult<StoredWebhook> {
