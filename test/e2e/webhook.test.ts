@@ -2,7 +2,7 @@ import { Webhook as StandardWebhook } from "standardwebhooks";
 import { hintOf } from "@gateway-keys/contract";
 import { ApiKey, Webhook, type ApiKeyArgs, type WebhookArgs } from "@gateway-keys/provider";
 import { GatewayClient, NotFoundError } from "@gateway-keys/sdk";
-import { destroy, engineTranscript, findLeaks, preview, up } from "@gateway-keys/testkit/engine";
+import { destroy, engineTranscript, findLeaks, preview, refresh, up } from "@gateway-keys/testkit/engine";
 import { startWebhookReceiver, type WebhookReceiver } from "../gateway/webhook-receiver";
 import { useKeyTestEnvironment } from "./fixture";
 
@@ -55,6 +55,7 @@ describe("Webhook and the key's alerts, declared in a Pulumi program", () => {
     expect(await client().webhooks.get(webhookId)).toMatchObject({ url: receiver.url, events: ["audit.rotate", "key.budget_threshold"], labelSelector: { team: "search" }, enabled: true });
     expect(await client().apiKeys.get(keyId)).toMatchObject({ budgetAlertThresholds: [0.5, 0.8, 1], expiryWarningSeconds: 604_800, rotateAfterSeconds: 2_592_000 });
     await preview(stack, { expectNoChanges: true });
+    await refresh(stack, { expectNoChanges: true });
 
     // Events, thresholds and the warning: the plan says update, never replace; one PATCH each.
     webhookArgs = { ...webhookArgs, events: ["audit.rotate", "key.expiring"] };
