@@ -2,6 +2,7 @@ import { Webhook as StandardWebhook } from "standardwebhooks";
 import { hintOf } from "@gateway-keys/contract";
 import { ApiKey, Webhook, type ApiKeyArgs, type WebhookArgs } from "@gateway-keys/provider";
 import { GatewayClient, NotFoundError } from "@gateway-keys/sdk";
+import { createTestClock } from "@gateway-keys/testkit";
 import { destroy, engineTranscript, findLeaks, preview, refresh, up } from "@gateway-keys/testkit/engine";
 import { startWebhookReceiver, type WebhookReceiver } from "../gateway/webhook-receiver";
 import { useKeyTestEnvironment } from "./fixture";
@@ -10,11 +11,14 @@ import { useKeyTestEnvironment } from "./fixture";
  * `Webhook` and the alert fields of `ApiKey` through the real engine (dynamic provider), against a
  * real gateway that delivers to a real HTTP receiver on loopback: a program declares an endpoint
  * and a key with thresholds, changes both in place, rotates the key with `pulumi up`, and the
- * rotation arrives at the receiver as a signed event naming the key and the actor.
+ * rotation arrives at the receiver as a signed event naming the key and the actor; the key's
+ * `rotateAfter`, carried to the gateway, makes its scan send `key.rotation_due` once the secret is that old.
  */
 describe("Webhook and the key's alerts, declared in a Pulumi program", () => {
   // The receiver is on 127.0.0.1: the operator's flag allows loopback targets; deliveries polled fast.
-  const env = useKeyTestEnvironment({ webhooks: { allowPrivateTargets: true, pollIntervalMs: 50, scanIntervalMs: 0 } });
+  // The gateway's clock is the system's until the test moves it on, to make a secret due for rotation.
+  const clock = createTestClock(Date.now());
+  const env = useKeyTestEnvironment({ clock: clock.now, webhooks: { allowPrivateTargets: true, pollIntervalMs: 50, scanIntervalMs: 0 } });
   let receiver: WebhookReceiver;
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
@@ -25,7 +29,7 @@ describe("Webhook and the key's alerts, declared in a Pulumi program", () => {
   /** `METHOD /path` of each mutation the provider sent, ids replaced. */
   const mutations = () => env.recorder.calls().filter((call) => !call.startsWith("GET")).map((call) => call.replace(/wh_[A-Za-z0-9]+/g, "{id}"));
 
-  it("creates, changes in place, delivers a `pulumi up` rotation signed to the receiver, and deletes; secrets only encrypted", async () => {
+  it("creates, changes in place, delivers a `pulumi up` rotation signed to the receiver, sends key.rotation_due from rotateAfter, and deletes; secrets only encrypted", async () => {
     let webhookArgs: WebhookArgs = { url: receiver.url, events: ["audit.rotate", "key.budget_threshold"], labelSelector: { team: "search" } };
     let keyArgs: ApiKeyArgs = {
       labels: { team: "search" },
@@ -58,12 +62,13 @@ describe("Webhook and the key's alerts, declared in a Pulumi program", () => {
     await refresh(stack, { expectNoChanges: true });
 
     // Events, thresholds and the warning: the plan says update, never replace; one PATCH each.
-    webhookArgs = { ...webhookArgs, events: ["audit.rotate", "key.expiring"] };
+    webhookArgs = { ...webhookArgs, events: ["audit.rotate", "key.expiring", "key.rotation_due"] };
     keyArgs = { ...keyArgs, budgetAlertThresholds: [0.9], expiryWarning: "1d" };
     const plan = await preview(stack);
     expect(plan.result.changeSummary).toMatchObject({ update: 2 });
     expect(plan.result.changeSummary.replace ?? 0).toBe(0);
     expect(plan.output).toMatch(/~ events/);
+    expect(plan.output).toMatch(/~ budgetAlertThresholds/);
     env.recorder.reset();
     const changed = await up(stack);
     expect(mutations().sort()).toEqual(["PATCH /v1/account/api-keys/{id}", "PATCH /v1/account/webhooks/{id}"]);
@@ -85,6 +90,13 @@ describe("Webhook and the key's alerts, declared in a Pulumi program", () => {
     expect(verified.type).toBe("audit.rotate");
     expect(verified.data).toMatchObject({ action: "rotate", keyId, actor: { kind: "provisioning_key", hint: hintOf(env.gateway.provisioningKey) } });
     expect(verified.data.actor.id).toEqual(expect.any(String));
+
+    // The key carries rotateAfter as rotateAfterSeconds: 31 days on, the gateway's scan says the secret is due.
+    clock.advance(31 * 24 * 3600_000);
+    expect(await env.gateway.gateway.app.gateway.scanAlerts()).toBeGreaterThanOrEqual(1);
+    const isDue = (d: { body: string }) => (JSON.parse(d.body) as { type: string }).type === "key.rotation_due";
+    const due = JSON.parse((await receiver.waitFor((accepted) => accepted.some(isDue))).find(isDue)!.body) as { data: unknown };
+    expect(due.data).toMatchObject({ keyId, rotateAfterSeconds: 2_592_000 });
 
     const keySecret = (await stack.outputs()).secret!.value as string;
     await destroy(stack);
