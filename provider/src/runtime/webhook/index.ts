@@ -9,9 +9,16 @@ import { createWebhook, deleteWebhook, readWebhook, updateWebhook } from "./life
 import { checkWebhook, diffWebhook } from "./plan";
 import type { DesiredWebhook, StoredWebhook } from "./shapes";
 
-export { WEBHOOK_SECRET_PROPERTIES, WebhookInputs, type DesiredWebhook, type StoredWebhook } from "./shapes";
 export { signingSecretRotates } from "./plan";
-export { WEBHOOK_PATCHABLE_FIELDS, WEBHOOK_CARRIED_INPUTS, WEBHOOK_RECORD_FIELDS } from "./shapes";
+export {
+  WEBHOOK_CARRIED_INPUTS,
+  WEBHOOK_PATCHABLE_FIELDS,
+  WEBHOOK_RECORD_FIELDS,
+  WEBHOOK_SECRET_PROPERTIES,
+  WebhookInputs,
+  type DesiredWebhook,
+  type StoredWebhook,
+} from "./shapes";
 
 /**
  * Makes a Webhook provider: plain async functions, callable directly in tests, over its own
