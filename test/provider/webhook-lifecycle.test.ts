@@ -64,7 +64,7 @@ describe("Webhook create, update and delete", () => {
 
   it("rotates the signing secret in place on a new rotationTrigger, the old one signing for the overlap", async () => {
     const created = await provider.create(newResource());
-    const rotated = await provider.update(created.id, created.outs, { ...newResource(), rotationTrigger: 1, rotationOverlap: "1h" });
+    const rotated = await provider.update(created.id, created.outs!, { ...newResource(), rotationTrigger: 1, rotationOverlap: "1h" });
     expect(rotated.outs!.signingSecret).toMatch(/^whsec_/);
     expect(rotated.outs!.signingSecret).not.toBe(created.outs!.signingSecret);
     expect(Date.parse(rotated.outs!.previousSecretExpiresAt!)).toBeGreaterThan(Date.now() + 55 * 60_000);
