@@ -77,4 +77,19 @@ describe("Webhook create, update and delete", () => {
     await expect(provider.delete(id, outs!)).resolves.toBeUndefined();
     expect(await provider.read(id, outs!)).toEqual({});
   });
+
+  it("does not drop an endpoint from the stack when another owner's provisioning key is configured: it says whose it is", async () => {
+    const { id, outs } = await provider.create(newResource());
+    const otherOwner = await gateway.newProvisioningKey("other-owner");
+    const other = createWebhookProvider({ createClient: clients.createClient, env: { GATEWAY_BASE_URL: gateway.baseUrl, GATEWAY_PROVISIONING_KEY: otherOwner } });
+    try {
+      const said = `webhook ${id} belongs to owner ${gateway.ownerId}, but the provisioning key configured for ${gateway.baseUrl} belongs to owner other-owner; nothing was changed.`;
+      await expect(other.read(id, outs!)).rejects.toThrow(said);
+      await expect(other.delete(id, outs!)).rejects.toThrow(said);
+      expect((await owner.webhooks.get(id)).webhookId).toBe(id);
+    } finally {
+      await other.close();
+    }
+    await provider.delete(id, outs!);
+  });
 });

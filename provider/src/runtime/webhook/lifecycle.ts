@@ -6,7 +6,7 @@ import { KeyOperationError } from "../errors";
 import { derivedIdempotencyKey } from "../idempotency";
 import { describeCreateFailure } from "../messages";
 import { durationSeconds } from "../time";
-import { describeWebhookFailure, isWebhookGone, unknownSigningSecretWarning } from "./messages";
+import { describeWebhookFailure, isWebhookGone, requireWebhookOwner, unknownSigningSecretWarning } from "./messages";
 import { signingSecretRotates } from "./plan";
 import type { DesiredWebhook, StoredWebhook } from "./shapes";
 import {
@@ -113,15 +113,19 @@ export interface WebhookRead {
   inputs?: Record<string, unknown>;
 }
 
-/** Reads the live endpoint. The signing secret stays the stack's only while nobody rotated it outside (same secret hint). */
+/**
+ * Reads the live endpoint. The signing secret stays the stack's only while nobody rotated it outside
+ * (same secret hint). A deleted endpoint leaves the stack; one another owner's credentials cannot see does not.
+ */
 export async function readWebhook(context: ProviderContext, id: string, stored: StoredWebhook | undefined): Promise<WebhookRead> {
   const connection = context.connections.existing(stored);
   let record: Webhook;
   try {
     record = await webhooksOf(context, connection).get(id, callOptions(connection));
   } catch (error) {
-    if (isWebhookGone(error)) return {};
-    throw describeWebhookFailure(id, "read", error, stored?.version ?? 0, connection);
+    if (!isWebhookGone(error)) throw describeWebhookFailure(id, "read", error, stored?.version ?? 0, connection);
+    if (stored) await requireWebhookOwner(context.owners, id, stored, connection);
+    return {};
   }
   const known = stored?.signingSecretKnown === true && stored.secretHint === record.secretHint;
   const secret: SigningSecretKnowledge = { signingSecret: stored?.signingSecret, signingSecretKnown: known };
@@ -189,13 +193,13 @@ function recordOf(stored: StoredWebhook): Webhook {
   return { object: "webhook", ...stored, previousSecretExpiresAt: stored.previousSecretExpiresAt ?? null } as Webhook;
 }
 
-/** Deletes the endpoint; pending deliveries to it are dropped. Already gone counts as done. */
+/** Deletes the endpoint; pending deliveries to it are dropped. Already gone counts as done; another owner's credentials do not. */
 export async function deleteWebhook(context: ProviderContext, id: string, stored: StoredWebhook): Promise<void> {
   const connection = context.connections.existing(stored);
   try {
     await webhooksOf(context, connection).delete(id, { ...callOptions(connection), idempotencyKey: derivedIdempotencyKey("delete", { webhookId: id }) });
   } catch (error) {
-    if (isWebhookGone(error)) return;
-    throw describeWebhookFailure(id, "delete", error, stored.version, connection);
+    if (!isWebhookGone(error)) throw describeWebhookFailure(id, "delete", error, stored.version, connection);
+    await requireWebhookOwner(context.owners, id, stored, connection);
   }
 }
