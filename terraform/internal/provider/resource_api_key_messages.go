@@ -96,17 +96,18 @@ func rotatedOutsideWarning(keyID string) string {
 }
 
 // wrongOwner says the configured credentials belong to another owner than the key's.
-func wrongOwner(keyID, keyOwner, credentialOwner string) (summary, detail string) {
+func wrongOwner(noun, id, owner, credentialOwner string) (summary, detail string) {
 	return "Provisioning key of another owner", fmt.Sprintf(
-		"Key %s belongs to owner %s, but the configured provisioning key belongs to owner %s; nothing was changed. "+
-			"Configure owner %s's provisioning key to manage this key.", keyID, keyOwner, credentialOwner, keyOwner)
+		"%s %s belongs to owner %s, but the configured provisioning key belongs to owner %s; nothing was changed. "+
+			"Configure owner %s's provisioning key to manage this %s.", strings.ToUpper(noun[:1])+noun[1:], id, owner, credentialOwner, owner, noun)
 }
 
 // ownerUnknown says a 404 cannot be trusted: the gateway cannot say whose credentials these are.
-func ownerUnknown(keyID string) (summary, detail string) {
-	return "Cannot tell whether the key is gone", fmt.Sprintf(
-		"Key %s is not visible to the configured provisioning key, and this gateway cannot say whose key that is (no whoami): "+
-			"the key may be gone, or belong to another owner. Nothing was changed. Configure the provisioning key of the key's owner and run the command again.", keyID)
+func ownerUnknown(noun, id string) (summary, detail string) {
+	return fmt.Sprintf("Cannot tell whether the %s is gone", noun), fmt.Sprintf(
+		"%s %s is not visible to the configured provisioning key, and this gateway cannot say whose %s that is (no whoami): "+
+			"the %s may be gone, or belong to another owner. Nothing was changed. Configure the provisioning key of the %s's owner and run the command again.",
+		strings.ToUpper(noun[:1])+noun[1:], id, noun, noun, noun)
 }
 
 // describeRotateFailure is describeFailure, with the one rotation-only refusal said in Terraform terms.

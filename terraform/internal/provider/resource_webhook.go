@@ -102,7 +102,8 @@ func (r *webhookResource) Create(ctx context.Context, req resource.CreateRequest
 }
 
 // Read refreshes the state from the gateway, so a change made outside Terraform shows in the next
-// plan; a deleted endpoint leaves the state. The signing secret stays the state's only while the
+// plan; a deleted endpoint leaves the state (one the configured credentials cannot see because they
+// are another owner's does not). The signing secret stays the state's only while the
 // endpoint's secret hint is the one it had.
 func (r *webhookResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var prior webhookModel
@@ -113,7 +114,9 @@ func (r *webhookResource) Read(ctx context.Context, req resource.ReadRequest, re
 	id := prior.ID.ValueString()
 	record, err := r.client.GetWebhook(ctx, id)
 	if account.Is(err, "webhook_not_found") {
-		resp.State.RemoveResource(ctx)
+		if requireOwner(ctx, r.client, "webhook", id, prior.OwnerID.ValueString(), &resp.Diagnostics) {
+			resp.State.RemoveResource(ctx)
+		}
 		return
 	}
 	if err != nil {
@@ -192,7 +195,8 @@ func webhookChanges(ctx context.Context, plan, prior webhookModel, diags *diag.D
 	return declared, changedWebhookFields(declared, current)
 }
 
-// Delete removes the endpoint; one already gone counts as done.
+// Delete removes the endpoint; one already gone counts as done, unless the configured credentials
+// are another owner's.
 func (r *webhookResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var prior webhookModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
@@ -201,7 +205,11 @@ func (r *webhookResource) Delete(ctx context.Context, req resource.DeleteRequest
 	}
 	id := prior.ID.ValueString()
 	err := r.client.DeleteWebhook(ctx, id, account.IdempotencyKey("webhook-delete", id))
-	if err != nil && !account.Is(err, "webhook_not_found") {
+	switch {
+	case err == nil:
+	case account.Is(err, "webhook_not_found"):
+		requireOwner(ctx, r.client, "webhook", id, prior.OwnerID.ValueString(), &resp.Diagnostics)
+	default:
 		summary, detail := describeResourceFailure("webhook", id, "delete", err, prior.Version.ValueInt64())
 		resp.Diagnostics.AddError(summary, detail)
 	}
