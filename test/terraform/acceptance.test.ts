@@ -25,6 +25,7 @@ const ACCEPTANCE_TESTS = [
   "TestAccDataSources",
   "TestAccAPIKeyValidation",
   "TestAccWebhookAndKeyAlerts",
+  "TestAccWebhookValidation",
 ];
 /** The provider's unit tests, run in the same `go test`. */
 const UNIT_TESTS = [
@@ -34,6 +35,7 @@ const UNIT_TESTS = [
   "TestACreateLeavesOutWhatTheGatewayDefaults",
   "TestAPIKeyDataSourceSchemaIsTheResourceAttributesReadOnly",
   "TestRotateAfterComesDueAtTheInstantTheClockGives",
+  "TestWebhookEventTypesAreTheOpenAPIDocuments",
 ];
 const ALL_TESTS = [...ACCEPTANCE_TESTS, ...UNIT_TESTS];
 

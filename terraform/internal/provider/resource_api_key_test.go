@@ -338,6 +338,8 @@ func TestAccAPIKeyValidation(t *testing.T) {
 		`model_policy = { mode = "some" }`:          {"model_policy.mode", `value must be one of`},
 		`logging_policy = { retention_days = 400 }`: {"logging_policy.retention_days", `between 1 and 365`},
 		`rotation_grace_period = "8d"`:              {"rotation_grace_period", `at most 7d`},
+		`expiry_warning = "400d"`:                   {"expiry_warning", `from 1m to 365d`},
+		`budget_alert_thresholds = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1]`: {"budget_alert_thresholds", `at most 10`},
 	}
 	var steps []resource.TestStep
 	for line, want := range cases {

@@ -20,6 +20,14 @@ import (
 // webhookURLMaxLength is the contract's bound on an endpoint's URL (contract/src/webhooks.ts).
 const webhookURLMaxLength = 2048
 
+// webhookEventTypes are the event types an endpoint may name, as the account API's OpenAPI
+// document lists them (TestWebhookEventTypesAreTheOpenAPIDocuments keeps the two the same).
+var webhookEventTypes = []string{
+	"key.budget_threshold", "key.expiring", "key.expired", "key.rotation_due",
+	"audit.create", "audit.update", "audit.rotate", "audit.revoke", "audit.console_sign_in",
+	"audit.webhook_create", "audit.webhook_update", "audit.webhook_rotate_secret", "audit.webhook_delete",
+}
+
 func (r *webhookResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = webhookResourceSchema()
 }
@@ -44,7 +52,9 @@ func webhookResourceSchema() schema.Schema {
 				ElementType: types.StringType, Required: true,
 				Description: "The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, " +
 					"and audit.<action> for each audit action (audit.create, audit.update, audit.rotate, audit.revoke, …).",
-				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues()},
+				Validators: []validator.List{
+					listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(stringvalidator.OneOf(webhookEventTypes...)),
+				},
 			},
 			"label_selector": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true, Computed: true,

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -178,4 +179,26 @@ func expectKeyAlerts(t *testing.T, keyID string, thresholds []float32, warning, 
 			keyID, record.BudgetAlertThresholds, gotWarning, gotRotate, thresholds, warning, rotateAfter)
 	}
 	return nil
+}
+
+// A bad URL, an unknown or repeated event type, a bad overlap: each named at plan time, nothing sent.
+func TestAccWebhookValidation(t *testing.T) {
+	requireEnvironment(t)
+	cases := map[string]struct{ attributes, message string }{
+		`url = "ftp://hooks.example.com"` + "\n  events = [\"key.expired\"]":                                {"url", `http:// or https:// URL`},
+		`url = "https://me:pw@hooks.example.com"` + "\n  events = [\"key.expired\"]":                        {"url", `without user or password`},
+		`url = "https://hooks.example.com"` + "\n  events = [\"key.exploded\"]":                             {"events", `value must be one of`},
+		`url = "https://hooks.example.com"` + "\n  events = [\"key.expired\", \"key.expired\"]":             {"events", `duplicate values`},
+		`url = "https://hooks.example.com"` + "\n  events = []":                                             {"events", `at least 1`},
+		`url = "https://hooks.example.com"` + "\n  events = [\"key.expired\"]\n  rotation_overlap = \"8d\"": {"rotation_overlap", `at most 7d`},
+	}
+	var steps []resource.TestStep
+	for lines, want := range cases {
+		steps = append(steps, resource.TestStep{
+			Config:      fmt.Sprintf("resource \"gatewaykeys_webhook\" \"test\" {\n  %s\n}\n", lines),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)` + regexp.QuoteMeta(want.attributes) + `.*` + want.message),
+		})
+	}
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: providerFactories, Steps: steps})
 }
