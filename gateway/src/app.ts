@@ -198,7 +198,10 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     });
   }
   // Stopped before the store closes: an attempt in flight records its outcome first.
-  app.addHook("onClose", async () => deliverer.stop());
+  app.addHook("onClose", async () => {
+    budgetAlerts.close();
+    await deliverer.stop();
+  });
   const scanMs = webhookOptions.scanIntervalMs ?? 60_000;
   if (scanMs > 0) {
     let scan: NodeJS.Timeout | undefined;

@@ -214,6 +214,28 @@ describe("webhooks", () => {
     expect(webhook.events).toEqual(["key.budget_threshold"]);
   });
 
+  test("a threshold already reached when it is declared (a PATCH, no charge after) is sent by the scan, once", async () => {
+    await createWebhook({ url: receiver.url, events: ["key.budget_threshold"], labelSelector: { team: "late" } });
+    const key = await gateway.createRegularKey({ name: "late", labels: { team: "late" }, spendPolicy: { limitUnits: "0.03" } });
+    for (const _ of [1, 2]) expect((await respond(gateway, key.secret, { model: "echo-1", input: "ping", max_output_tokens: 1 })).status).toBe(200);
+    expect((await account.patch(key.keyId, { expectedVersion: 1, budgetAlertThresholds: [0.1, 0.9] })).status).toBe(200);
+    expect(await gateway.gateway.app.gateway.scanAlerts()).toBeGreaterThanOrEqual(1);
+    await gateway.gateway.app.gateway.scanAlerts();
+    // One event, whichever endpoints hear of it (the load test's endpoint hears of every key too).
+    const ofKey = () => [
+      ...new Map(
+        receiver
+          .accepted()
+          .filter((d) => d.body.includes(key.keyId))
+          .map((d) => JSON.parse(d.body) as { id: string; data: { threshold: number; spentUnits: string } })
+          .map((event) => [event.id, event]),
+      ).values(),
+    ];
+    await receiver.waitFor(() => ofKey().length >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(ofKey().map((event) => [event.data.threshold, event.data.spentUnits])).toEqual([[0.1, "0.006"]]);
+  });
+
   test("the expiry and rotation scan sends key.expiring and key.rotation_due once each", async () => {
     await createWebhook({ url: receiver.url, events: ["key.expiring", "key.rotation_due"], labelSelector: { team: "scan" } });
     const key = await gateway.createRegularKey({

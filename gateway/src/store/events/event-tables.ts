@@ -288,8 +288,13 @@ export class EventTables {
   /** Keys not revoked that have an expiry or alert settings: what the periodic scan looks at. */
   async alertCandidates(): Promise<AlertCandidate[]> {
     const rows = await this.#run.all<{
-      id: string; owner_id: string; name: string; labels: string; expires_at: number | null; created_at: number; rotated_at: number | null; alerts: string;
-    }>("SELECT id, owner_id, name, labels, expires_at, created_at, rotated_at, alerts FROM api_keys WHERE state <> 'revoked' AND (expires_at IS NOT NULL OR alerts <> '{}')", []);
+      id: string; owner_id: string; name: string; labels: string; expires_at: number | null; created_at: number; rotated_at: number | null;
+      spend_limit_micros: number | bigint | null; reset_period: string; alerts: string;
+    }>(
+      `SELECT id, owner_id, name, labels, expires_at, created_at, rotated_at, spend_limit_micros, reset_period, alerts
+      FROM api_keys WHERE state <> 'revoked' AND (expires_at IS NOT NULL OR alerts <> '{}')`,
+      [],
+    );
     return rows.map((row) => ({
       id: row.id,
       ownerId: row.owner_id,
@@ -298,6 +303,8 @@ export class EventTables {
       expiresAt: numOrNull(row.expires_at),
       createdAt: num(row.created_at),
       rotatedAt: numOrNull(row.rotated_at),
+      spendLimitMicros: row.spend_limit_micros === null ? null : BigInt(row.spend_limit_micros),
+      resetPeriod: row.reset_period,
       alerts: JSON.parse(row.alerts) as AlertCandidate["alerts"],
     }));
   }

@@ -184,5 +184,7 @@ export interface AlertCandidate {
   expiresAt: number | null;
   createdAt: number;
   rotatedAt: number | null;
-  alerts: { expiryWarningSeconds?: number | null; rotateAfterSeconds?: number | null };
+  spendLimitMicros: bigint | null;
+  resetPeriod: string;
+  alerts: { budgetAlertThresholds?: number[]; expiryWarningSeconds?: number | null; rotateAfterSeconds?: number | null };
 }
