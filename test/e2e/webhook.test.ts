@@ -6,6 +6,7 @@ import { createTestClock } from "@gateway-keys/testkit";
 import { destroy, engineTranscript, findLeaks, preview, refresh, up } from "@gateway-keys/testkit/engine";
 import { startWebhookReceiver, type WebhookReceiver } from "../gateway/webhook-receiver";
 import { useKeyTestEnvironment } from "./fixture";
+import { expectWebhookAndKeyChangedInPlace } from "./support/webhook-changes";
 
 /**
  * `Webhook` and the alert fields of `ApiKey` through the real engine (dynamic provider), against a
@@ -64,14 +65,7 @@ describe("Webhook and the key's alerts, declared in a Pulumi program", () => {
     // Events, thresholds and the warning: the plan says update, never replace; one PATCH each.
     webhookArgs = { ...webhookArgs, events: ["audit.rotate", "key.expiring", "key.rotation_due"] };
     keyArgs = { ...keyArgs, budgetAlertThresholds: [0.9], expiryWarning: "1d" };
-    const plan = await preview(stack);
-    expect(plan.result.changeSummary).toMatchObject({ update: 2 });
-    expect(plan.result.changeSummary.replace ?? 0).toBe(0);
-    expect(plan.output).toMatch(/~ events/);
-    expect(plan.output).toMatch(/~ budgetAlertThresholds/);
-    env.recorder.reset();
-    const changed = await up(stack);
-    expect(mutations().sort()).toEqual(["PATCH /v1/account/api-keys/{id}", "PATCH /v1/account/webhooks/{id}"]);
+    const changed = await expectWebhookAndKeyChangedInPlace(stack, env.recorder);
     expect(changed.result.outputs.webhookId!.value).toBe(webhookId);
     expect(changed.result.outputs.signingSecret!.value).toBe(signingSecret);
     expect(await client().apiKeys.get(keyId)).toMatchObject({ budgetAlertThresholds: [0.9], expiryWarningSeconds: 86_400 });
