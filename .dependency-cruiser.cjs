@@ -15,7 +15,8 @@ const GATEWAY_LAYERS = [
   ["inference", "ops"],
   ["models"],
   ["context.ts"],
-  ["auth", "idempotency", "policies"],
+  // The audit trail and webhooks (outbox, deliverer, alerts) use the context, store and metrics.
+  ["auth", "idempotency", "policies", "audit", "webhooks"],
   // The model-call pipeline: authenticate, admit, engine, settle, log.
   ["pipeline", "console"],
   ["routes"],
@@ -25,7 +26,15 @@ const GATEWAY_LAYERS = [
 ];
 
 /** provider/src, bottom up. */
-const PROVIDER_LAYERS = [["runtime"], ["inputs.ts"], ["native", "api-key-base.ts"], ["api-key.ts", "provider-module.ts"], ["api-key-pair.ts"], ["index.ts"]];
+const PROVIDER_LAYERS = [
+  ["runtime"],
+  ["inputs.ts"],
+  ["provider-module.ts"],
+  ["native", "api-key-base.ts", "webhook-base.ts"],
+  ["api-key.ts", "webhook.ts"],
+  ["api-key-pair.ts"],
+  ["index.ts"],
+];
 
 const escape = (name) => name.replace(/[.]/g, "\\.");
 /** A path pattern for a layer's members under `root`. */

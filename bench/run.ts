@@ -3,12 +3,14 @@
  * below; `npm run bench -- provider gateway` runs the named ones. Each benchmark measures its own
  * baseline in the same run and prints ratios against it.
  */
+import { main as auditCost } from "./audit-cost.ts";
 import { main as engineFloor } from "./engine-floor.ts";
 import { main as gateway } from "./gateway.ts";
 import { main as gatewayScale } from "./gateway-scale.ts";
 import { main as provider } from "./provider.ts";
 
 const benchmarks: Record<string, () => Promise<unknown>> = {
+  "audit-cost": () => auditCost(),
   "engine-floor": () => engineFloor(),
   gateway: () => gateway(),
   "gateway-scale": () => gatewayScale(),

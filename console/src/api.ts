@@ -1,4 +1,4 @@
-import type { ApiKey, ListPage, LogEntry, UsageSummary, UsageTimeline } from "@gateway-keys/contract";
+import type { ApiKey, AuditEvent, AuditVerification, ListPage, LogEntry, UsageSummary, UsageTimeline } from "@gateway-keys/contract";
 
 /** Who is signed in, as `/console/session` says. */
 export interface Session {
@@ -59,5 +59,8 @@ export const api = {
   usage: () => call<UsageSummary>("GET", "/v1/account/usage/summary"),
   timeline: (bucket: "hour" | "day", keyId?: string) =>
     call<UsageTimeline>("GET", `/v1/account/usage/timeline?bucket=${bucket}${keyId ? `&keyId=${encodeURIComponent(keyId)}` : ""}`),
+  /** The latest 100 account changes, newest first. */
+  auditEvents: () => call<ListPage<AuditEvent>>("GET", "/v1/account/audit-events?limit=100"),
+  auditVerify: () => call<AuditVerification>("GET", "/v1/account/audit-events/verify"),
   logs: (keyId: string) => call<ListPage<LogEntry>>("GET", `/v1/account/logs?limit=20&keyId=${encodeURIComponent(keyId)}`),
 };

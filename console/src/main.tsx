@@ -1,15 +1,16 @@
-import type { ApiKey, UsageSummary, UsageTimeline } from "@gateway-keys/contract";
+import type { ApiKey, AuditEvent, UsageSummary, UsageTimeline } from "@gateway-keys/contract";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, ConsoleError, type Session } from "./api";
+import { AuditPage } from "./pages/audit";
 import { KeyPage, type KeyView } from "./pages/key";
 import { KeysPage } from "./pages/keys";
 import { SignIn } from "./pages/sign-in";
 import { UsagePage } from "./pages/usage";
 import "./app.css";
 
-/** The pages, by the URL's hash: `#/keys`, `#/keys/<keyId>`, `#/usage`. */
-type Route = { page: "keys" } | { page: "key"; keyId: string } | { page: "usage" };
+/** The pages, by the URL's hash: `#/keys`, `#/keys/<keyId>`, `#/usage`, `#/audit`. */
+type Route = { page: "keys" } | { page: "key"; keyId: string } | { page: "usage" } | { page: "audit" };
 
 function routeOf(hash: string): Route {
   const key = /^#\/keys\/([^/]+)$/.exec(hash);
@@ -21,13 +22,15 @@ function routeOf(hash: string): Route {
       return { page: "keys" };
     }
   }
+  if (hash === "#/audit") return { page: "audit" };
   return hash === "#/usage" ? { page: "usage" } : { page: "keys" };
 }
 
 type Loaded =
   | { page: "keys"; keys: ApiKey[]; usage: UsageSummary }
   | { page: "key"; view: KeyView }
-  | { page: "usage"; usage: UsageSummary; days: UsageTimeline };
+  | { page: "usage"; usage: UsageSummary; days: UsageTimeline }
+  | { page: "audit"; events: AuditEvent[]; valid: boolean };
 
 async function load(route: Route): Promise<Loaded> {
   switch (route.page) {
@@ -47,6 +50,10 @@ async function load(route: Route): Promise<Loaded> {
     case "usage": {
       const [usage, days] = await Promise.all([api.usage(), api.timeline("day")]);
       return { page: "usage", usage, days };
+    }
+    case "audit": {
+      const [page, verdict] = await Promise.all([api.auditEvents(), api.auditVerify()]);
+      return { page: "audit", events: page.data, valid: verdict.valid };
     }
   }
 }
@@ -85,7 +92,7 @@ function App() {
   }, [session, route]);
 
   useEffect(() => {
-    document.title = `${route.page === "key" ? "Key" : route.page === "usage" ? "Usage" : "Keys"} · Gateway console`;
+    document.title = `${{ key: "Key", usage: "Usage", audit: "Audit trail", keys: "Keys" }[route.page]} · Gateway console`;
   }, [route]);
 
   if (session === undefined) return <p class="loading">Loading…</p>;
@@ -98,11 +105,14 @@ function App() {
     <>
       <header class="top">
         <nav aria-label="Console">
-          <a href="#/keys" aria-current={route.page !== "usage" ? "page" : undefined}>
+          <a href="#/keys" aria-current={route.page === "keys" || route.page === "key" ? "page" : undefined}>
             Keys
           </a>
           <a href="#/usage" aria-current={route.page === "usage" ? "page" : undefined}>
             Usage
+          </a>
+          <a href="#/audit" aria-current={route.page === "audit" ? "page" : undefined}>
+            Audit
           </a>
         </nav>
         <span class="who">
@@ -126,6 +136,8 @@ function App() {
         <KeysPage keys={loaded.keys} usage={loaded.usage} />
       ) : loaded.page === "key" ? (
         <KeyPage view={loaded.view} />
+      ) : loaded.page === "audit" ? (
+        <AuditPage events={loaded.events} valid={loaded.valid} />
       ) : (
         <UsagePage usage={loaded.usage} days={loaded.days} />
       )}

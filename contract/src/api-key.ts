@@ -120,6 +120,12 @@ export const ApiKey = z.object({
    * gateway without the extension sends nothing, read as null.
    */
   previousSecretExpiresAt: Timestamp.nullable().default(null),
+  /** Fractions of the spend limit that send `key.budget_threshold` (ascending); a gateway without webhooks sends nothing, read as []. */
+  budgetAlertThresholds: z.array(z.number()).default([]),
+  /** Seconds before `expiresAt` that `key.expiring` is sent, or null. */
+  expiryWarningSeconds: z.number().int().nullable().default(null),
+  /** Age of the secret (seconds since `createdAt` or `rotatedAt`) at which `key.rotation_due` is sent, or null. */
+  rotateAfterSeconds: z.number().int().nullable().default(null),
 });
 export type ApiKey = z.infer<typeof ApiKey>;
 

@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   model_not_allowed: "permission_error",
   key_disabled: "permission_error",
   key_not_found: "not_found_error",
+  webhook_not_found: "not_found_error",
   route_not_found: "not_found_error",
   model_not_found: "not_found_error",
   conflict: "conflict_error",

@@ -3,6 +3,9 @@
  * Each wire object is one zod schema with its type beside it; docs/api.md explains them.
  */
 export * from "./api-key";
+export * from "./audit";
+export * from "./key-alerts";
+export * from "./webhooks";
 export * from "./canonical-json";
 export * from "./credentials";
 export * from "./errors";

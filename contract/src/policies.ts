@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BudgetAlertThresholds, ExpiryWarningSeconds, RotateAfterSeconds } from "./key-alerts";
 import { DECIMAL_UNITS_PATTERN, formatUnits, parseUnits } from "./units";
 
 /** Bounds the contract puts on key fields (the seed leaves them open; docs/api.md records them). */
@@ -168,6 +169,12 @@ export const KeyPolicies = z.strictObject({
   /** When the key stops authenticating (401 `key_expired`); missing or null: never. In the future when set. */
   expiresAt: ExpiresAt.nullable().optional(),
   labels: Labels.default({}),
+  /** Fractions of the spend limit that send `key.budget_threshold`, once per window each; default none. */
+  budgetAlertThresholds: BudgetAlertThresholds.default([]),
+  /** Seconds before `expiresAt` that `key.expiring` is sent; missing or null: no warning. */
+  expiryWarningSeconds: ExpiryWarningSeconds.nullable().optional(),
+  /** Age of the secret at which `key.rotation_due` is sent; missing or null: never. */
+  rotateAfterSeconds: RotateAfterSeconds.nullable().optional(),
 });
 export type KeyPolicies = z.input<typeof KeyPolicies>;
 export type KeyPoliciesParams = z.output<typeof KeyPolicies>;
@@ -184,7 +191,10 @@ export const KeyPolicyChanges = z.strictObject({
   rateLimitPolicy: KeyPolicies.shape.rateLimitPolicy,
   expiresAt: KeyPolicies.shape.expiresAt,
   labels: KeyPolicies.shape.labels.removeDefault().optional(),
+  budgetAlertThresholds: KeyPolicies.shape.budgetAlertThresholds.removeDefault().optional(),
+  expiryWarningSeconds: KeyPolicies.shape.expiryWarningSeconds,
+  rotateAfterSeconds: KeyPolicies.shape.rotateAfterSeconds,
 });
 
 /** The fields of {@link KeyPolicies} that null clears (and that a create may leave out or send as null alike). */
-export const NULLABLE_POLICIES = ["spendPolicy", "rateLimitPolicy", "expiresAt"] as const satisfies readonly (keyof KeyPoliciesParams)[];
+export const NULLABLE_POLICIES = ["spendPolicy", "rateLimitPolicy", "expiresAt", "expiryWarningSeconds", "rotateAfterSeconds"] as const satisfies readonly (keyof KeyPoliciesParams)[];

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApiKey, ApiKeyWithSecret, CreateApiKeyRequest, RotateApiKeyRequest, UpdateApiKeyRequest, VersionedRequest } from "./api-key";
+import { AuditEvent, AuditEventsQuery, AuditVerification } from "./audit";
 import { ListPage, ListQuery } from "./list";
 import { GatewayInfo, Model } from "./models";
 import { SpeechRequest } from "./model-api/audio";
@@ -12,6 +13,16 @@ import { ResponseObject, ResponsesRequest } from "./model-api/responses";
 import { Principal } from "./principal";
 import { KeyPathParams, ModelPathParams, NoQuery } from "./route-inputs";
 import type { Scope } from "./scopes";
+import {
+  CreateWebhookRequest,
+  DeletedWebhook,
+  RotateWebhookSecretRequest,
+  UpdateWebhookRequest,
+  Webhook,
+  WebhookDelivery,
+  WebhookPathParams,
+  WebhookWithSecret,
+} from "./webhooks";
 import { LogEntry, LogsQuery, Metrics, SpendWindow, SpendWindowsQuery, TimelineQuery, UsageSummary, UsageTimeline } from "./usage";
 
 /** Who may call a route: a provisioning key (with a scope, or any), a regular key, either a regular key or none, or anyone. */
@@ -24,7 +35,7 @@ export type RouteAuth = { kind: "provisioning"; scope: Scope | "any" } | { kind:
  * from what the gateway registered — so each route is declared once, here.
  */
 export interface RouteSpec {
-  method: "GET" | "POST" | "PATCH";
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   /** The path, with `:name` for each path parameter. */
   path: string;
   auth: RouteAuth;
@@ -66,6 +77,12 @@ export const KeysListQuery = z.strictObject({
 export const ApiKeyList = ListPage(ApiKey);
 /** A page of models, the answer of `models`. */
 export const ModelList = ListPage(Model);
+/** A page of audit events, newest first. */
+export const AuditEventList = ListPage(AuditEvent);
+/** A page of webhook endpoints, oldest first. */
+export const WebhookList = ListPage(Webhook);
+/** A page of one endpoint's deliveries, newest first. */
+export const WebhookDeliveryList = ListPage(WebhookDelivery);
 
 /** Every route of the API but the operational ones (`/healthz`, `/readyz`, `/openapi.json`). */
 export const ROUTES = {
@@ -127,6 +144,59 @@ export const ROUTES = {
   metrics: { method: "GET", path: "/v1/account/metrics", auth: provisioning("usage:read"), query: NoQuery, answer: ok(Metrics) },
   /** Extension `request_logs`. */
   logs: { method: "GET", path: "/v1/account/logs", auth: provisioning("usage:read"), query: LogsListQuery, answer: ok(ListPage(LogEntry)) },
+  /** Account changes, newest first, filtered by key, action and time range. */
+  listAuditEvents: { method: "GET", path: "/v1/account/audit-events", auth: provisioning("keys:read"), query: AuditEventsQuery, answer: ok(AuditEventList) },
+  /** Walks the owner's audit chain and says whether any event was edited, inserted or removed. */
+  verifyAuditEvents: { method: "GET", path: "/v1/account/audit-events/verify", auth: provisioning("keys:read"), query: NoQuery, answer: ok(AuditVerification) },
+  listWebhooks: { method: "GET", path: "/v1/account/webhooks", auth: provisioning("keys:read"), query: ListQuery, answer: ok(WebhookList) },
+  createWebhook: {
+    method: "POST",
+    path: "/v1/account/webhooks",
+    auth: provisioning("keys:write"),
+    idempotent: true,
+    query: NoQuery,
+    body: CreateWebhookRequest,
+    answer: { status: 201, schema: WebhookWithSecret },
+  },
+  getWebhook: { method: "GET", path: "/v1/account/webhooks/:webhookId", auth: provisioning("keys:read"), params: WebhookPathParams, query: NoQuery, answer: ok(Webhook) },
+  updateWebhook: {
+    method: "PATCH",
+    path: "/v1/account/webhooks/:webhookId",
+    auth: provisioning("keys:write"),
+    idempotent: true,
+    params: WebhookPathParams,
+    query: NoQuery,
+    body: UpdateWebhookRequest,
+    answer: ok(Webhook),
+  },
+  rotateWebhookSecret: {
+    method: "POST",
+    path: "/v1/account/webhooks/:webhookId/rotate-secret",
+    auth: provisioning("keys:write"),
+    idempotent: true,
+    params: WebhookPathParams,
+    query: NoQuery,
+    body: RotateWebhookSecretRequest,
+    answer: ok(WebhookWithSecret),
+  },
+  deleteWebhook: {
+    method: "DELETE",
+    path: "/v1/account/webhooks/:webhookId",
+    auth: provisioning("keys:write"),
+    idempotent: true,
+    params: WebhookPathParams,
+    query: NoQuery,
+    answer: ok(DeletedWebhook),
+  },
+  /** One endpoint's deliveries, newest first: pending, delivered and failed. */
+  listWebhookDeliveries: {
+    method: "GET",
+    path: "/v1/account/webhooks/:webhookId/deliveries",
+    auth: provisioning("keys:read"),
+    params: WebhookPathParams,
+    query: ListQuery,
+    answer: ok(WebhookDeliveryList),
+  },
   /** Extension `whoami`. */
   whoami: { method: "GET", path: "/v1/account/whoami", auth: provisioning("any"), query: NoQuery, answer: ok(Principal) },
 

@@ -4,7 +4,22 @@ import { ErrorEnvelope } from "./errors";
 import { Model } from "./models";
 import { LoggingPolicy, ModelPolicy, RateLimitPolicy, SpendPolicy } from "./policies";
 import { Principal } from "./principal";
-import { ApiKeyList, ModelList } from "./routes";
+import { AuditEvent, AuditVerification } from "./audit";
+import { AuditEventList, ApiKeyList, ModelList, WebhookDeliveryList, WebhookList } from "./routes";
+import {
+  AuditWebhookEvent,
+  BudgetThresholdEvent,
+  CreateWebhookRequest,
+  DeletedWebhook,
+  KeyExpiredEvent,
+  KeyExpiringEvent,
+  RotateWebhookSecretRequest,
+  RotationDueEvent,
+  UpdateWebhookRequest,
+  Webhook,
+  WebhookDelivery,
+  WebhookWithSecret,
+} from "./webhooks";
 
 /**
  * The account API's wire objects by the name the OpenAPI document gives them
@@ -28,6 +43,24 @@ const NAMED_SCHEMAS = {
   Model,
   ModelList,
   ErrorEnvelope,
+  AuditEvent,
+  AuditEventList,
+  AuditVerification,
+  Webhook,
+  WebhookWithSecret,
+  WebhookList,
+  CreateWebhookRequest,
+  UpdateWebhookRequest,
+  RotateWebhookSecretRequest,
+  DeletedWebhook,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  // The event catalog: each payload a webhook endpoint receives, named so the document lists them.
+  BudgetThresholdEvent,
+  KeyExpiringEvent,
+  KeyExpiredEvent,
+  RotationDueEvent,
+  AuditWebhookEvent,
 } as const satisfies Record<string, z.ZodType>;
 
 /** A registry of {@link NAMED_SCHEMAS}, as zod's JSON Schema conversion takes them (`metadata`). */

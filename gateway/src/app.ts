@@ -15,6 +15,8 @@ import { ledgerFor, rateLimitsFor } from "./metering";
 import { observedLedger } from "./ops/observed-ledger";
 import { CredentialThrottle, type RateLimitOptions } from "./http/credential-throttle";
 import { accountKeyRoutes } from "./routes/account-keys";
+import { auditEventRoutes } from "./routes/audit-events";
+import { webhookRoutes } from "./routes/webhooks";
 import { mediaRoutes } from "./routes/media";
 import { publicRoutes } from "./routes/public";
 import { textGenerationRoutes } from "./routes/text-generation";
@@ -28,6 +30,9 @@ import { trackRequests } from "./ops/request-tracking";
 import { ServingState } from "./ops/serving-state";
 import { drainApp, type DrainOptions, type DrainResult } from "./ops/shutdown";
 import { packageVersion } from "./routes/public";
+import { scanTimedAlerts } from "./webhooks/alert-scan";
+import { alertingLedger, BudgetAlerts } from "./webhooks/budget-alerts";
+import { WebhookDeliverer, type DelivererOptions } from "./webhooks/deliverer";
 
 /** Request bodies above this are refused with 413 `payload_too_large`. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -64,6 +69,18 @@ export interface AppDependencies {
    * surface is opened only when asked (`gateway serve --console`).
    */
   console?: boolean;
+  /** Webhook delivery and alerts (docs/api.md, "Webhooks"); defaults fit production. */
+  webhooks?: WebhookOptions;
+}
+
+/** How this process takes part in webhooks. */
+export interface WebhookOptions extends DelivererOptions {
+  /** Deliver the outbox from this process. Default true (with PostgreSQL, every process may: deliveries are leased). */
+  deliver?: boolean;
+  /** How often keys are scanned for `key.expiring`, `key.expired` and `key.rotation_due`. Default 60 000 ms; 0: never. */
+  scanIntervalMs?: number;
+  /** How stale this process's estimate of a key's window spend may get before a charge re-reads it. Default 1000 ms. */
+  budgetRefreshMs?: number;
 }
 
 /** Operations on a running app beyond HTTP. */
@@ -78,6 +95,10 @@ export interface GatewayControls {
   drain(options?: DrainOptions): Promise<DrainResult>;
   /** The app's Prometheus metrics; `startGateway({ metricsPort })` serves them. */
   readonly metrics: GatewayMetrics;
+  /** Runs one pass of the webhook deliverer now (tests; the timer does it otherwise); resolves with the deliveries attempted. */
+  deliverWebhooks(): Promise<number>;
+  /** Runs one pass of the expiry and rotation scan now; resolves with the alerts sent. */
+  scanAlerts(): Promise<number>;
 }
 
 declare module "fastify" {
@@ -111,7 +132,13 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   };
 
   const metrics = deps.metrics ?? new GatewayMetrics();
+  const webhookOptions = deps.webhooks ?? {};
+  const budgetAlerts = new BudgetAlerts(deps.store, now, webhookOptions.budgetRefreshMs);
+  ctx.spend = alertingLedger(ctx.spend, budgetAlerts);
   ctx.spend = observedLedger(ctx.spend, metrics, (id) => ctx.models.get(id) !== undefined);
+  const deliverer = new WebhookDeliverer(deps.store, ctx.cipher, now, metrics, webhookOptions);
+  budgetAlerts.onSent = () => deliverer.nudge();
+  metrics.observeWebhookBacklog(() => deps.store.transaction((tx) => tx.events.deliveryBacklog()), now);
   if (deps.store.poolStats) metrics.observePool(() => deps.store.poolStats!());
   const serving = new ServingState();
 
@@ -133,6 +160,8 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     runMaintenance: () => runMaintenance(ctx),
     drain: (options) => drainApp(app, serving, options),
     metrics,
+    deliverWebhooks: () => deliverer.runOnce(),
+    scanAlerts: () => scanTimedAlerts(deps.store, now()),
   } satisfies GatewayControls);
 
   // JSON only: a text/plain body would otherwise reach validation as a string.
@@ -153,11 +182,35 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.register(textGenerationRoutes, { ctx });
   app.register(mediaRoutes, { ctx });
   app.register(accountKeyRoutes, { ctx });
+  app.register(auditEventRoutes, { ctx });
+  app.register(webhookRoutes, { ctx });
   app.register(usageRoutes, { ctx });
   app.register(whoamiRoutes, { ctx });
   if (ctx.consoleEnabled) app.register(consoleRoutes, { ctx });
 
   app.addHook("onClose", async () => ctx.keys.close());
+
+  if (webhookOptions.deliver !== false) {
+    app.addHook("onReady", async () => deliverer.start());
+    // An account change may have put audit events in the outbox: deliver them without waiting for the poll.
+    app.addHook("onResponse", async (request, reply) => {
+      if (request.method !== "GET" && reply.statusCode < 300 && request.url.startsWith("/v1/account/")) deliverer.nudge();
+    });
+  }
+  // Stopped before the store closes: an attempt in flight records its outcome first.
+  app.addHook("onClose", async () => {
+    budgetAlerts.close();
+    await deliverer.stop();
+  });
+  const scanMs = webhookOptions.scanIntervalMs ?? 60_000;
+  if (scanMs > 0) {
+    let scan: NodeJS.Timeout | undefined;
+    app.addHook("onReady", async () => {
+      scan = setInterval(() => void scanTimedAlerts(deps.store, now()).catch((error: unknown) => app.log.warn({ err: error }, "alert scan failed")), scanMs);
+      scan.unref();
+    });
+    app.addHook("onClose", async () => clearInterval(scan));
+  }
 
   const intervalMs = deps.maintenanceIntervalMs ?? 60_000;
   if (intervalMs > 0) {

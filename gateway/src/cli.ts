@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import pino from "pino";
 import { SCOPES, type Scope } from "@gateway-keys/contract";
+import { verifyAuditChain } from "./audit/chain";
 import { createProvisioningKey } from "./keys/provisioning";
 import { startGateway } from "./server";
 import { loadGatewayConfig } from "./models/upstream-config";
@@ -30,6 +31,9 @@ const ENCRYPTION_KEY_FILE_ENV = "GATEWAY_ENCRYPTION_KEY_FILE";
 
 interface ServeOptions {
   console?: boolean;
+  webhookAllowPrivateTargets?: boolean;
+  webhookTimeout: number;
+  webhookLease: number;
   port: number;
   host: string;
   db?: string;
@@ -150,6 +154,9 @@ async function main(argv: string[]): Promise<void> {
     .addOption(new Option("--metrics-port <port>", "serve Prometheus metrics at GET /metrics on this port (default: off)").argParser(parsePort).env("GATEWAY_METRICS_PORT"))
     .addOption(new Option("--metrics-host <address>", "address of the metrics listener (default: --host)").env("GATEWAY_METRICS_HOST"))
     .option("--console", "serve the read-only web console at /console (docs/console.md; default: off)")
+    .option("--webhook-allow-private-targets", "let webhooks reach loopback, private and link-local addresses (default: refused, against SSRF)")
+    .addOption(new Option("--webhook-timeout <seconds>", "bound on one webhook delivery attempt").default(10).argParser(parseSeconds))
+    .addOption(new Option("--webhook-lease <seconds>", "how long a delivery is one process's before another may take it over (after a crash)").default(60).argParser(parseSeconds))
     .addOption(new Option("--rate-limit <per-second>", "sustained requests per second per credential, in this process (docs/api.md)").default(200).argParser(parseRate))
     .addOption(new Option("--rate-burst <requests>", "requests a credential may make at once after being idle, in this process").default(1000).argParser(parseRate))
     .addOption(new Option("--drain-timeout <seconds>", "on SIGTERM/SIGINT, how long requests in flight (streams too) may finish").default(30).argParser(parseSeconds).env("GATEWAY_DRAIN_TIMEOUT"))
@@ -180,6 +187,16 @@ async function main(argv: string[]): Promise<void> {
     .requiredOption("--id <id>", "the provisioning key's id, as `provisioning-key create` printed it")
     .action((options: RevokeKeyOptions) => revokeKey(options));
 
+  program
+    .command("audit")
+    .description("The audit trail of account changes.")
+    .command("verify")
+    .description("Walk each owner's audit chain (or one owner's) and report the first edited, inserted or removed event; exits 1 when any chain is broken.")
+    .option("--db <file>", "SQLite database file of the gateway")
+    .addOption(new Option("--database <url>", "PostgreSQL database of the gateway").env(DATABASE_URL_ENV))
+    .option("--owner <id>", "only this owner's chain")
+    .action((options: AuditVerifyOptions) => verifyAudit(options));
+
   await program.parseAsync(argv);
 }
 
@@ -209,6 +226,11 @@ async function serve(options: ServeOptions): Promise<void> {
     ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort, metricsHost: options.metricsHost ?? options.host }),
     rateLimit: { ratePerSecond: options.rateLimit, burst: options.rateBurst },
     console: options.console === true,
+    webhooks: {
+      allowPrivateTargets: options.webhookAllowPrivateTargets === true,
+      attemptTimeoutMs: Math.round(options.webhookTimeout * 1000),
+      leaseMs: Math.round(options.webhookLease * 1000),
+    },
     drainTimeoutMs: Math.round(options.drainTimeout * 1000),
     shutdownDelayMs: Math.round(options.shutdownDelay * 1000),
   });
@@ -308,3 +330,31 @@ main(process.argv).catch((error: unknown) => {
   process.stderr.write(`gateway: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
+
+interface AuditVerifyOptions {
+  db?: string;
+  database?: string;
+  owner?: string;
+}
+
+async function verifyAudit(options: AuditVerifyOptions): Promise<void> {
+  if (options.db === undefined && options.database === undefined) {
+    throw new Error(`audit verify needs --db <file> or --database <url> (or ${DATABASE_URL_ENV})`);
+  }
+  const store = await openStore(options);
+  try {
+    const owners = options.owner === undefined ? await store.transaction((tx) => tx.events.auditOwners()) : [options.owner];
+    let broken = 0;
+    for (const owner of owners) {
+      const verdict = await verifyAuditChain(store, owner);
+      if (verdict.valid) process.stdout.write(`${owner}: valid, ${verdict.eventsChecked} events, head ${verdict.headHash}\n`);
+      else {
+        broken += 1;
+        process.stdout.write(`${owner}: BROKEN at seq ${verdict.brokenAtSeq} (${verdict.problem}${verdict.brokenEventId ? `, event ${verdict.brokenEventId}` : ""}) after ${verdict.eventsChecked} valid events\n`);
+      }
+    }
+    if (broken > 0) process.exitCode = 1;
+  } finally {
+    await store.close();
+  }
+}

@@ -95,3 +95,15 @@ export function anthropicError(error: GatewayError): { type: "error"; error: { t
               : ours;
   return { type: "error", error: { type, message: error.message } };
 }
+
+/**
+ * 409 `conflict` for a stale `expectedVersion` of a versioned resource (a key, a webhook): the
+ * answer says the version now, so the client reads again and reapplies its change.
+ */
+export function versionConflict(resource: "key" | "webhook", expectedVersion: number, currentVersion: number): GatewayError {
+  return new GatewayError(
+    "conflict",
+    `The ${resource} changed since you read it (expectedVersion ${expectedVersion}, current version ${currentVersion}); read it again and reapply your change.`,
+    { param: "expectedVersion", currentVersion },
+  );
+}

@@ -1,13 +1,18 @@
 import * as pulumi from "@pulumi/pulumi";
-import { KEY_CHANGE_FIELDS } from "@gateway-keys/contract";
+import { KEY_CHANGE_FIELDS, type KeyChangeField } from "@gateway-keys/contract";
 import type { ApiKeyArgs, GatewayConnectionArgs } from "./inputs";
-import type { RotationRecord, StoredKey } from "./runtime/shapes";
+import { DERIVED_FIELDS, type DerivedField, type RotationRecord, type StoredKey } from "./runtime/shapes";
 
 /** The outputs both classes declare (besides those that are also inputs, such as `name`). */
 const OUTPUT_NAMES = [
   "keyId", "version", "secret", "secretKnown", "hint", "ownerId", "baseUrl", "provisioningKeyHint",
-  "createdAt", "updatedAt", "rotatedAt", "previousSecretExpiresAt", "expired", "rotation",
+  "createdAt", "updatedAt", "rotatedAt", "previousSecretExpiresAt", "expired", "rotation", ...DERIVED_FIELDS,
 ] as const;
+
+/** The fields of a PATCH a program declares as the contract names them. */
+const DECLARED_CHANGES = KEY_CHANGE_FIELDS.filter(
+  (field): field is Exclude<KeyChangeField, "name" | DerivedField> => field !== "name" && !(DERIVED_FIELDS as readonly string[]).includes(field),
+);
 
 /**
  * The inputs both classes send for `args`: the program's arguments, the connection as a secret,
@@ -16,8 +21,10 @@ const OUTPUT_NAMES = [
  */
 export function sharedInputs(args: ApiKeyArgs): Record<string, unknown> {
   const inputs: Record<string, unknown> = {
-    // The key's state and policies, as the contract names what a PATCH changes (the name has its own default).
-    ...Object.fromEntries(KEY_CHANGE_FIELDS.filter((field) => field !== "name").map((field) => [field, args[field]])),
+    // The key's state and policies, as the contract names what a PATCH changes (the name has its own
+    // default; the alert durations are the provider's own, below).
+    ...Object.fromEntries(DECLARED_CHANGES.map((field) => [field, args[field]])),
+    expiryWarning: args.expiryWarning,
     rotationTrigger: args.rotationTrigger,
     rotateAfter: args.rotateAfter,
     rotationGracePeriod: args.rotationGracePeriod,
@@ -73,6 +80,14 @@ export abstract class ApiKeyResource extends pulumi.CustomResource {
   declare readonly expiresAt: pulumi.Output<string | undefined>;
   /** Whether `expiresAt` has passed (as of the last create, update or refresh): the gateway refuses the key until a later `expiresAt` is applied. */
   declare readonly expired: pulumi.Output<boolean>;
+  /** Fractions of the spend limit that send `key.budget_threshold` (ascending); empty: none. */
+  declare readonly budgetAlertThresholds: pulumi.Output<number[]>;
+  /** The declared `expiryWarning`, if any. */
+  declare readonly expiryWarning: pulumi.Output<string | undefined>;
+  /** Seconds before `expiresAt` that the gateway sends `key.expiring` (from `expiryWarning`); undefined: none. */
+  declare readonly expiryWarningSeconds: pulumi.Output<number | undefined>;
+  /** Age of the secret at which the gateway sends `key.rotation_due` (from `rotateAfter`); undefined: none. */
+  declare readonly rotateAfterSeconds: pulumi.Output<number | undefined>;
   /** The key's labels. */
   declare readonly labels: pulumi.Output<Record<string, string>>;
   /** When the key was created (ISO 8601). */

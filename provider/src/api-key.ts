@@ -2,17 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ApiKeyResource, sharedInputs } from "./api-key-base";
 import { SECRET_PROPERTIES } from "./runtime/shapes";
 import type { ApiKeyArgs } from "./inputs";
-import { API_KEY_TYPE, PROVIDER_MODULE } from "./provider-module";
-
-/**
- * The URN the engine gives the resource, as a plain value. `pulumi.createUrn` carries a dependency
- * on the parent, and a dependency on a component means waiting for all its children, this key among
- * them: a key inside a component would wait for itself.
- */
-function urnOf(name: string, parent: pulumi.Resource | undefined): pulumi.Output<string> {
-  const urn = pulumi.createUrn(name, API_KEY_TYPE, parent);
-  return pulumi.output(new Promise<string>((resolve) => void urn.apply((value) => resolve(value))));
-}
+import { API_KEY_TYPE, PROVIDER_MODULE, urnOf } from "./provider-module";
 
 /**
  * A regular API key of the gateway, managed as code. It is a Pulumi dynamic resource: the engine
@@ -51,7 +41,7 @@ export class ApiKey extends ApiKeyResource {
       adoptKeyId: args.adoptKeyId ?? importId,
       // The provider never sees the URN; it names the key on the gateway, so a create that a crash
       // interrupted is found again by the next run, and it addresses the provider's warnings.
-      clientReference: urnOf(name, options.parent),
+      clientReference: urnOf(name, API_KEY_TYPE, options.parent),
     };
     // What pulumi.dynamic.Resource does, with a hand-written `__provider` (see ./provider-module.ts).
     inputs.__provider = PROVIDER_MODULE;

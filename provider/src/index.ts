@@ -1,6 +1,6 @@
 /**
- * Gateway API keys as code: the `ApiKey` Pulumi resource, and `ApiKeyPair` for zero-downtime
- * rotation on any gateway.
+ * Gateway API keys as code: the `ApiKey` Pulumi resource, `ApiKeyPair` for zero-downtime
+ * rotation on any gateway, and `Webhook` for the gateway's signed events.
  *
  * @example
  * import { ApiKey } from "@gateway-keys/provider";
@@ -8,7 +8,8 @@
  * export const secret = ci.secret;
  */
 export { ApiKey } from "./api-key";
+export { Webhook } from "./webhook";
 export { ApiKeyPair, type ApiKeyPairArgs, type PairSlot } from "./api-key-pair";
-export type { ApiKeyArgs, GatewayConnectionArgs, LoggingPolicyArgs, ModelPolicyArgs, SpendPolicyArgs } from "./inputs";
-/** The same key through the native `gatewaykeys` plugin: `native.ApiKey` and an explicit `native.Provider`. */
+export type { ApiKeyArgs, GatewayConnectionArgs, LoggingPolicyArgs, ModelPolicyArgs, SpendPolicyArgs, WebhookArgs } from "./inputs";
+/** The same resources through the native `gatewaykeys` plugin: `native.ApiKey`, `native.Webhook` and an explicit `native.Provider`. */
 export * as native from "./native/resource";

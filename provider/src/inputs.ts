@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { KeyChangeField, ModelPolicy, ResetPeriod, SettableKeyState, SpendPolicy } from "@gateway-keys/contract";
+import type { KeyChangeField, ModelPolicy, ResetPeriod, SettableKeyState, SpendPolicy, WebhookEventType } from "@gateway-keys/contract";
 
 /** Spending cap of a key, in credits. */
 export interface SpendPolicyArgs {
@@ -80,6 +80,17 @@ export interface ApiKeyArgs {
    * Left out, the key never expires.
    */
   expiresAt?: pulumi.Input<string>;
+  /**
+   * Fractions of `spendPolicy.limitUnits` at which the gateway sends a `key.budget_threshold`
+   * webhook event, at most once per spend window each (a new window re-arms them): greater than 0,
+   * at most 1, ascending, up to 10, e.g. `[0.5, 0.8, 1]`. Default none. A change is an in-place update.
+   */
+  budgetAlertThresholds?: pulumi.Input<pulumi.Input<number>[]>;
+  /**
+   * How long before `expiresAt` the gateway sends a `key.expiring` webhook event: `"7d"`, `"12h"`,
+   * `"90m"`, from 1m to 365d. Default: no warning. A change is an in-place update.
+   */
+  expiryWarning?: pulumi.Input<string>;
   /** Labels to find, group and bill keys by: up to 32 names (lowercase, digits, `._/-`) to strings of up to 256 characters. */
   labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /**
@@ -92,7 +103,8 @@ export interface ApiKeyArgs {
    * Rotates the secret once it is older than this: a whole number and a unit, `"30d"`, `"12h"` or
    * `"90m"`, from 1h to 3650d. Counted from the create, the stack's last rotation, or the update that
    * added it. A due rotation shows in `pulumi preview` (a change of `rotation`) and happens at the
-   * next `pulumi up`, once per due date, in place.
+   * next `pulumi up`, once per due date, in place. The key carries it to the gateway too
+   * (`rotateAfterSeconds`), which sends a `key.rotation_due` webhook event when the secret is that old.
    */
   rotateAfter?: pulumi.Input<string>;
   /**
@@ -113,6 +125,41 @@ export interface ApiKeyArgs {
   adoptKeyId?: pulumi.Input<string>;
 }
 
-/** Compile-time proof that the arguments name every field the contract lets a key change. */
-const argsCoverChanges: Exclude<KeyChangeField, keyof ApiKeyArgs> extends never ? true : false = true;
+/**
+ * Compile-time proof that the arguments name every field the contract lets a key change, but those
+ * the provider sets from its durations (`expiryWarningSeconds` from `expiryWarning`, `rotateAfterSeconds` from `rotateAfter`).
+ */
+const argsCoverChanges: Exclude<KeyChangeField, keyof ApiKeyArgs | "expiryWarningSeconds" | "rotateAfterSeconds"> extends never ? true : false = true;
 void argsCoverChanges;
+
+/** Inputs of a {@link Webhook}: an endpoint the gateway POSTs events to, signed with its secret (Standard Webhooks). */
+export interface WebhookArgs {
+  /**
+   * Where events are POSTed: an http:// or https:// URL of at most 2048 characters, without user
+   * or password. The gateway refuses loopback, link-local and private targets at delivery unless
+   * its operator allows them. A change is an in-place update.
+   */
+  url: pulumi.Input<string>;
+  /**
+   * The event types to receive, at least one, no repeats: `key.budget_threshold`, `key.expiring`,
+   * `key.expired`, `key.rotation_due`, and `audit.<action>` for each audit action (`audit.create`,
+   * `audit.update`, `audit.rotate`, `audit.revoke`...). A change is an in-place update.
+   */
+  events: pulumi.Input<pulumi.Input<WebhookEventType>[]>;
+  /**
+   * Receive only events about keys that carry every one of these labels with these values. Empty
+   * (the default): every key, and events about no key.
+   */
+  labelSelector?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** Whether deliveries are made. Default `true`. */
+  enabled?: pulumi.Input<boolean>;
+  /**
+   * Any value; changing it (adding or removing it too) rotates the signing secret in place: the
+   * endpoint stays, and the old secret keeps signing beside the new one for `rotationOverlap`.
+   */
+  rotationTrigger?: pulumi.Input<unknown>;
+  /** How long the replaced signing secret keeps signing after a rotation: `"1h"`, `"30m"`, up to `"7d"`. Default: the gateway's (a day). */
+  rotationOverlap?: pulumi.Input<string>;
+  /** The gateway and owner; see {@link GatewayConnectionArgs}. */
+  connection?: pulumi.Input<GatewayConnectionArgs>;
+}

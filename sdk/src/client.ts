@@ -22,6 +22,8 @@ import {
 import { parseAnswer, tryJson } from "./internal/parse";
 import { redact } from "./internal/redact";
 import { ApiKeys } from "./resources/api-keys";
+import { AuditEvents } from "./resources/audit-events";
+import { Webhooks } from "./resources/webhooks";
 import { Logs } from "./resources/logs";
 import { AccountMetrics } from "./resources/metrics";
 import { Models } from "./resources/models";
@@ -96,6 +98,10 @@ export class GatewayClient {
   readonly logs: Logs;
   /** The gateway's models (public). */
   readonly models: Models;
+  /** The audit trail of account changes, and its verification. */
+  readonly auditEvents: AuditEvents;
+  /** Webhook endpoints and their deliveries. */
+  readonly webhooks: Webhooks;
   /** Model requests, with a regular key. */
   readonly responses: Responses;
 
@@ -134,6 +140,8 @@ export class GatewayClient {
     this.usage = new Usage(this);
     this.metrics = new AccountMetrics(this);
     this.logs = new Logs(this);
+    this.auditEvents = new AuditEvents(this);
+    this.webhooks = new Webhooks(this);
     this.models = new Models(this);
     this.responses = new Responses(this);
   }

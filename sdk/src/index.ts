@@ -45,6 +45,8 @@ export type {
 } from "./core/request-options";
 export { ApiKeys } from "./resources/api-keys";
 export { Logs, type LogsListQuery } from "./resources/logs";
+export { AuditEvents, type AuditEventsListQuery } from "./resources/audit-events";
+export { Webhooks } from "./resources/webhooks";
 export { AccountMetrics } from "./resources/metrics";
 export { Models } from "./resources/models";
 export { Responses, outputText, type CreateResponseRequest } from "./resources/responses";

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { withChecksum, type ApiKey, type ListPage, type LogEntry, type UsageSummary } from "@gateway-keys/contract";
+import { withChecksum, type ApiKey, type AuditEvent, type ListPage, type LogEntry, type UsageSummary } from "@gateway-keys/contract";
 import { chromiumUnavailableReason, launchChromium } from "@gateway-keys/testkit/browser";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call, respond } from "../gateway/helpers";
@@ -167,6 +167,25 @@ describeWithBrowser("the web console", () => {
     for (const line of usage.byLabel) expect(await page.locator("table.by-label").textContent()).toContain(`${line.label}=${line.value}${line.requests}`);
     expect(await page.getByRole("img", { name: `Spend over the last 30 days: ${usage.spentUnits} credits` }).count()).toBe(1);
     await screenshot(page, "usage");
+    await context.close();
+  });
+
+  test("the audit page lists the account changes as the API has them, newest first, with the chain's verdict; never a secret", async () => {
+    const { context, page } = await signedIn();
+    await page.getByRole("link", { name: "Audit" }).click();
+    await page.getByRole("heading", { name: "Audit trail" }).waitFor();
+    await page.locator("tr[data-event]").first().waitFor();
+    const events = (await call<ListPage<AuditEvent>>(gateway.baseUrl, "GET", "/v1/account/audit-events?limit=100", { bearer: gateway.provisioningKey })).body.data;
+    const shown = await page.locator("tr[data-event]").evaluateAll((rows: any[]) => rows.map((row) => [row.dataset.event, row.dataset.action]));
+    // Nothing changed between the page's read and this one (the sign-in came before both).
+    expect(shown).toEqual(events.map((event) => [event.id, event.action]));
+    expect(shown.map(([, action]) => action)).toEqual(expect.arrayContaining(["create", "console_sign_in"]));
+    expect(await page.locator('[data-chain="valid"]').count()).toBe(1);
+    const text = (await page.locator("main").textContent()) ?? "";
+    for (const key of Object.values(keys)) expect(text).not.toContain(key.secret);
+    expect(text).not.toContain(gateway.provisioningKey);
+    expect(await lowContrastTexts(page)).toEqual([]);
+    await screenshot(page, "audit");
     await context.close();
   });
 

@@ -1,8 +1,8 @@
 import { CreateApiKeyRequest, DEFAULT_LOGGING_POLICY, DEFAULT_MODEL_POLICY, fieldIssues, KeyPolicies, UpdateApiKeyRequest } from "@gateway-keys/contract";
 
 describe("KeyPolicies", () => {
-  it("fills the logging, model and label defaults and leaves a missing spend policy, rate limit and expiry out", () => {
-    expect(KeyPolicies.parse({})).toEqual({ loggingPolicy: DEFAULT_LOGGING_POLICY, modelPolicy: DEFAULT_MODEL_POLICY, labels: {} });
+  it("fills the logging, model, label and budget-alert defaults and leaves a missing spend policy, rate limit, expiry and alert times out", () => {
+    expect(KeyPolicies.parse({})).toEqual({ loggingPolicy: DEFAULT_LOGGING_POLICY, modelPolicy: DEFAULT_MODEL_POLICY, labels: {}, budgetAlertThresholds: [] });
   });
 
   it("takes null as no spending cap", () => {

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type * as auto from "@pulumi/pulumi/automation/index.js";
-import { GatewayClient } from "@gateway-keys/sdk";
+import { GatewayClient, NotFoundError } from "@gateway-keys/sdk";
 import { useKeyTestEnvironment } from "./fixture";
 import { REPO_ROOT, findLeaks, preview, runLifecycle, setStackConfig, type StackConfig } from "@gateway-keys/testkit/engine";
 
@@ -103,12 +103,13 @@ describe("the quickstart and the examples", () => {
     await expectNoLeaks(stack, "examples/basic", { secret, provisioningKey: env.gateway.provisioningKey });
   });
 
-  it("team-budgets: every key policy declared; an extended expiry and a raised budget are in-place updates", async () => {
+  it("team-budgets: every key policy and alert declared, with a webhook endpoint; an extended expiry and a raised budget are in-place updates", async () => {
     const stack = await stackOf("examples/team-budgets");
     const client = new GatewayClient({ baseUrl: env.gateway.baseUrl, provisioningKey: env.gateway.provisioningKey });
     const secrets: Record<string, string> = {};
     let contractorId = "";
     let searchId = "";
+    let alertsId = "";
     await runLifecycle(stack, {
       async afterCreate(result) {
         for (const name of ["search", "batch", "contractor"]) secrets[name] = text(result, `${name}Secret`);
@@ -119,7 +120,20 @@ describe("the quickstart and the examples", () => {
           rateLimitPolicy: { requestsPerMinute: 600, tokensPerMinute: 200_000, maxConcurrentRequests: 20 },
           labels: { team: "search", env: "prod", "cost-center": "cc-104" },
         });
-        expect(await client.apiKeys.get(contractorId)).toMatchObject({ expiresAt: "2099-01-01T00:00:00.000Z", spendPolicy: { resetPeriod: "weekly" } });
+        expect(await client.apiKeys.get(contractorId)).toMatchObject({
+          expiresAt: "2099-01-01T00:00:00.000Z",
+          spendPolicy: { resetPeriod: "weekly" },
+          expiryWarningSeconds: 604_800,
+        });
+        expect(await client.apiKeys.get(searchId)).toMatchObject({ budgetAlertThresholds: [0.8, 1] });
+        expect(result.outputs.alertsSigningSecret!.secret).toBe(true);
+        secrets.alerts = text(result, "alertsSigningSecret");
+        alertsId = text(result, "alertsWebhookId");
+        expect(await client.webhooks.get(alertsId)).toMatchObject({
+          url: "https://hooks.example.com/gateway-keys",
+          events: ["key.budget_threshold", "key.expiring", "key.expired"],
+          enabled: true,
+        });
         const searchTeam = await client.apiKeys.list({ label: "team=search" });
         expect(searchTeam.data.map((key) => key.keyId).sort()).toEqual([searchId, text(result, "batchKeyId")].sort());
         expect(await env.statusWith(secrets.contractor!)).toBe(200);
@@ -128,7 +142,7 @@ describe("the quickstart and the examples", () => {
         async apply() {
           await setStackConfig(stack, { plain: { "gateway-keys-team-budgets:contractorExpiresAt": "2100-01-01T00:00:00Z", "gateway-keys-team-budgets:searchMonthlyUnits": "750" } });
           const planned = await preview(stack);
-          expect(planned.result.changeSummary).toMatchObject({ update: 2, same: 2 });
+          expect(planned.result.changeSummary).toMatchObject({ update: 2, same: 3 });
           expect(planned.output).toMatch(/~\s+expiresAt\s*:\s*"2099-01-01T00:00:00.000Z"\s*=>\s*"2100-01-01T00:00:00.000Z"/);
           expect(planned.output).toMatch(/~\s+limitUnits\s*:\s*"500"\s*=>\s*"750"/);
         },
@@ -139,7 +153,8 @@ describe("the quickstart and the examples", () => {
         },
       },
       async afterDestroy() {
-        for (const secret of Object.values(secrets)) expect(await env.statusWith(secret)).toBe(401);
+        for (const name of ["search", "batch", "contractor"]) expect(await env.statusWith(secrets[name]!)).toBe(401);
+        await expect(client.webhooks.get(alertsId)).rejects.toBeInstanceOf(NotFoundError);
       },
     });
     await client.close();

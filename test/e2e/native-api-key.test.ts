@@ -7,10 +7,12 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type * as auto from "@pulumi/pulumi/automation/index.js";
 import { native, type ApiKeyArgs } from "@gateway-keys/provider";
-import { GatewayClient } from "@gateway-keys/sdk";
+import type { WebhookEventType } from "@gateway-keys/contract";
+import { GatewayClient, NotFoundError } from "@gateway-keys/sdk";
 import { destroy, engineTranscript, findLeaks, preview, runLifecycle, up, type StackConfig } from "@gateway-keys/testkit/engine";
 import { useKeyTestEnvironment } from "./fixture";
 import { buildPluginArchive, installPlugin, PLUGIN_VERSION, pulumiCli } from "./support/native-plugin";
+import { expectWebhookAndKeyChangedInPlace } from "./support/webhook-changes";
 
 /**
  * `gatewaykeys:index:ApiKey` through the real engine and the native plugin installed from its
@@ -182,5 +184,60 @@ describe("native plugin gatewaykeys", () => {
     expect(await env.statusWith(secret)).toBe(401);
     expect(said).not.toContain(secret);
     expect(await findLeaks(env.sandbox.backendDir, { secret, provisioningKey: env.gateway.provisioningKey })).toEqual([]);
+  });
+
+  it("declares an endpoint and a key's thresholds, changes both in place, imports an endpoint made outside; the signing secret stays a secret", async () => {
+    let events: WebhookEventType[] = ["key.budget_threshold"];
+    let thresholds = [0.5, 1];
+    const stack = await env.sandbox.inlineStack(
+      "native-webhooks",
+      async () => {
+        const alerts = new native.Webhook("alerts", { url: "https://hooks.example.com/gateway", events });
+        const key = new native.ApiKey("alerted", { spendPolicy: { limitUnits: "100" }, budgetAlertThresholds: thresholds, expiryWarning: "7d", expiresAt: "2099-01-01T00:00:00Z" });
+        return { webhookId: alerts.webhookId, signingSecret: alerts.signingSecret, keyId: key.keyId };
+      },
+      nativeConfig(),
+    );
+    const created = await up(stack);
+    const webhookId = created.result.outputs.webhookId!.value as string;
+    const signingSecret = created.result.outputs.signingSecret!.value as string;
+    expect(created.result.outputs.signingSecret!.secret).toBe(true);
+    expect(await client().apiKeys.get(created.result.outputs.keyId!.value as string)).toMatchObject({ budgetAlertThresholds: [0.5, 1], expiryWarningSeconds: 604_800 });
+
+    events = ["key.budget_threshold", "key.expiring"];
+    thresholds = [0.8];
+    const changed = await expectWebhookAndKeyChangedInPlace(stack, env.recorder);
+    expect(changed.result.outputs.webhookId!.value).toBe(webhookId);
+    expect(changed.result.outputs.signingSecret!.value).toBe(signingSecret);
+    await preview(stack, { expectNoChanges: true });
+    await destroy(stack);
+    expect(await findLeaks(env.sandbox.backendDir, { signingSecret, provisioningKey: env.gateway.provisioningKey })).toEqual([]);
+
+    // An endpoint made through the account API, imported: its secret is not the stack's to know.
+    const { secret: outsideSecret, ...made } = await client().webhooks.create({ url: "https://hooks.example.com/legacy", events: ["key.expired"] });
+    const imports = await env.sandbox.inlineStack(
+      "native-webhook-import",
+      async () => {
+        const legacy = new native.Webhook("legacy", { url: "https://hooks.example.com/legacy", events: ["key.expired"] });
+        return { webhookId: legacy.webhookId, signingSecretKnown: legacy.signingSecretKnown };
+      },
+      nativeConfig(),
+    );
+    const imported = await pulumiCli(
+      env.sandbox,
+      ["import", "gatewaykeys:index:Webhook", "legacy", made.webhookId, "--generate-code=false", "--yes", "--stack", imports.name, "--non-interactive"],
+      imports.workspace.workDir,
+    );
+    const said = imported.stdout + imported.stderr;
+    expect(said).toMatch(/imported webhook wh_\w+: its signing secret is unknown to the stack/);
+    expect(said).toContain('new native.Webhook("legacy", {');
+    await preview(imports, { expectNoChanges: true });
+    const adopted = await up(imports);
+    expect(adopted.result.outputs.webhookId!.value).toBe(made.webhookId);
+    expect(adopted.result.outputs.signingSecretKnown!.value).toBe(false);
+    await destroy(imports);
+    await expect(client().webhooks.get(made.webhookId)).rejects.toBeInstanceOf(NotFoundError);
+    expect(said).not.toContain(outsideSecret);
+    for (const secret of [signingSecret, outsideSecret]) expect(engineTranscript()).not.toContain(secret);
   });
 });

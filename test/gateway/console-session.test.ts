@@ -58,3 +58,14 @@ test("signing in wants a provisioning key with both read scopes, and names what 
   const wrongShape = await call(gateway.baseUrl, "POST", "/console/session", { body: { key: "x" } });
   expect(expectError(wrongShape, 400, "validation_failed").param).toBe("provisioningKey");
 });
+
+test("a sign-in appends a console_sign_in audit event naming the provisioning key by id and hint, readable with the cookie", async () => {
+  const response = await signIn(gateway.provisioningKey);
+  const { hint } = (await response.json()) as { hint: string };
+  const cookie = response.headers.get("set-cookie")!.split(";")[0]!;
+  const page = await fetch(`${gateway.baseUrl}/v1/account/audit-events?action=console_sign_in&limit=1`, { headers: { cookie } });
+  expect(page.status).toBe(200);
+  const [event] = ((await page.json()) as { data: { action: string; actor: { kind: string; id: string; hint: string } }[] }).data;
+  expect(event).toMatchObject({ action: "console_sign_in", actor: { kind: "console", id: expect.stringMatching(/^pk_/), hint } });
+  expect(JSON.stringify(event)).not.toContain(gateway.provisioningKey);
+});

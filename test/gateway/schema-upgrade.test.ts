@@ -17,6 +17,13 @@ function downgradeToSchema2(dbPath: string): void {
   const db = new DatabaseSync(dbPath);
   try {
     db.exec(`
+      DROP TABLE audit_events;
+      DROP TABLE audit_heads;
+      DROP TABLE webhooks;
+      DROP TABLE webhook_events;
+      DROP TABLE webhook_deliveries;
+      DROP TABLE alert_marks;
+      ALTER TABLE api_keys DROP COLUMN alerts;
       ALTER TABLE usage_counters DROP COLUMN last_request_at;
       DROP TABLE spend_days;
       ALTER TABLE api_keys DROP COLUMN reset_period;
@@ -62,7 +69,7 @@ test("migrates a schema-2 database: old keys read with null extension fields, au
     const referenced = await account.create({ name: "new", clientReference: "ref-after-upgrade" });
     expect(referenced.body.clientReference).toBe("ref-after-upgrade");
     const version = new DatabaseSync(dbPath, { readOnly: true });
-    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 5 });
+    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 6 });
     version.close();
   } finally {
     await second.stop();

@@ -17,8 +17,35 @@ describe("ApiKey check", () => {
       loggingPolicy: { storeRequest: false, storeResponse: false, retentionDays: 30 },
       modelPolicy: { mode: "all", modelIds: [] },
       labels: {},
+      budgetAlertThresholds: [],
       connection,
     } });
+  });
+
+  it("sends the alert durations as the contract's seconds: expiryWarning as expiryWarningSeconds, rotateAfter as rotateAfterSeconds", async () => {
+    const result = await provider.check({}, { name: "ci", budgetAlertThresholds: [0.5, 0.8, 1], expiryWarning: "7d", rotateAfter: "30d", connection });
+    expect(result.failures).toEqual([]);
+    expect(result.inputs).toMatchObject({
+      budgetAlertThresholds: [0.5, 0.8, 1],
+      expiryWarning: "7d",
+      expiryWarningSeconds: 604_800,
+      rotateAfter: "30d",
+      rotateAfterSeconds: 2_592_000,
+    });
+    // Set by the provider only: a program's own value is dropped, not sent.
+    const declared = await provider.check({}, { name: "ci", rotateAfterSeconds: 60, expiryWarningSeconds: 60, connection });
+    expect(declared.inputs).not.toHaveProperty("rotateAfterSeconds");
+    expect(declared.inputs).not.toHaveProperty("expiryWarningSeconds");
+  });
+
+  it("names a bad threshold list and a bad expiry warning with what is allowed", async () => {
+    const result = await provider.check({}, { name: "ci", budgetAlertThresholds: [0.8, 0.5, 2], expiryWarning: "2y", connection });
+    expect(result.failures).toEqual(
+      expect.arrayContaining([
+        { property: "budgetAlertThresholds[2]", reason: "expected a fraction greater than 0 and at most 1, e.g. 0.8 for 80% of the spend limit" },
+        { property: "expiryWarning", reason: expect.stringContaining('expected a duration such as "7d"') },
+      ]),
+    );
   });
 
   it("writes a spend limit in one canonical spelling", async () => {

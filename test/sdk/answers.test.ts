@@ -47,6 +47,9 @@ describe("answers that fit the contract", () => {
       labels: {},
       lastUsedAt: null,
       spendWindow: null,
+      budgetAlertThresholds: [],
+      expiryWarningSeconds: null,
+      rotateAfterSeconds: null,
       secret: NEW_SECRET,
     });
     await done();

@@ -10,8 +10,9 @@ import { goTest, type GoTestResult } from "./go-test";
  * The Terraform provider's acceptance tests (terraform/internal/provider/resource_api_key_test.go),
  * through the real `tofu` binary (scripts/setup builds or finds it) against a real gateway started
  * here: create → empty plan → change in place → rotation with grace under traffic → scheduled
- * rotation → drift → import → destroy revokes, the lost-answer create, the data sources, and
- * plan-time validation. Every one must pass; a skipped one fails here.
+ * rotation → drift → import → destroy revokes, the lost-answer create, the data sources,
+ * plan-time validation, and a webhook endpoint with a key's alert fields (in place, import, the
+ * signing secret sensitive). Every one must pass; a skipped one fails here.
  */
 const ACCEPTANCE_TESTS = [
   "TestAccAPIKeyLifecycle",
@@ -23,6 +24,8 @@ const ACCEPTANCE_TESTS = [
   "TestAccAPIKeyRevokedOutside",
   "TestAccDataSources",
   "TestAccAPIKeyValidation",
+  "TestAccWebhookAndKeyAlerts",
+  "TestAccWebhookValidation",
 ];
 /** The provider's unit tests, run in the same `go test`. */
 const UNIT_TESTS = [
@@ -32,6 +35,7 @@ const UNIT_TESTS = [
   "TestACreateLeavesOutWhatTheGatewayDefaults",
   "TestAPIKeyDataSourceSchemaIsTheResourceAttributesReadOnly",
   "TestRotateAfterComesDueAtTheInstantTheClockGives",
+  "TestWebhookEventTypesAreTheOpenAPIDocuments",
 ];
 const ALL_TESTS = [...ACCEPTANCE_TESTS, ...UNIT_TESTS];
 

@@ -8,6 +8,7 @@ import { anonymous, validProvisioningKey } from "../auth/hooks";
 import type { GatewayContext } from "../context";
 import { sha256 } from "../crypto";
 import { GatewayError } from "../errors";
+import { recordChange } from "../audit/record";
 import { consoleSessionOf, sealSession, SESSION_LIFETIME_MS, writeSessionCookie } from "../auth/console-session";
 
 /** What the console reads: the keys and their usage. A provisioning key without both cannot sign in. */
@@ -80,7 +81,17 @@ export const consoleRoutes: FastifyPluginAsync<{ ctx: GatewayContext }> = async 
     const key = await validProvisioningKey(ctx, hash, "The provisioning key is not valid; it may have been revoked or never existed.");
     const missing = CONSOLE_SCOPES.filter((scope) => !key.scopes.includes(scope));
     if (missing.length > 0) throw new GatewayError("missing_scope", `The console needs a provisioning key with ${missing.join(" and ")}.`);
-    const expiresAt = ctx.now() + SESSION_LIFETIME_MS;
+    const now = ctx.now();
+    const expiresAt = now + SESSION_LIFETIME_MS;
+    // A sign-in is an account event: recorded (and announced as audit.console_sign_in) before the session is handed out.
+    await ctx.store.transaction((tx) =>
+      recordChange(
+        tx,
+        { ownerId: key.ownerId, action: "console_sign_in", keyId: null, webhookId: null, versionBefore: null, versionAfter: null, changes: {}, time: now },
+        { actor: { kind: "console", id: key.id, hint: key.hint }, idempotencyKey: null, requestId: request.id },
+        null,
+      ),
+    );
     writeSessionCookie(reply, request, sealSession(ctx.cipher, { provisioningKeyHash: hash, expiresAt }));
     return reply.header("cache-control", "no-store").send({ ownerId: key.ownerId, hint: key.hint, expiresAt: new Date(expiresAt).toISOString() });
   });

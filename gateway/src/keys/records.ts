@@ -10,7 +10,7 @@ import {
   type UpdateApiKeyParams,
 } from "@gateway-keys/contract";
 import { hashesEqual, newId, newSecret, sha256 } from "../crypto";
-import { GatewayError } from "../errors";
+import { GatewayError, versionConflict } from "../errors";
 import type { ApiKeyUpdate, NewApiKey, Store, StoredApiKey } from "../store/types";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -75,6 +75,9 @@ export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: numb
     revokedAt: isoOrNull(key.revokedAt),
     clientReference: key.clientReference,
     previousSecretExpiresAt: isoOrNull(key.previousSecretExpiresAt),
+    budgetAlertThresholds: [...key.alerts.budgetAlertThresholds],
+    expiryWarningSeconds: key.alerts.expiryWarningSeconds,
+    rotateAfterSeconds: key.alerts.rotateAfterSeconds,
   };
 }
 
@@ -103,6 +106,11 @@ export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: numb
       // Checked to be in the future by the create itself (assertFutureExpiry), after a replay would have answered.
       expiresAt: params.expiresAt ? Date.parse(params.expiresAt) : null,
       labels: { ...params.labels },
+      alerts: {
+        budgetAlertThresholds: [...params.budgetAlertThresholds],
+        expiryWarningSeconds: params.expiryWarningSeconds ?? null,
+        rotateAfterSeconds: params.rotateAfterSeconds ?? null,
+      },
       loggingPolicy: { ...params.loggingPolicy },
       modelPolicy: { mode: params.modelPolicy.mode, modelIds: [...params.modelPolicy.modelIds] },
       createdAt: now,
@@ -166,13 +174,7 @@ function assertMutable(current: StoredApiKey, expectedVersion: number): void {
   if (current.state === "revoked") {
     throw new GatewayError("key_revoked", "The key is revoked; a revoked key cannot be changed, rotated or revoked again.");
   }
-  if (current.version !== expectedVersion) {
-    throw new GatewayError(
-      "conflict",
-      `The key changed since you read it (expectedVersion ${expectedVersion}, current version ${current.version}); read it again and reapply your change.`,
-      { param: "expectedVersion", currentVersion: current.version },
-    );
-  }
+  if (current.version !== expectedVersion) throw versionConflict("key", expectedVersion, current.version);
 }
 
 function unchanged(current: StoredApiKey, now: number): ApiKeyUpdate {
@@ -187,6 +189,7 @@ function unchanged(current: StoredApiKey, now: number): ApiKeyUpdate {
     rateLimitPolicy: current.rateLimitPolicy,
     expiresAt: current.expiresAt,
     labels: current.labels,
+    alerts: current.alerts,
     loggingPolicy: current.loggingPolicy,
     modelPolicy: current.modelPolicy,
     updatedAt: now,
@@ -213,6 +216,9 @@ export function applyUpdate(current: StoredApiKey, params: UpdateApiKeyParams, n
     assertFutureExpiry(next.expiresAt, now);
   }
   if (params.labels !== undefined) next.labels = { ...params.labels };
+  if (params.budgetAlertThresholds !== undefined) next.alerts = { ...next.alerts, budgetAlertThresholds: [...params.budgetAlertThresholds] };
+  if (params.expiryWarningSeconds !== undefined) next.alerts = { ...next.alerts, expiryWarningSeconds: params.expiryWarningSeconds };
+  if (params.rotateAfterSeconds !== undefined) next.alerts = { ...next.alerts, rotateAfterSeconds: params.rotateAfterSeconds };
   if (params.loggingPolicy !== undefined) next.loggingPolicy = { ...params.loggingPolicy };
   if (params.modelPolicy !== undefined) {
     next.modelPolicy = { mode: params.modelPolicy.mode, modelIds: [...params.modelPolicy.modelIds] };

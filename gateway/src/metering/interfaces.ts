@@ -14,6 +14,8 @@ export interface MeteredKey {
   readonly spendLimitMicros: bigint | null;
   /** The window the limit applies to. */
   readonly resetPeriod: ResetPeriod;
+  /** Fractions of the limit whose crossing is announced (webhooks/budget-alerts.ts); none when absent. */
+  readonly alerts?: { readonly budgetAlertThresholds: readonly number[] };
 }
 
 /**

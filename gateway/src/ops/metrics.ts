@@ -57,8 +57,53 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly #webhookAttempts = new Counter({
+    name: "gateway_webhook_deliveries_total",
+    help: "Webhook delivery attempts, by outcome: sent (the endpoint answered 2xx), retried (it will be tried again), failed (given up).",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly #webhookLag = new Histogram({
+    name: "gateway_webhook_delivery_lag_seconds",
+    help: "Time from an event's creation to its successful delivery, retries included.",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 14_400, 43_200],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * The outbox's backlog, read from the database at each scrape: deliveries pending (retries
+   * included) and the age of the oldest, the lag a receiver sees at worst right now.
+   */
+  observeWebhookBacklog(read: () => Promise<{ pending: number; oldestCreatedAt: number | null }>, now: () => number): void {
+    let last: Promise<{ pending: number; oldestCreatedAt: number | null }> | undefined;
+    const backlog = () => (last ??= read().finally(() => setImmediate(() => (last = undefined))));
+    new Gauge({
+      name: "gateway_webhook_deliveries_pending",
+      help: "Webhook deliveries not yet delivered nor failed (across every process sharing the database).",
+      registers: [this.registry],
+      async collect() {
+        this.set((await backlog().catch(() => ({ pending: 0, oldestCreatedAt: null }))).pending);
+      },
+    });
+    new Gauge({
+      name: "gateway_webhook_oldest_pending_seconds",
+      help: "Age of the oldest pending webhook delivery; 0 with none.",
+      registers: [this.registry],
+      async collect() {
+        const { oldestCreatedAt } = await backlog().catch(() => ({ pending: 0, oldestCreatedAt: null }));
+        this.set(oldestCreatedAt === null ? 0 : Math.max(0, (now() - oldestCreatedAt) / 1000));
+      },
+    });
+  }
+
+  /** One webhook delivery attempt's outcome; a sent one also records its lag since the event was made. */
+  webhookAttempt(outcome: "sent" | "retried" | "failed", lagSeconds?: number): void {
+    this.#webhookAttempts.inc({ outcome });
+    if (outcome === "sent" && lagSeconds !== undefined) this.#webhookLag.observe(lagSeconds);
   }
 
   /**

@@ -1,6 +1,10 @@
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { ApiKey, ApiKeyWithSecret, NULLABLE_POLICIES, REPLAYED_HEADER, ROUTES, type CreateApiKeyParams } from "@gateway-keys/contract";
+import type { FastifyRequest } from "fastify";
+import { keyChanges } from "../audit/key-changes";
+import { originOf } from "../audit/origin";
+import { recordChange } from "../audit/record";
 import { accountOf } from "../context";
 import { newSecret } from "../crypto";
 import { GatewayError } from "../errors";
@@ -35,6 +39,7 @@ function createMeaning(body: CreateApiKeyParams): Record<string, unknown> {
   const meaning: Record<string, unknown> = { ...body };
   for (const field of NULLABLE_POLICIES) if (meaning[field] === null) delete meaning[field];
   if (Object.keys(body.labels).length === 0) delete meaning.labels;
+  if (body.budgetAlertThresholds.length === 0) delete meaning.budgetAlertThresholds;
   if (body.spendPolicy?.resetPeriod === "never") {
     const { resetPeriod: _lifetime, ...spendPolicy } = body.spendPolicy;
     meaning.spendPolicy = spendPolicy;
@@ -51,7 +56,7 @@ function selectorsOf(label: readonly string[] | undefined): LabelSelector[] {
 }
 
 /** Sends an idempotent operation's answer; a replay says so in a header. */
-function sendOutcome<Body>(reply: FastifyReply, outcome: IdempotentOutcome<Body>): FastifyReply {
+export function sendOutcome<Body>(reply: FastifyReply, outcome: IdempotentOutcome<Body>): FastifyReply {
   if (outcome.replayed) reply.header(REPLAYED_HEADER, "true");
   return reply.code(outcome.status).send(outcome.body);
 }
@@ -69,16 +74,38 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
    */
   const changeKey = async (
     tx: StoreTransaction,
-    ownerId: string,
+    request: FastifyRequest,
+    action: "update" | "rotate" | "revoke",
     keyId: string,
     change: (current: StoredApiKey) => ApiKeyUpdate,
   ): Promise<StoredApiKey> => {
+    const ownerId = accountOf(request).ownerId;
     const current = await tx.getApiKey(ownerId, keyId);
     if (!current) throw keyNotFound();
     const next = change(current);
     ctx.keys.forget(keyId);
-    return tx.updateApiKey(keyId, current.version, next);
+    const updated = await tx.updateApiKey(keyId, current.version, next);
+    await auditKey(tx, request, action, current, updated);
+    return updated;
   };
+
+  /** The audit event (and its webhook event) of a key change, in the change's unit of work. */
+  const auditKey = (tx: StoreTransaction, request: FastifyRequest, action: string, before: StoredApiKey | null, after: StoredApiKey) =>
+    recordChange(
+      tx,
+      {
+        ownerId: after.ownerId,
+        action,
+        keyId: after.id,
+        webhookId: null,
+        versionBefore: before?.version ?? null,
+        versionAfter: after.version,
+        changes: keyChanges(before, after),
+        time: after.updatedAt,
+      },
+      originOf(request),
+      after.labels,
+    );
 
   app.route({
     ...routeOf(ctx, ROUTES.listKeys),
@@ -108,7 +135,9 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
           // once its expiresAt has passed, and of two concurrent creates with one reference only one wins.
           assertFutureExpiry(key.expiresAt, now);
           if (key.clientReference !== null) assertReferenceFree(await tx.findLiveApiKeyByReference(ownerId, key.clientReference));
-          return toWireKeyWithSecret(tx, await tx.insertApiKey(key), secret, now);
+          const inserted = await tx.insertApiKey(key);
+          await auditKey(tx, request, "create", null, inserted);
+          return toWireKeyWithSecret(tx, inserted, secret, now);
         },
         createMeaning(request.body),
       );
@@ -128,10 +157,9 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
   app.route({
     ...routeOf(ctx, ROUTES.updateKey),
     handler: async (request, reply) => {
-      const { ownerId } = accountOf(request);
       const now = ctx.now();
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
-        toWireKey(tx, await changeKey(tx, ownerId, request.params.keyId, (current) => applyUpdate(current, request.body, now)), now),
+        toWireKey(tx, await changeKey(tx, request, "update", request.params.keyId, (current) => applyUpdate(current, request.body, now)), now),
       );
       return sendOutcome(reply, outcome);
     },
@@ -140,13 +168,12 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
   app.route({
     ...routeOf(ctx, ROUTES.rotateKey),
     handler: async (request, reply) => {
-      const { ownerId } = accountOf(request);
       const now = ctx.now();
       const secret = newSecret("regular");
       const { expectedVersion, gracePeriodSeconds = 0 } = request.body;
       const rotate = (current: StoredApiKey) => applyRotate(current, expectedVersion, secret, now, gracePeriodSeconds * 1000);
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKeyWithSecret }, async (tx) =>
-        toWireKeyWithSecret(tx, await changeKey(tx, ownerId, request.params.keyId, rotate), secret, now),
+        toWireKeyWithSecret(tx, await changeKey(tx, request, "rotate", request.params.keyId, rotate), secret, now),
       );
       return sendOutcome(reply, outcome);
     },
@@ -155,11 +182,10 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
   app.route({
     ...routeOf(ctx, ROUTES.revokeKey),
     handler: async (request, reply) => {
-      const { ownerId } = accountOf(request);
       const now = ctx.now();
       const { expectedVersion } = request.body;
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
-        toWireKey(tx, await changeKey(tx, ownerId, request.params.keyId, (current) => applyRevoke(current, expectedVersion, now)), now),
+        toWireKey(tx, await changeKey(tx, request, "revoke", request.params.keyId, (current) => applyRevoke(current, expectedVersion, now)), now),
       );
       return sendOutcome(reply, outcome);
     },

@@ -1,5 +1,5 @@
 import type { KeyState, Labels, ModelPolicy, RateLimitPolicy, ResetPeriod, Scope } from "@gateway-keys/contract";
-import type { StoredApiKey, StoredLogEntry, StoredProvisioningKey, TimelineRow, UsageLine } from "./types";
+import { NO_ALERTS, type KeyAlerts, type StoredApiKey, type StoredLogEntry, type StoredProvisioningKey, type TimelineRow, type UsageLine } from "./types";
 
 // Rows of both stores, which share their column names and types. An integer column arrives as a
 // bigint or a number depending on the driver (SQLite statements that read credits use
@@ -38,6 +38,8 @@ export interface ApiKeyRow {
   expires_at: Int | null;
   rate_limits: string | null;
   labels: string;
+  /** JSON {@link KeyAlerts}. */
+  alerts: string;
   last_request_at: Int | null;
 }
 
@@ -70,17 +72,24 @@ export function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
     expiresAt: numOrNull(row.expires_at),
     rateLimitPolicy: row.rate_limits === null ? null : (JSON.parse(row.rate_limits) as RateLimitPolicy),
     labels: JSON.parse(row.labels) as Labels,
+    alerts: { ...NO_ALERTS, ...(JSON.parse(row.alerts) as Partial<KeyAlerts>) },
     lastRequestAt: numOrNull(row.last_request_at),
   };
 }
 
 /** The policy columns added with key policies, as both stores write them. */
-export function policyColumns(key: { resetPeriod: ResetPeriod; expiresAt: number | null; rateLimitPolicy: RateLimitPolicy | null; labels: Labels }) {
+export function policyColumns(key: { resetPeriod: ResetPeriod; expiresAt: number | null; rateLimitPolicy: RateLimitPolicy | null; labels: Labels; alerts: KeyAlerts }) {
   return {
     reset_period: key.resetPeriod,
     expires_at: key.expiresAt,
     rate_limits: key.rateLimitPolicy === null ? null : JSON.stringify(key.rateLimitPolicy),
     labels: JSON.stringify(key.labels),
+    // Only what differs from no alerts, so a key without them stores '{}' (what the alert scan skips).
+    alerts: JSON.stringify({
+      ...(key.alerts.budgetAlertThresholds.length > 0 && { budgetAlertThresholds: key.alerts.budgetAlertThresholds }),
+      ...(key.alerts.expiryWarningSeconds !== null && { expiryWarningSeconds: key.alerts.expiryWarningSeconds }),
+      ...(key.alerts.rotateAfterSeconds !== null && { rotateAfterSeconds: key.alerts.rotateAfterSeconds }),
+    }),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { KeyState, Labels, LoggingPolicy, ModelPolicy, RateLimitPolicy, ResetPeriod, Scope } from "@gateway-keys/contract";
+import type { EventTables } from "./events/event-tables";
 import type { KeyChangeFeed, NewLogEntry, RateLimits, RequestOutcome, SharedSpend, SpendRecords } from "../metering/interfaces";
 
 export type { HeldSpend, KeyChangeFeed, KeyChangeListener, NewLogEntry, RateAdmission, RateLimits, RateVerdict, RequestOutcome, SharedSpend } from "../metering/interfaces";
@@ -143,6 +144,8 @@ export interface StoreTransaction {
   spentSince(keyId: string, since: number): Promise<bigint>;
   /** Stores the outcome of the claimed operation with the unit of work's other writes. */
   completeIdempotencyKey(scope: IdempotencyScope, outcome: StoredOutcome): Promise<void>;
+  /** The audit trail, webhook endpoints, outbox and alert marks, on this unit of work's connection. */
+  readonly events: EventTables;
 }
 
 export interface StoredProvisioningKey {
@@ -154,6 +157,16 @@ export interface StoredProvisioningKey {
   createdAt: number;
   revokedAt: number | null;
 }
+
+/** A key's alert settings, as stored (one JSON column): see the contract's `budgetAlertThresholds`. */
+export interface KeyAlerts {
+  budgetAlertThresholds: number[];
+  expiryWarningSeconds: number | null;
+  rotateAfterSeconds: number | null;
+}
+
+/** A key without alerts: what keys made before webhooks have. */
+export const NO_ALERTS: KeyAlerts = Object.freeze({ budgetAlertThresholds: [], expiryWarningSeconds: null, rotateAfterSeconds: null }) as KeyAlerts;
 
 /** A regular key's columns that change through the account API. */
 export interface ApiKeyUpdate {
@@ -174,6 +187,8 @@ export interface ApiKeyUpdate {
   /** When the key stops authenticating (exclusive), or null. */
   expiresAt: number | null;
   labels: Labels;
+  /** What the key's webhooks are told about: budget thresholds, expiry lead time, rotation age. */
+  alerts: KeyAlerts;
   /** Extension `rotation_grace`: hash of the secret the last rotation replaced, while it may still work. */
   previousSecretHash: Buffer | null;
   /** Until when {@link previousSecretHash} authenticates (exclusive); null with no previous secret. */

@@ -1,6 +1,7 @@
-import { ApiKey as ApiKeyRecord, NULLABLE_POLICIES } from "@gateway-keys/contract";
+import { ApiKey as ApiKeyRecord, NULLABLE_POLICIES, Webhook as WebhookRecord } from "@gateway-keys/contract";
 import { z } from "zod";
 import { ApiKeyInputs, CARRIED_INPUTS, RECORD_FIELDS, type StoredKey } from "../runtime/shapes";
+import { WEBHOOK_CARRIED_INPUTS, WebhookInputs } from "../runtime/webhook/shapes";
 
 type NullablePolicy = (typeof NULLABLE_POLICIES)[number];
 type KeptField = Exclude<(typeof RECORD_FIELDS)[number], NullablePolicy>;
@@ -25,6 +26,8 @@ export const ApiKeyOutputs = z.object({
     spendPolicy: ApiKeyRecord.shape.spendPolicy.unwrap().optional(),
     rateLimitPolicy: ApiKeyRecord.shape.rateLimitPolicy.unwrap().unwrap().optional(),
     expiresAt: ApiKeyRecord.shape.expiresAt.unwrap().unwrap().optional(),
+    expiryWarningSeconds: ApiKeyRecord.shape.expiryWarningSeconds.unwrap().unwrap().optional(),
+    rotateAfterSeconds: ApiKeyRecord.shape.rotateAfterSeconds.unwrap().unwrap().optional(),
   } satisfies Record<NullablePolicy, z.ZodType>),
   secret: z.string().optional(),
   secretKnown: z.boolean(),
@@ -37,3 +40,17 @@ export const ApiKeyOutputs = z.object({
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const outputsAreStoredKeys: Same<z.output<typeof ApiKeyOutputs>, StoredKey> = true;
 void outputsAreStoredKeys;
+
+/**
+ * The outputs of `gatewaykeys:index:Webhook` as a zod schema, for the package schema only: the
+ * contract's endpoint record (but `object`), the provider's own fields, and the inputs the stack carries.
+ */
+export const WebhookOutputs = z.object({
+  ...WebhookRecord.omit({ object: true, previousSecretExpiresAt: true }).shape,
+  previousSecretExpiresAt: WebhookRecord.shape.previousSecretExpiresAt.unwrap().unwrap().optional(),
+  signingSecret: z.string().optional(),
+  signingSecretKnown: z.boolean(),
+  baseUrl: z.string(),
+  provisioningKeyHint: z.string(),
+  ...WebhookInputs.pick(maskOf(WEBHOOK_CARRIED_INPUTS.filter((field) => field !== "adoptWebhookId"))).shape,
+});

@@ -1,45 +1,37 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { canonicalJson, KEY_CHANGE_FIELDS } from "@gateway-keys/contract";
-import { createApiKeyProvider, type ApiKeyProviderOptions } from "../runtime";
-import { PATCHABLE_FIELDS, sameJson } from "../runtime/compare";
+import { createApiKeyProvider, createWebhookProvider, type ApiKeyProviderOptions } from "../runtime";
 import type { ConfigSource } from "../runtime/connection";
-import { rotationPlanned } from "../runtime/rotation";
-import { isSettled, UNKNOWN, type CheckedInputs, type DesiredKey, type StoredKey } from "../runtime/shapes";
+import { ApiKeyHandler } from "./api-key-handler";
 import type { NativeDiagnostics } from "./diagnostics";
-import { NATIVE_API_KEY_TYPE, packageSchemaJson } from "./schema";
-import { revealed, withSecretsMarked } from "./secrets";
+import { typeOfUrn, type DetailedDiff, type ResourceHandler } from "./handler";
+import { NATIVE_API_KEY_TYPE, NATIVE_WEBHOOK_TYPE, packageSchemaJson } from "./schema";
+import { WebhookHandler } from "./webhook-handler";
 
-/** How a property changes, as the engine's detailed diff names it (`pulumirpc.PropertyDiff.Kind`). */
-export type PropertyChange = "add" | "delete" | "update" | "add-replace" | "delete-replace" | "update-replace";
-
-/** A diff with what changes per property: what lets `replaceOnChanges` work and a plan name a rotation. */
-export interface DetailedDiff extends pulumi.provider.DiffResult {
-  detailedDiff: Record<string, PropertyChange>;
-}
-
-/** Inputs compared property by property for the detailed diff. */
-const COMPARED_INPUTS = [...PATCHABLE_FIELDS, "rotationTrigger", "rotateAfter", "rotationGracePeriod", "rotation", "connection", "adoptKeyId"] as const;
-
-/** The resource's name: the last part of its URN. */
-export const nameOfUrn = (urn: string): string => urn.split("::").pop() ?? urn;
+export type { DetailedDiff, PropertyChange } from "./handler";
 
 /**
- * The native `gatewaykeys` provider: Pulumi's provider interface over the same runtime as the
- * dynamic `ApiKey` (one runtime, two front doors). What only a native provider can do is added
- * here: the URN comes from the engine (it names the key on the gateway, for crash-safe creates),
- * the diff says what changes per property (so `replaceOnChanges` works and a rotation shows as an
- * update of `secret`), the secret outputs are marked secret by the provider itself, and a read
- * with no state (`pulumi import`) works.
+ * The native `gatewaykeys` provider: Pulumi's provider interface, each call handed to the handler
+ * of the resource type its URN names (./api-key-handler.ts...). Configuration is the provider's:
+ * every handler's runtime reads the same `gatewaykeys:*` settings.
  */
 export class GatewayKeysProvider implements pulumi.provider.Provider {
   readonly version: string;
-  readonly #runtime: ReturnType<typeof createApiKeyProvider>;
-  readonly #diagnostics: NativeDiagnostics;
+  readonly #handlers: ReadonlyMap<string, ResourceHandler>;
+  readonly #configure: (config: ConfigSource) => void;
 
   constructor(options: { version: string; diagnostics: NativeDiagnostics } & Omit<ApiKeyProviderOptions, "diagnostics" | "configNamespace">) {
     this.version = options.version;
-    this.#diagnostics = options.diagnostics;
-    this.#runtime = createApiKeyProvider({ ...options, configNamespace: "gatewaykeys" });
+    const apiKeys = createApiKeyProvider({ ...options, configNamespace: "gatewaykeys" });
+    const webhooks = createWebhookProvider({ ...options, configNamespace: "gatewaykeys" });
+    this.#handlers = new Map<string, ResourceHandler>([
+      [NATIVE_API_KEY_TYPE, new ApiKeyHandler(apiKeys, options.diagnostics)],
+      [NATIVE_WEBHOOK_TYPE, new WebhookHandler(webhooks, options.diagnostics)],
+    ]);
+    this.#configure = (config) => {
+      const source = { config: { get: (key: string) => config.get(key), require: (key: string) => config.get(key) ?? "" } };
+      void apiKeys.configure(source);
+      void webhooks.configure(source);
+    };
   }
 
   async getSchema(): Promise<string> {
@@ -48,119 +40,42 @@ export class GatewayKeysProvider implements pulumi.provider.Provider {
 
   /** Remembers the provider configuration (`gatewaykeys:baseUrl`, `gatewaykeys:provisioningKey`, `gatewaykeys:requestTimeout`). */
   configure(config: ConfigSource): void {
-    void this.#runtime.configure({ config: { get: (key) => config.get(key), require: (key) => config.get(key) ?? "" } });
+    this.#configure(config);
   }
 
-  async check(urn: string, olds: unknown, news: unknown): Promise<pulumi.provider.CheckResult> {
-    requireApiKey(urn);
-    const program = revealed(news) as Record<string, unknown>;
-    // The URN names the key on the gateway (crash-safe create) and addresses warnings: what the
-    // dynamic ApiKey class passes as a hidden input, the engine hands a native provider itself.
-    // `planning`, the hidden input by which the dynamic class says the engine previews, is passed
-    // on: the TypeScript `native.ApiKey` sets it too, so a preview that rotates shows the secret as
-    // unknown (an unknown input outside a preview would fail the update). Other SDKs leave it out.
-    const declared: Record<string, unknown> = { ...program, name: program.name ?? nameOfUrn(urn), clientReference: urn };
-    const { inputs, failures } = await this.#runtime.check((revealed(olds) as Record<string, unknown>) ?? {}, declared);
-    return { inputs: withSecretsMarked(inputs), failures };
+  check(urn: string, olds: unknown, news: unknown): Promise<pulumi.provider.CheckResult> {
+    return this.#handler(urn).check(urn, olds, news);
   }
 
-  async diff(_id: string, urn: string, olds: unknown, news: unknown): Promise<DetailedDiff> {
-    requireApiKey(urn);
-    const stored = revealed(olds) as StoredKey;
-    const desired = revealed(news) as CheckedInputs;
-    const result = await this.#runtime.diff(stored.keyId, stored, desired);
-    const replaces = new Set(result.replaces ?? []);
-    const detailedDiff: Record<string, PropertyChange> = {};
-    for (const field of COMPARED_INPUTS) {
-      const before = (stored as unknown as Record<string, unknown>)[field];
-      const after = (desired as Record<string, unknown>)[field];
-      if (sameJson(before, after)) continue;
-      const kind: PropertyChange = before === undefined ? "add" : after === undefined ? "delete" : "update";
-      detailedDiff[field] = replaces.has(field) ? `${kind}-replace` : kind;
-    }
-    // A rotation is an in-place update of the secret; the change of rotationTrigger or of the
-    // `rotation` record (whose reason names why) shows beside it.
-    // Shown only when check could mark the secret unknown (a preview of a program that says it is
-    // one): the plan compares the old secret with the new inputs' and would otherwise show a removal.
-    const { secret: shown, ...declared } = desired as Record<string, unknown>;
-    if (shown === UNKNOWN && isSettled(declared) && rotationPlanned(stored, declared as DesiredKey)) detailedDiff.secret = "update";
-    if (result.changes && Object.keys(detailedDiff).length === 0) detailedDiff.provisioningKeyHint = "update";
-    // A replacement revokes the old key before creating the new one: created first, the new key
-    // would meet the old one under the same client reference (the URN) and take it over, and the
-    // delete that follows would revoke it. Said for every replacement, `replaceOnChanges` ones too.
-    return { changes: result.changes, replaces: [...replaces], deleteBeforeReplace: true, detailedDiff };
+  diff(_id: string, urn: string, olds: unknown, news: unknown): Promise<DetailedDiff> {
+    return this.#handler(urn).diff(urn, olds, news);
   }
 
-  async create(urn: string, inputs: unknown): Promise<pulumi.provider.CreateResult> {
-    requireApiKey(urn);
-    const desired = { ...(revealed(inputs) as DesiredKey), clientReference: urn };
-    const { id, outs } = await this.#runtime.create(desired);
-    return { id, outs: withSecretsMarked(outs ?? {}) };
+  create(urn: string, inputs: unknown): Promise<pulumi.provider.CreateResult> {
+    return this.#handler(urn).create(urn, inputs);
   }
 
-  /**
-   * Refresh, and `pulumi import` (no state yet: `props` is undefined). An imported key's secret is
-   * unknown to the stack, which the person importing is told, with the declaration to paste, since
-   * the Node language host here cannot generate the program (`--generate-code=false`).
-   */
-  async read(id: string, urn: string, props?: unknown): Promise<pulumi.provider.ReadResult> {
-    requireApiKey(urn);
-    const stored = props === undefined ? undefined : (revealed(props) as StoredKey);
-    const importing = stored === undefined || stored.keyId === undefined;
-    const { id: liveId, props: live, inputs } = await this.#runtime.read(id, importing ? undefined : stored);
-    if (!live || !inputs) return {};
-    if (importing) {
-      this.#diagnostics.warn(
-        `imported key ${id}: its secret is unknown to the stack (secret absent, secretKnown false); ` +
-          "change rotationTrigger in a later update to issue one the stack manages.",
-        urn,
-      );
-      this.#diagnostics.info(`declare the imported key in the program:\n${importDeclaration(nameOfUrn(urn), inputs)}`, urn);
-    }
-    return { id: liveId, props: withSecretsMarked(live), inputs: withSecretsMarked(inputs) };
+  read(id: string, urn: string, props?: unknown): Promise<pulumi.provider.ReadResult> {
+    return this.#handler(urn).read(id, urn, props);
   }
 
-  async update(_id: string, urn: string, olds: unknown, news: unknown): Promise<pulumi.provider.UpdateResult> {
-    requireApiKey(urn);
-    const stored = revealed(olds) as StoredKey;
-    const { outs } = await this.#runtime.update(stored.keyId, stored, revealed(news) as DesiredKey);
-    return { outs: withSecretsMarked(outs ?? {}) };
+  update(_id: string, urn: string, olds: unknown, news: unknown): Promise<pulumi.provider.UpdateResult> {
+    return this.#handler(urn).update(urn, olds, news);
   }
 
-  /**
-   * What an update will leave, for a preview (the engine asks with `preview`, since the plugin says
-   * it supports previews): the declared name, state and policies, and, when a rotation is planned,
-   * a secret not known until the update. No gateway call.
-   */
+  /** What an update will leave, for a preview (see server.ts): no gateway call. */
   planUpdate(urn: string, olds: unknown, news: unknown): Record<string, unknown> {
-    requireApiKey(urn);
-    const stored = revealed(olds) as StoredKey;
-    const desired = revealed(news) as DesiredKey;
-    const planned: Record<string, unknown> = { ...stored };
-    for (const field of COMPARED_INPUTS) planned[field] = desired[field];
-    for (const field of Object.keys(planned)) if (planned[field] === undefined) delete planned[field];
-    if (isSettled(desired) && rotationPlanned(stored, desired)) planned.secret = UNKNOWN;
-    return withSecretsMarked(planned);
+    return this.#handler(urn).planUpdate(urn, olds, news);
   }
 
-  async delete(_id: string, urn: string, props: unknown): Promise<void> {
-    requireApiKey(urn);
-    const stored = revealed(props) as StoredKey;
-    await this.#runtime.delete(stored.keyId, stored);
+  delete(_id: string, urn: string, props: unknown): Promise<void> {
+    return this.#handler(urn).delete(urn, props);
   }
-}
 
-function requireApiKey(urn: string): void {
-  const type = urn.split("::")[2]?.split("$").pop();
-  if (type !== NATIVE_API_KEY_TYPE) throw new Error(`the gatewaykeys provider has no resource type ${type}; it has ${NATIVE_API_KEY_TYPE}`);
-}
-
-/** The TypeScript declaration of an imported key, with the inputs its live state implies. */
-export function importDeclaration(name: string, inputs: object): string {
-  const declared = inputs as Record<string, unknown>;
-  const body = KEY_CHANGE_FIELDS.map((field) => [field, declared[field]] as const)
-    .filter(([, value]) => value !== undefined)
-    .map(([field, value]) => `  ${field}: ${canonicalJson(value)},`)
-    .join("\n");
-  return `new native.ApiKey(${JSON.stringify(name)}, {\n${body}\n});`;
+  #handler(urn: string): ResourceHandler {
+    const type = typeOfUrn(urn);
+    const handler = type === undefined ? undefined : this.#handlers.get(type);
+    if (!handler) throw new Error(`the gatewaykeys provider has no resource type ${type}; it has ${[...this.#handlers.keys()].join(", ")}`);
+    return handler;
+  }
 }

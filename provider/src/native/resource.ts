@@ -1,8 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ApiKeyResource, sharedInputs } from "../api-key-base";
 import { SECRET_PROPERTIES } from "../runtime/shapes";
-import type { ApiKeyArgs } from "../inputs";
-import { NATIVE_API_KEY_TYPE, PACKAGE_NAME } from "./schema";
+import type { ApiKeyArgs, WebhookArgs } from "../inputs";
+import { WEBHOOK_SECRET_PROPERTIES } from "../runtime/webhook/shapes";
+import { WebhookResource, webhookInputs } from "../webhook-base";
+import { NATIVE_API_KEY_TYPE, NATIVE_WEBHOOK_TYPE, PACKAGE_NAME } from "./schema";
 import { PLUGIN_VERSION } from "./version";
 
 /**
@@ -28,6 +30,28 @@ export class ApiKey extends ApiKeyResource {
     const inputs: Record<string, unknown> = { ...sharedInputs(args), name: args.name, adoptKeyId: args.adoptKeyId, clientReference: undefined };
     const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), ...SECRET_PROPERTIES];
     super(NATIVE_API_KEY_TYPE, name, inputs, { version: PLUGIN_VERSION, ...opts, additionalSecretOutputs });
+  }
+}
+
+/**
+ * A webhook endpoint of the gateway, managed by the native `gatewaykeys` plugin (resource type
+ * `gatewaykeys:index:Webhook`): the same behaviour as the dynamic {@link import("../webhook").Webhook},
+ * with Pulumi's own `pulumi import gatewaykeys:index:Webhook <name> <webhookId>` (the signing secret
+ * is then unknown to the stack until `rotationTrigger` rotates it).
+ *
+ * @example
+ * import { native } from "@gateway-keys/provider";
+ * const alerts = new native.Webhook("alerts", { url: "https://hooks.example.com/gateway", events: ["key.rotation_due"] });
+ * export const signingSecret = alerts.signingSecret;
+ */
+export class Webhook extends WebhookResource {
+  /** The resource's URN, which names the create across runs. */
+  declare readonly clientReference: pulumi.Output<string | undefined>;
+
+  constructor(name: string, args: WebhookArgs, opts: pulumi.CustomResourceOptions = {}) {
+    const inputs: Record<string, unknown> = { ...webhookInputs(args), clientReference: undefined };
+    const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), ...WEBHOOK_SECRET_PROPERTIES];
+    super(NATIVE_WEBHOOK_TYPE, name, inputs, { version: PLUGIN_VERSION, ...opts, additionalSecretOutputs });
   }
 }
 

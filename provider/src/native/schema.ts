@@ -1,14 +1,21 @@
 import { z } from "zod";
 import { ApiKeyInputs, SECRET_PROPERTIES } from "../runtime/shapes";
-import { ApiKeyOutputs } from "./outputs";
+import { WEBHOOK_SECRET_PROPERTIES, WebhookInputs } from "../runtime/webhook/shapes";
+import { ApiKeyOutputs, WebhookOutputs } from "./outputs";
+import { WEBHOOK_DESCRIPTIONS } from "./webhook-descriptions";
 
 /** The Pulumi package name: config keys are `gatewaykeys:*`, the plugin `pulumi-resource-gatewaykeys`. */
 export const PACKAGE_NAME = "gatewaykeys";
 /** The type token of the native key resource. */
 export const NATIVE_API_KEY_TYPE = `${PACKAGE_NAME}:index:ApiKey`;
+/** The type token of the native webhook endpoint resource. */
+export const NATIVE_WEBHOOK_TYPE = `${PACKAGE_NAME}:index:Webhook`;
 
 /** The program's inputs: without those the dynamic `ApiKey` class sets itself, which the plugin gets from the engine (the URN) or computes. */
-const DeclaredInputs = ApiKeyInputs.omit({ clientReference: true, planning: true, rotation: true });
+const DeclaredInputs = ApiKeyInputs.omit({ clientReference: true, planning: true, rotation: true, expiryWarningSeconds: true, rotateAfterSeconds: true });
+
+/** A webhook's inputs as a program declares them: the URN comes from the engine, and `pulumi import` adopts. */
+const DeclaredWebhookInputs = WebhookInputs.omit({ clientReference: true, adoptWebhookId: true });
 
 /** Inputs the program may leave out although the contract requires them: the plugin fills them in `check`. */
 const DEFAULTED_BY_PLUGIN = new Set(["name"]);
@@ -48,8 +55,14 @@ const DESCRIPTIONS: Record<string, string> = {
   modelPolicy: "Which models the key may call.",
   mode: "`all` (every model) or `allowList` (only `modelIds`).",
   modelIds: "Model ids: empty with `all`, 1 to 100 distinct ids with `allowList`.",
+  budgetAlertThresholds:
+    "Fractions of spendPolicy.limitUnits at which the gateway sends a key.budget_threshold webhook event, once per spend window each: " +
+    "greater than 0, at most 1, ascending, up to 10, e.g. [0.5, 0.8, 1]. Default none.",
+  expiryWarning: "How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.",
+  expiryWarningSeconds: "Seconds before expiresAt that the gateway sends key.expiring, set from expiryWarning.",
+  rotateAfterSeconds: "Age of the secret, in seconds, at which the gateway sends key.rotation_due, set from rotateAfter.",
   rotationTrigger: "Any value; changing it rotates the secret in place (the keyId stays).",
-  rotateAfter: "Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).",
+  rotateAfter: "Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.",
   rotationGracePeriod: "How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.",
   connection: "The gateway and owner of this key; left out, the provider configuration applies. A secret.",
   baseUrl: "Base URL of the gateway, e.g. http://127.0.0.1:8787.",
@@ -93,9 +106,10 @@ type JsonSchema = {
 class TypeCollector {
   readonly types: Record<string, unknown> = {};
 
-  property(name: string, node: JsonSchema, secret = false): PulumiType {
+  /** A property's type and description: its resource's own prose for `name` (`descriptions`) first, then the shared one. */
+  property(name: string, node: JsonSchema, secret = false, descriptions: Record<string, string> = {}): PulumiType {
     const type = this.#typeOf(name, node);
-    const description = [DESCRIPTIONS[name], allowedValues(node)].filter(Boolean).join(" ");
+    const description = [descriptions[name] ?? DESCRIPTIONS[name], allowedValues(node)].filter(Boolean).join(" ");
     return { ...type, ...(description ? { description } : {}), ...(secret ? { secret: true } : {}) };
   }
 
@@ -133,7 +147,10 @@ class TypeCollector {
 function allowedValues(node: JsonSchema): string {
   const parts: string[] = [];
   if (node.enum) parts.push(`One of ${node.enum.map((value) => JSON.stringify(value)).join(", ")}.`);
-  if (node.minimum !== undefined && node.maximum !== undefined) parts.push(`From ${node.minimum} to ${node.maximum}.`);
+  // zod's `.int()` alone bounds a number by the safe integers: no bound a reader needs told.
+  if (node.minimum !== undefined && node.maximum !== undefined && node.maximum !== Number.MAX_SAFE_INTEGER) {
+    parts.push(`From ${node.minimum} to ${node.maximum}.`);
+  }
   if (node.default !== undefined && typeof node.default !== "object") parts.push(`Default ${JSON.stringify(node.default)}.`);
   return parts.join(" ");
 }
@@ -141,25 +158,75 @@ function allowedValues(node: JsonSchema): string {
 const jsonSchemaOf = (schema: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
 
+/** What a resource type's schema is made of: zod schemas of its inputs and outputs, and its prose. */
+export interface ResourceSpec {
+  description: string;
+  /** The program's inputs. */
+  inputs: z.ZodType;
+  /** The stored outputs. */
+  outputs: z.ZodType;
+  /** Properties marked secret in inputs and outputs. */
+  secret: readonly string[];
+  /** Inputs the program may leave out although the schema requires them: the plugin fills them in `check`. */
+  defaulted?: ReadonlySet<string>;
+  /** What a property means for this resource where the shared prose (of a key) does not fit. */
+  descriptions?: Record<string, string>;
+}
+
+/** A resource's entry of the package schema, its object types registered with `collector`. */
+function resourceSchema(collector: TypeCollector, spec: ResourceSpec): Record<string, unknown> {
+  const secret = new Set<string>(spec.secret);
+  const inputs = jsonSchemaOf(spec.inputs, "input");
+  const inputProperties = Object.fromEntries(
+    Object.entries(inputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name), spec.descriptions)]),
+  );
+  const outputs = jsonSchemaOf(spec.outputs, "output");
+  const properties = Object.fromEntries(
+    Object.entries(outputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name), spec.descriptions)]),
+  );
+  return {
+    description: spec.description,
+    inputProperties,
+    requiredInputs: (inputs.required ?? []).filter((name) => !spec.defaulted?.has(name)),
+    properties,
+    // A nullable field (rotatedAt...) is always present, but may be null: not required in Pulumi's sense.
+    required: (outputs.required ?? []).filter((name) => !outputs.properties?.[name]?.anyOf?.some((option) => option.type === "null")),
+  };
+}
+
+/** The key resource's schema. */
+const API_KEY_SPEC: ResourceSpec = {
+  description:
+    "A regular API key of the gateway. Name, state and policy changes are one in-place PATCH; a rotation " +
+    "(rotationTrigger changed, or rotateAfter reached) is an in-place rotate of the secret; delete revokes.",
+  inputs: DeclaredInputs,
+  outputs: ApiKeyOutputs,
+  secret: SECRET_PROPERTIES,
+  defaulted: DEFAULTED_BY_PLUGIN,
+};
+
+/** The webhook endpoint resource's schema. */
+const WEBHOOK_SPEC: ResourceSpec = {
+  description:
+    "A webhook endpoint of the gateway: events (key alerts, audit actions) POSTed to url, signed as Standard Webhooks. " +
+    "URL, events, selector and enabled change in place (one PATCH); a new rotationTrigger rotates the signing secret in place; delete removes it.",
+  inputs: DeclaredWebhookInputs,
+  outputs: WebhookOutputs,
+  secret: WEBHOOK_SECRET_PROPERTIES,
+  descriptions: WEBHOOK_DESCRIPTIONS,
+};
+
 /**
  * The Pulumi package schema of `gatewaykeys`, generated from the contract's zod schemas (through
- * the runtime's `ApiKeyInputs` and {@link ApiKeyOutputs}). The plugin serves it from GetSchema;
+ * the runtime's input schemas and {@link ApiKeyOutputs}). The plugin serves it from GetSchema;
  * `npm run schema` writes it to provider/schema.json for `pulumi package gen-sdk`.
  */
 export function packageSchema(version: string): Record<string, unknown> {
   const collector = new TypeCollector();
-  const secret = new Set<string>(SECRET_PROPERTIES);
-
-  const inputs = jsonSchemaOf(DeclaredInputs, "input");
-  const inputProperties = Object.fromEntries(
-    Object.entries(inputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name))]),
-  );
-  const requiredInputs = (inputs.required ?? []).filter((name) => !DEFAULTED_BY_PLUGIN.has(name));
-
-  const outputs = jsonSchemaOf(ApiKeyOutputs, "output");
-  const properties = Object.fromEntries(
-    Object.entries(outputs.properties ?? {}).map(([name, node]) => [name, collector.property(name, node, secret.has(name))]),
-  );
+  const resources = {
+    [NATIVE_API_KEY_TYPE]: resourceSchema(collector, API_KEY_SPEC),
+    [NATIVE_WEBHOOK_TYPE]: resourceSchema(collector, WEBHOOK_SPEC),
+  };
 
   const config = {
     baseUrl: { type: "string", description: `${DESCRIPTIONS.baseUrl} Falls back to GATEWAY_BASE_URL.` },
@@ -171,24 +238,13 @@ export function packageSchema(version: string): Record<string, unknown> {
     name: PACKAGE_NAME,
     displayName: "Gateway keys",
     version,
-    description: "Model-gateway API keys as code: create, change, rotate and revoke keys of a gateway-keys gateway.",
+    description: "Model-gateway API keys as code: create, change, rotate and revoke keys of a gateway-keys gateway, and its webhook endpoints.",
     license: "Apache-2.0",
     keywords: ["pulumi", "gateway", "api-keys", "category/utility"],
     config: { variables: config },
     provider: { description: "The gatewaykeys provider: which gateway, and whose provisioning key.", inputProperties: config },
     types: collector.types,
-    resources: {
-      [NATIVE_API_KEY_TYPE]: {
-        description:
-          "A regular API key of the gateway. Name, state and policy changes are one in-place PATCH; a rotation " +
-          "(rotationTrigger changed, or rotateAfter reached) is an in-place rotate of the secret; delete revokes.",
-        inputProperties,
-        requiredInputs,
-        properties,
-        // A nullable field (rotatedAt...) is always present, but may be null: not required in Pulumi's sense.
-        required: (outputs.required ?? []).filter((name) => !outputs.properties?.[name]?.anyOf?.some((option) => option.type === "null")),
-      },
-    },
+    resources,
     language: {
       nodejs: { packageName: "@gateway-keys/gatewaykeys", packageDescription: "Generated SDK of the gatewaykeys Pulumi package." },
       // respectSchemaVersion: the Go and Python SDKs ask the engine for this very plugin version (pulumi-plugin.json

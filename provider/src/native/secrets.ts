@@ -30,10 +30,10 @@ export function wrapSecret(value: unknown): WrappedSecret {
   return { [pulumi.runtime.specialSigKey]: pulumi.runtime.specialSecretSig, value };
 }
 
-/** A copy of `properties` with each of {@link SECRET_PROPERTIES} that is present marked secret. */
-export function withSecretsMarked<T extends object>(properties: T): Record<string, unknown> {
+/** A copy of `properties` with each of `names` (a key's {@link SECRET_PROPERTIES} by default) that is present marked secret. */
+export function withSecretsMarked<T extends object>(properties: T, names: readonly string[] = SECRET_PROPERTIES): Record<string, unknown> {
   const marked: Record<string, unknown> = { ...(properties as Record<string, unknown>) };
-  for (const name of SECRET_PROPERTIES) {
+  for (const name of names) {
     // A value not known yet (a planned rotation's secret) stays bare: the plan then shows it as changing.
     if (marked[name] !== undefined && marked[name] !== UNKNOWN && !isWrappedSecret(marked[name])) marked[name] = wrapSecret(marked[name]);
   }

@@ -3,7 +3,8 @@ import * as pulumi from "@pulumi/pulumi";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as structproto from "google-protobuf/google/protobuf/struct_pb";
 import type { ConfigSource } from "../runtime/connection";
-import type { GatewayKeysProvider, PropertyChange } from "./provider";
+import type { PropertyChange } from "./handler";
+import type { GatewayKeysProvider } from "./provider";
 import { revealed } from "./secrets";
 
 type Call<Request> = { request: Request };

@@ -1,9 +1,11 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { fieldIssues, KEY_CHANGE_FIELDS } from "@gateway-keys/contract";
+import { KEY_CHANGE_FIELDS } from "@gateway-keys/contract";
 import { reviewAdoption } from "./adoption";
 import type { ProviderContext } from "./context";
 import { planRotation } from "./rotation";
-import { ApiKeyInputs, containsUnknown, UNKNOWN, type CheckedInputs, type DesiredKey } from "./shapes";
+import { ApiKeyInputs, DERIVED_FIELDS, UNKNOWN, type CheckedInputs, type DesiredKey } from "./shapes";
+import { durationSeconds } from "./time";
+import { validatedInputs } from "./validated";
 
 /** The inputs `check` hands on, or the failures that stop the preview. */
 export interface CheckOutcome {
@@ -25,16 +27,15 @@ export interface CheckOutcome {
  */
 export async function checkInputs(context: ProviderContext, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<CheckOutcome> {
   // Hidden inputs of the ApiKey class: whether the engine previews, and nothing the program sets as `rotation`.
-  const { planning, rotation: _ignored, ...declared } = news;
+  const { planning, rotation: _ignored, ...program } = news;
+  // Computed below from the provider's durations: whatever the program sent as such is dropped.
+  const declared = Object.fromEntries(Object.entries(program).filter(([field]) => !(DERIVED_FIELDS as readonly string[]).includes(field)));
   // Inputs that shape the key on the gateway: while one is not known yet, there is nothing to check against.
-  if (KEY_CHANGE_FIELDS.some((field) => containsUnknown(declared[field]))) return { inputs: declared, failures: [] };
-  const entries = Object.entries(declared);
-  const pending = Object.fromEntries(entries.filter(([, value]) => containsUnknown(value)));
-  const parsed = ApiKeyInputs.safeParse(Object.fromEntries(entries.filter(([, value]) => !containsUnknown(value))));
-  if (!parsed.success) {
-    return { inputs: declared, failures: fieldIssues(parsed.error).map((issue) => ({ property: issue.path, reason: issue.message })) };
-  }
-  const desired: DesiredKey = parsed.data;
+  const validated = validatedInputs(ApiKeyInputs, declared, KEY_CHANGE_FIELDS);
+  if (validated.kind === "pending") return { inputs: declared, failures: [] };
+  if (validated.kind === "failed") return { inputs: declared, failures: validated.failures };
+  const { pending } = validated;
+  const desired: DesiredKey = withDerivedFields(validated.desired);
   // The key is new when the engine has no previous inputs for it.
   const previous = olds.name === undefined ? undefined : (olds as Partial<DesiredKey>);
   const plan = planRotation(previous, desired, context.now());
@@ -53,4 +54,12 @@ export async function checkInputs(context: ProviderContext, olds: Record<string,
     if (problem) return { inputs, failures: [{ property: "", reason: problem }] };
   }
   return { inputs, failures: [] };
+}
+
+/** The key with the contract's alert fields set from the provider's durations (none when left out). */
+function withDerivedFields(key: DesiredKey): DesiredKey {
+  const derived: DesiredKey = { ...key };
+  if (key.expiryWarning !== undefined) derived.expiryWarningSeconds = durationSeconds(key.expiryWarning);
+  if (key.rotateAfter !== undefined) derived.rotateAfterSeconds = durationSeconds(key.rotateAfter);
+  return derived;
 }

@@ -39,12 +39,15 @@ function requestValue(field: PatchableField, value: unknown): unknown {
   return resetPeriod === "never" ? cap : value;
 }
 
+/** Fields whose empty value is the gateway's default: left out of a create, so a gateway from before them takes it. */
+const EMPTY_IS_DEFAULT = new Set<PatchableField>(["labels", "budgetAlertThresholds"]);
+
 /** The create request of a declared key: its name, state and each policy it sets (none left out, no empty labels). */
 export function createRequest(desired: DesiredKey): CreateApiKeyRequest {
   const body: Record<string, unknown> = {};
   for (const field of PATCHABLE_FIELDS) {
     const value = desired[field];
-    if (value === undefined || value === null || (field === "labels" && Object.keys(value).length === 0)) continue;
+    if (value === undefined || value === null || (EMPTY_IS_DEFAULT.has(field) && Object.keys(value).length === 0)) continue;
     body[field] = requestValue(field, value);
   }
   return body as CreateApiKeyRequest;

@@ -10,7 +10,7 @@ const digest = (text: string) => createHash("sha256").update(text).digest("base6
  * the dead run never recorded — a created key's secret, a rotation's new secret — instead of acting
  * twice. Versioned (`gk1`) so a change of the derivation can never collide with an old one.
  */
-export function derivedIdempotencyKey(operation: "create" | "change" | "rotate" | "revoke", parts: unknown): string {
+export function derivedIdempotencyKey(operation: "create" | "change" | "rotate" | "revoke" | "delete", parts: unknown): string {
   return `gk1-${operation}-${digest(canonicalJson(parts))}`;
 }
 

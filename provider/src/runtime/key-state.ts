@@ -1,7 +1,8 @@
 import { KEY_CHANGE_FIELDS, NULLABLE_POLICIES, type ApiKey } from "@gateway-keys/contract";
 import { storedValue } from "./compare";
 import { credentialHint, type Connection } from "./connection";
-import { CARRIED_INPUTS, RECORD_FIELDS, type CarriedInputs, type ReadInputs, type StoredKey } from "./shapes";
+import { durationText } from "./time";
+import { CARRIED_INPUTS, DERIVED_FIELDS, RECORD_FIELDS, type CarriedInputs, type ReadInputs, type StoredKey } from "./shapes";
 
 /** What the stack knows of a key's secret. */
 export interface SecretKnowledge {
@@ -56,9 +57,15 @@ export function carriedOf(state: StoredKey): Partial<CarriedInputs> {
 export function inputsOf(state: StoredKey): ReadInputs {
   const inputs: Record<string, unknown> = {};
   for (const field of KEY_CHANGE_FIELDS) {
+    // Declared as the provider's durations: `expiryWarning` below, `rotateAfter` carried.
+    if ((DERIVED_FIELDS as readonly string[]).includes(field)) continue;
     const value = storedValue(state, field);
     // A policy the key has none of is no input; a revoked key is declared as it was, active.
     if (value !== null) inputs[field] = field === "state" && value !== "disabled" ? "active" : value;
   }
-  return { ...(inputs as ReadInputs), ...carriedOf(state) };
+  const carried = carriedOf(state);
+  // A warning set outside the stack reads as the duration a program would write.
+  if (state.expiryWarningSeconds !== undefined) carried.expiryWarning = durationText(state.expiryWarningSeconds);
+  else delete carried.expiryWarning;
+  return { ...(inputs as ReadInputs), ...carried };
 }

@@ -134,17 +134,26 @@ export function describeFailure(
   stateVersion: number,
   connection: MessageConnection,
 ): Error {
-  if (error instanceof KeyOperationError) return error;
   if (error instanceof ConflictError && error.code === "conflict") return staleVersion(keyId, action, stateVersion, error.currentVersion);
   if (error instanceof ConflictError && error.code === "key_revoked") return revokedOutside(keyId);
+  return describeCallFailure(`key ${keyId}`, action, error, connection);
+}
+
+/**
+ * Rewords an SDK error of a call about `subject` ("key key_...", "webhook wh_..."): no answer says
+ * which gateway and what to check, an answer is said in Pulumi terms where the SDK speaks of SDK
+ * calls; anything unexpected keeps the SDK's own message, without a stack.
+ */
+export function describeCallFailure(subject: string, action: string, error: unknown, connection: MessageConnection): Error {
+  if (error instanceof KeyOperationError) return error;
   if (error instanceof ConnectionError || error instanceof AbortError) {
-    return new KeyOperationError(`could not ${action} key ${keyId}: ${unanswered(error, connection)}`, { cause: error });
+    return new KeyOperationError(`could not ${action} ${subject}: ${unanswered(error, connection)}`, { cause: error });
   }
   if (error instanceof APIError) {
     const said = answerInPulumiTerms(error, connection) ?? error.message;
-    return new KeyOperationError(`could not ${action} key ${keyId}: ${said}`, { cause: error });
+    return new KeyOperationError(`could not ${action} ${subject}: ${said}`, { cause: error });
   }
-  if (error instanceof GatewayError) return new KeyOperationError(`could not ${action} key ${keyId}: ${error.message}`, { cause: error });
+  if (error instanceof GatewayError) return new KeyOperationError(`could not ${action} ${subject}: ${error.message}`, { cause: error });
   return unexpected(error);
 }
 
@@ -153,21 +162,21 @@ export function describeFailure(
  * `pulumi up` finds it (by the resource's client reference, or the replayed answer) and takes it
  * over, so there is nothing to clean up by hand.
  */
-export function describeCreateFailure(name: string, error: unknown, connection: MessageConnection): Error {
+export function describeCreateFailure(name: string, error: unknown, connection: MessageConnection, what = "key"): Error {
   if (error instanceof KeyOperationError) return error;
   if (error instanceof ConnectionError || error instanceof AbortError || error instanceof ResponseValidationError) {
     const reason = error instanceof ResponseValidationError ? error.message : unanswered(error, connection);
     return new KeyOperationError(
-      `could not create key "${name}": ${reason} If the gateway made the key before the failure, the next \`pulumi up\` ` +
+      `could not create ${what} "${name}": ${reason} If the gateway made the ${what} before the failure, the next \`pulumi up\` ` +
         "takes it over instead of making a second one: there is nothing to clean up.",
       { cause: error },
     );
   }
-  return describeFailure(`"${name}"`, "create", error, 0, connection);
+  return what === "key" ? describeFailure(`"${name}"`, "create", error, 0, connection) : describeCallFailure(`${what} "${name}"`, "create", error, connection);
 }
 
 /** A failure that is not the gateway's: our own bug, most likely. Said once, without a stack. */
 export function unexpected(error: unknown): KeyOperationError {
   const message = error instanceof Error ? error.message : String(error);
-  return new KeyOperationError(`the ApiKey provider failed unexpectedly: ${message}`, { cause: error });
+  return new KeyOperationError(`the gatewaykeys provider failed unexpectedly: ${message}`, { cause: error });
 }

@@ -1,7 +1,7 @@
 import { ApiKey, CreateApiKeyRequest, KeyId, NULLABLE_POLICIES, type KeyChangeField, type SettableKeyState } from "@gateway-keys/contract";
 import { z } from "zod";
 import { ConnectionInput } from "./connection";
-import { RotateAfter, RotationGracePeriod } from "./time";
+import { ExpiryWarning, RotateAfter, RotationGracePeriod } from "./time";
 
 /** The engine's placeholder for a value not known until apply (an output of another resource). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -41,6 +41,8 @@ export const ApiKeyInputs = z.object({
   rotateAfter: RotateAfter.optional(),
   /** How long a replaced secret keeps working after a rotation (`"1h"`); needs the gateway's `rotation_grace`. */
   rotationGracePeriod: RotationGracePeriod.optional(),
+  /** How long before `expiresAt` the gateway sends `key.expiring` (`"7d"`); sent as `expiryWarningSeconds`. */
+  expiryWarning: ExpiryWarning.optional(),
   connection: ConnectionInput.optional(),
   /** An existing key to take over instead of creating one. */
   adoptKeyId: KeyId.optional(),
@@ -55,6 +57,14 @@ export const ApiKeyInputs = z.object({
   rotation: RotationRecord.optional(),
 });
 
+
+/**
+ * The contract's fields `check` computes from the provider's durations, never declared as such:
+ * `expiryWarningSeconds` from `expiryWarning`, and `rotateAfterSeconds` from `rotateAfter` (so the
+ * gateway sends `key.rotation_due` when the schedule the stack keeps comes due).
+ */
+export const DERIVED_FIELDS = ["expiryWarningSeconds", "rotateAfterSeconds"] as const satisfies readonly KeyChangeField[];
+export type DerivedField = (typeof DERIVED_FIELDS)[number];
 
 /** A key's inputs after `check`: what the program declares, defaults filled, amounts canonical. */
 export type DesiredKey = z.output<typeof ApiKeyInputs>;
@@ -108,6 +118,7 @@ interface StackFields {
   rotationTrigger?: unknown;
   rotateAfter?: string;
   rotationGracePeriod?: string;
+  expiryWarning?: string;
   /** See {@link RotationRecord}; present while `rotateAfter` is set. */
   rotation?: RotationRecord;
   /** The resource's URN, as the ApiKey class passed it. */
@@ -117,10 +128,10 @@ interface StackFields {
 }
 
 /** The inputs the stack carries beside the key's record: recorded as they are declared. */
-export const CARRIED_INPUTS = ["rotationTrigger", "rotateAfter", "rotationGracePeriod", "rotation", "clientReference", "connection"] as const;
+export const CARRIED_INPUTS = ["rotationTrigger", "rotateAfter", "rotationGracePeriod", "expiryWarning", "rotation", "clientReference", "connection"] as const;
 export type CarriedInputs = Pick<DesiredKey, (typeof CARRIED_INPUTS)[number]>;
 
 /** The inputs a live key implies (what `read` reports), so a change made outside Pulumi shows in the next preview. */
-export type ReadInputs = Pick<StoredKey, Exclude<KeyChangeField, "state"> | (typeof CARRIED_INPUTS)[number]> & {
+export type ReadInputs = Pick<StoredKey, Exclude<KeyChangeField, "state" | DerivedField> | (typeof CARRIED_INPUTS)[number]> & {
   state: SettableKeyState;
 };

@@ -1,4 +1,4 @@
-import { KEY_EXTENSION_LIMITS } from "@gateway-keys/contract";
+import { ALERT_LIMITS, KEY_EXTENSION_LIMITS } from "@gateway-keys/contract";
 import { z } from "zod";
 
 /**
@@ -44,3 +44,26 @@ export const RotationGracePeriod = duration(
   KEY_EXTENSION_LIMITS.gracePeriodSecondsMax * 1000,
   'expected a duration such as "1h", "30m" or "45s" (a whole number of days, hours, minutes or seconds), at most 7d',
 );
+
+/**
+ * `expiryWarning`: how long before `expiresAt` the gateway sends `key.expiring`. From a minute to
+ * the contract's year.
+ */
+export const ExpiryWarning = duration(
+  ["s", "m", "h", "d"],
+  ALERT_LIMITS.expiryWarningSecondsMin * 1000,
+  ALERT_LIMITS.expiryWarningSecondsMax * 1000,
+  'expected a duration such as "7d", "12h" or "90m" (a whole number of days, hours, minutes or seconds), from 1m to 365d',
+);
+
+/** Whole seconds of a duration written as {@link duration} accepts: what the contract's `...Seconds` fields take. */
+export const durationSeconds = (text: string): number => durationMs(text) / 1000;
+
+/** A number of seconds as the shortest duration text in the largest unit that divides it: 604800 is `"7d"`. */
+export function durationText(seconds: number): string {
+  for (const unit of ["d", "h", "m"] as const) {
+    const size = UNIT_MS[unit] / 1000;
+    if (seconds % size === 0) return `${seconds / size}${unit}`;
+  }
+  return `${seconds}s`;
+}

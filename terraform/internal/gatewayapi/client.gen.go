@@ -237,6 +237,87 @@ func (e CreateApiKeyRequestState) Valid() bool {
 	}
 }
 
+// Defines values for CreateWebhookRequestEvents.
+const (
+	CreateWebhookRequestEventsAuditConsoleSignIn       CreateWebhookRequestEvents = "audit.console_sign_in"
+	CreateWebhookRequestEventsAuditCreate              CreateWebhookRequestEvents = "audit.create"
+	CreateWebhookRequestEventsAuditRevoke              CreateWebhookRequestEvents = "audit.revoke"
+	CreateWebhookRequestEventsAuditRotate              CreateWebhookRequestEvents = "audit.rotate"
+	CreateWebhookRequestEventsAuditUpdate              CreateWebhookRequestEvents = "audit.update"
+	CreateWebhookRequestEventsAuditWebhookCreate       CreateWebhookRequestEvents = "audit.webhook_create"
+	CreateWebhookRequestEventsAuditWebhookDelete       CreateWebhookRequestEvents = "audit.webhook_delete"
+	CreateWebhookRequestEventsAuditWebhookRotateSecret CreateWebhookRequestEvents = "audit.webhook_rotate_secret"
+	CreateWebhookRequestEventsAuditWebhookUpdate       CreateWebhookRequestEvents = "audit.webhook_update"
+	CreateWebhookRequestEventsKeyBudgetThreshold       CreateWebhookRequestEvents = "key.budget_threshold"
+	CreateWebhookRequestEventsKeyExpired               CreateWebhookRequestEvents = "key.expired"
+	CreateWebhookRequestEventsKeyExpiring              CreateWebhookRequestEvents = "key.expiring"
+	CreateWebhookRequestEventsKeyRotationDue           CreateWebhookRequestEvents = "key.rotation_due"
+)
+
+// Valid indicates whether the value is a known member of the CreateWebhookRequestEvents enum.
+func (e CreateWebhookRequestEvents) Valid() bool {
+	switch e {
+	case CreateWebhookRequestEventsAuditConsoleSignIn:
+		return true
+	case CreateWebhookRequestEventsAuditCreate:
+		return true
+	case CreateWebhookRequestEventsAuditRevoke:
+		return true
+	case CreateWebhookRequestEventsAuditRotate:
+		return true
+	case CreateWebhookRequestEventsAuditUpdate:
+		return true
+	case CreateWebhookRequestEventsAuditWebhookCreate:
+		return true
+	case CreateWebhookRequestEventsAuditWebhookDelete:
+		return true
+	case CreateWebhookRequestEventsAuditWebhookRotateSecret:
+		return true
+	case CreateWebhookRequestEventsAuditWebhookUpdate:
+		return true
+	case CreateWebhookRequestEventsKeyBudgetThreshold:
+		return true
+	case CreateWebhookRequestEventsKeyExpired:
+		return true
+	case CreateWebhookRequestEventsKeyExpiring:
+		return true
+	case CreateWebhookRequestEventsKeyRotationDue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeletedWebhookDeleted.
+const (
+	True DeletedWebhookDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the DeletedWebhookDeleted enum.
+func (e DeletedWebhookDeleted) Valid() bool {
+	switch e {
+	case True:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeletedWebhookObject.
+const (
+	DeletedWebhookObjectWebhook DeletedWebhookObject = "webhook"
+)
+
+// Valid indicates whether the value is a known member of the DeletedWebhookObject enum.
+func (e DeletedWebhookObject) Valid() bool {
+	switch e {
+	case DeletedWebhookObjectWebhook:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ModelFamily.
 const (
 	Chat          ModelFamily = "chat"
@@ -387,17 +468,202 @@ func (e UpdateApiKeyRequestState) Valid() bool {
 	}
 }
 
+// Defines values for UpdateWebhookRequestEvents.
+const (
+	UpdateWebhookRequestEventsAuditConsoleSignIn       UpdateWebhookRequestEvents = "audit.console_sign_in"
+	UpdateWebhookRequestEventsAuditCreate              UpdateWebhookRequestEvents = "audit.create"
+	UpdateWebhookRequestEventsAuditRevoke              UpdateWebhookRequestEvents = "audit.revoke"
+	UpdateWebhookRequestEventsAuditRotate              UpdateWebhookRequestEvents = "audit.rotate"
+	UpdateWebhookRequestEventsAuditUpdate              UpdateWebhookRequestEvents = "audit.update"
+	UpdateWebhookRequestEventsAuditWebhookCreate       UpdateWebhookRequestEvents = "audit.webhook_create"
+	UpdateWebhookRequestEventsAuditWebhookDelete       UpdateWebhookRequestEvents = "audit.webhook_delete"
+	UpdateWebhookRequestEventsAuditWebhookRotateSecret UpdateWebhookRequestEvents = "audit.webhook_rotate_secret"
+	UpdateWebhookRequestEventsAuditWebhookUpdate       UpdateWebhookRequestEvents = "audit.webhook_update"
+	UpdateWebhookRequestEventsKeyBudgetThreshold       UpdateWebhookRequestEvents = "key.budget_threshold"
+	UpdateWebhookRequestEventsKeyExpired               UpdateWebhookRequestEvents = "key.expired"
+	UpdateWebhookRequestEventsKeyExpiring              UpdateWebhookRequestEvents = "key.expiring"
+	UpdateWebhookRequestEventsKeyRotationDue           UpdateWebhookRequestEvents = "key.rotation_due"
+)
+
+// Valid indicates whether the value is a known member of the UpdateWebhookRequestEvents enum.
+func (e UpdateWebhookRequestEvents) Valid() bool {
+	switch e {
+	case UpdateWebhookRequestEventsAuditConsoleSignIn:
+		return true
+	case UpdateWebhookRequestEventsAuditCreate:
+		return true
+	case UpdateWebhookRequestEventsAuditRevoke:
+		return true
+	case UpdateWebhookRequestEventsAuditRotate:
+		return true
+	case UpdateWebhookRequestEventsAuditUpdate:
+		return true
+	case UpdateWebhookRequestEventsAuditWebhookCreate:
+		return true
+	case UpdateWebhookRequestEventsAuditWebhookDelete:
+		return true
+	case UpdateWebhookRequestEventsAuditWebhookRotateSecret:
+		return true
+	case UpdateWebhookRequestEventsAuditWebhookUpdate:
+		return true
+	case UpdateWebhookRequestEventsKeyBudgetThreshold:
+		return true
+	case UpdateWebhookRequestEventsKeyExpired:
+		return true
+	case UpdateWebhookRequestEventsKeyExpiring:
+		return true
+	case UpdateWebhookRequestEventsKeyRotationDue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEvents0.
+const (
+	WebhookEvents0AuditConsoleSignIn       WebhookEvents0 = "audit.console_sign_in"
+	WebhookEvents0AuditCreate              WebhookEvents0 = "audit.create"
+	WebhookEvents0AuditRevoke              WebhookEvents0 = "audit.revoke"
+	WebhookEvents0AuditRotate              WebhookEvents0 = "audit.rotate"
+	WebhookEvents0AuditUpdate              WebhookEvents0 = "audit.update"
+	WebhookEvents0AuditWebhookCreate       WebhookEvents0 = "audit.webhook_create"
+	WebhookEvents0AuditWebhookDelete       WebhookEvents0 = "audit.webhook_delete"
+	WebhookEvents0AuditWebhookRotateSecret WebhookEvents0 = "audit.webhook_rotate_secret"
+	WebhookEvents0AuditWebhookUpdate       WebhookEvents0 = "audit.webhook_update"
+	WebhookEvents0KeyBudgetThreshold       WebhookEvents0 = "key.budget_threshold"
+	WebhookEvents0KeyExpired               WebhookEvents0 = "key.expired"
+	WebhookEvents0KeyExpiring              WebhookEvents0 = "key.expiring"
+	WebhookEvents0KeyRotationDue           WebhookEvents0 = "key.rotation_due"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEvents0 enum.
+func (e WebhookEvents0) Valid() bool {
+	switch e {
+	case WebhookEvents0AuditConsoleSignIn:
+		return true
+	case WebhookEvents0AuditCreate:
+		return true
+	case WebhookEvents0AuditRevoke:
+		return true
+	case WebhookEvents0AuditRotate:
+		return true
+	case WebhookEvents0AuditUpdate:
+		return true
+	case WebhookEvents0AuditWebhookCreate:
+		return true
+	case WebhookEvents0AuditWebhookDelete:
+		return true
+	case WebhookEvents0AuditWebhookRotateSecret:
+		return true
+	case WebhookEvents0AuditWebhookUpdate:
+		return true
+	case WebhookEvents0KeyBudgetThreshold:
+		return true
+	case WebhookEvents0KeyExpired:
+		return true
+	case WebhookEvents0KeyExpiring:
+		return true
+	case WebhookEvents0KeyRotationDue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookObject.
+const (
+	WebhookObjectWebhook WebhookObject = "webhook"
+)
+
+// Valid indicates whether the value is a known member of the WebhookObject enum.
+func (e WebhookObject) Valid() bool {
+	switch e {
+	case WebhookObjectWebhook:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookWithSecretEvents0.
+const (
+	WebhookWithSecretEvents0AuditConsoleSignIn       WebhookWithSecretEvents0 = "audit.console_sign_in"
+	WebhookWithSecretEvents0AuditCreate              WebhookWithSecretEvents0 = "audit.create"
+	WebhookWithSecretEvents0AuditRevoke              WebhookWithSecretEvents0 = "audit.revoke"
+	WebhookWithSecretEvents0AuditRotate              WebhookWithSecretEvents0 = "audit.rotate"
+	WebhookWithSecretEvents0AuditUpdate              WebhookWithSecretEvents0 = "audit.update"
+	WebhookWithSecretEvents0AuditWebhookCreate       WebhookWithSecretEvents0 = "audit.webhook_create"
+	WebhookWithSecretEvents0AuditWebhookDelete       WebhookWithSecretEvents0 = "audit.webhook_delete"
+	WebhookWithSecretEvents0AuditWebhookRotateSecret WebhookWithSecretEvents0 = "audit.webhook_rotate_secret"
+	WebhookWithSecretEvents0AuditWebhookUpdate       WebhookWithSecretEvents0 = "audit.webhook_update"
+	WebhookWithSecretEvents0KeyBudgetThreshold       WebhookWithSecretEvents0 = "key.budget_threshold"
+	WebhookWithSecretEvents0KeyExpired               WebhookWithSecretEvents0 = "key.expired"
+	WebhookWithSecretEvents0KeyExpiring              WebhookWithSecretEvents0 = "key.expiring"
+	WebhookWithSecretEvents0KeyRotationDue           WebhookWithSecretEvents0 = "key.rotation_due"
+)
+
+// Valid indicates whether the value is a known member of the WebhookWithSecretEvents0 enum.
+func (e WebhookWithSecretEvents0) Valid() bool {
+	switch e {
+	case WebhookWithSecretEvents0AuditConsoleSignIn:
+		return true
+	case WebhookWithSecretEvents0AuditCreate:
+		return true
+	case WebhookWithSecretEvents0AuditRevoke:
+		return true
+	case WebhookWithSecretEvents0AuditRotate:
+		return true
+	case WebhookWithSecretEvents0AuditUpdate:
+		return true
+	case WebhookWithSecretEvents0AuditWebhookCreate:
+		return true
+	case WebhookWithSecretEvents0AuditWebhookDelete:
+		return true
+	case WebhookWithSecretEvents0AuditWebhookRotateSecret:
+		return true
+	case WebhookWithSecretEvents0AuditWebhookUpdate:
+		return true
+	case WebhookWithSecretEvents0KeyBudgetThreshold:
+		return true
+	case WebhookWithSecretEvents0KeyExpired:
+		return true
+	case WebhookWithSecretEvents0KeyExpiring:
+		return true
+	case WebhookWithSecretEvents0KeyRotationDue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookWithSecretObject.
+const (
+	WebhookWithSecretObjectWebhook WebhookWithSecretObject = "webhook"
+)
+
+// Valid indicates whether the value is a known member of the WebhookWithSecretObject enum.
+func (e WebhookWithSecretObject) Valid() bool {
+	switch e {
+	case WebhookWithSecretObjectWebhook:
+		return true
+	default:
+		return false
+	}
+}
+
 // ApiKey defines model for ApiKey.
 type ApiKey struct {
-	ClientReference nullable.Nullable[string]    `json:"clientReference"`
-	CreatedAt       time.Time                    `json:"createdAt"`
-	Expired         bool                         `json:"expired"`
-	ExpiresAt       nullable.Nullable[time.Time] `json:"expiresAt"`
-	Hint            string                       `json:"hint"`
-	KeyId           string                       `json:"keyId"`
-	Labels          map[string]string            `json:"labels"`
-	LastUsedAt      nullable.Nullable[time.Time] `json:"lastUsedAt"`
-	LoggingPolicy   struct {
+	BudgetAlertThresholds []float32                    `json:"budgetAlertThresholds"`
+	ClientReference       nullable.Nullable[string]    `json:"clientReference"`
+	CreatedAt             time.Time                    `json:"createdAt"`
+	Expired               bool                         `json:"expired"`
+	ExpiresAt             nullable.Nullable[time.Time] `json:"expiresAt"`
+	ExpiryWarningSeconds  nullable.Nullable[int]       `json:"expiryWarningSeconds"`
+	Hint                  string                       `json:"hint"`
+	KeyId                 string                       `json:"keyId"`
+	Labels                map[string]string            `json:"labels"`
+	LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
+	LoggingPolicy         struct {
 		RetentionDays int  `json:"retentionDays"`
 		StoreRequest  bool `json:"storeRequest"`
 		StoreResponse bool `json:"storeResponse"`
@@ -415,9 +681,10 @@ type ApiKey struct {
 		RequestsPerMinute     *int `json:"requestsPerMinute,omitempty"`
 		TokensPerMinute       *int `json:"tokensPerMinute,omitempty"`
 	}] `json:"rateLimitPolicy"`
-	RevokedAt   nullable.Nullable[time.Time] `json:"revokedAt"`
-	RotatedAt   nullable.Nullable[time.Time] `json:"rotatedAt"`
-	SpendPolicy nullable.Nullable[struct {
+	RevokedAt          nullable.Nullable[time.Time] `json:"revokedAt"`
+	RotateAfterSeconds nullable.Nullable[int]       `json:"rotateAfterSeconds"`
+	RotatedAt          nullable.Nullable[time.Time] `json:"rotatedAt"`
+	SpendPolicy        nullable.Nullable[struct {
 		Currency    ApiKey_SpendPolicy_Currency    `json:"currency"`
 		LimitUnits  interface{}                    `json:"limitUnits"`
 		ResetPeriod ApiKey_SpendPolicy_ResetPeriod `json:"resetPeriod"`
@@ -485,15 +752,17 @@ type ApiKeyListObject string
 
 // ApiKeyWithSecret defines model for ApiKeyWithSecret.
 type ApiKeyWithSecret struct {
-	ClientReference nullable.Nullable[string]    `json:"clientReference"`
-	CreatedAt       time.Time                    `json:"createdAt"`
-	Expired         bool                         `json:"expired"`
-	ExpiresAt       nullable.Nullable[time.Time] `json:"expiresAt"`
-	Hint            string                       `json:"hint"`
-	KeyId           string                       `json:"keyId"`
-	Labels          map[string]string            `json:"labels"`
-	LastUsedAt      nullable.Nullable[time.Time] `json:"lastUsedAt"`
-	LoggingPolicy   struct {
+	BudgetAlertThresholds []float32                    `json:"budgetAlertThresholds"`
+	ClientReference       nullable.Nullable[string]    `json:"clientReference"`
+	CreatedAt             time.Time                    `json:"createdAt"`
+	Expired               bool                         `json:"expired"`
+	ExpiresAt             nullable.Nullable[time.Time] `json:"expiresAt"`
+	ExpiryWarningSeconds  nullable.Nullable[int]       `json:"expiryWarningSeconds"`
+	Hint                  string                       `json:"hint"`
+	KeyId                 string                       `json:"keyId"`
+	Labels                map[string]string            `json:"labels"`
+	LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
+	LoggingPolicy         struct {
 		RetentionDays int  `json:"retentionDays"`
 		StoreRequest  bool `json:"storeRequest"`
 		StoreResponse bool `json:"storeResponse"`
@@ -511,10 +780,11 @@ type ApiKeyWithSecret struct {
 		RequestsPerMinute     *int `json:"requestsPerMinute,omitempty"`
 		TokensPerMinute       *int `json:"tokensPerMinute,omitempty"`
 	}] `json:"rateLimitPolicy"`
-	RevokedAt   nullable.Nullable[time.Time] `json:"revokedAt"`
-	RotatedAt   nullable.Nullable[time.Time] `json:"rotatedAt"`
-	Secret      string                       `json:"secret"`
-	SpendPolicy nullable.Nullable[struct {
+	RevokedAt          nullable.Nullable[time.Time] `json:"revokedAt"`
+	RotateAfterSeconds nullable.Nullable[int]       `json:"rotateAfterSeconds"`
+	RotatedAt          nullable.Nullable[time.Time] `json:"rotatedAt"`
+	Secret             string                       `json:"secret"`
+	SpendPolicy        nullable.Nullable[struct {
 		Currency    ApiKeyWithSecret_SpendPolicy_Currency    `json:"currency"`
 		LimitUnits  interface{}                              `json:"limitUnits"`
 		ResetPeriod ApiKeyWithSecret_SpendPolicy_ResetPeriod `json:"resetPeriod"`
@@ -571,19 +841,46 @@ type ApiKeyWithSecretState string
 
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
 type CreateApiKeyRequest struct {
-	ClientReference *string                            `json:"clientReference,omitempty"`
-	ExpiresAt       nullable.Nullable[time.Time]       `json:"expiresAt,omitempty"`
-	Labels          *map[string]string                 `json:"labels,omitempty"`
-	LoggingPolicy   *LoggingPolicy                     `json:"loggingPolicy,omitempty"`
-	ModelPolicy     *ModelPolicy                       `json:"modelPolicy,omitempty"`
-	Name            string                             `json:"name"`
-	RateLimitPolicy nullable.Nullable[RateLimitPolicy] `json:"rateLimitPolicy,omitempty"`
-	SpendPolicy     nullable.Nullable[SpendPolicy]     `json:"spendPolicy,omitempty"`
-	State           *CreateApiKeyRequestState          `json:"state,omitempty"`
+	BudgetAlertThresholds *[]float32                         `json:"budgetAlertThresholds,omitempty"`
+	ClientReference       *string                            `json:"clientReference,omitempty"`
+	ExpiresAt             nullable.Nullable[time.Time]       `json:"expiresAt,omitempty"`
+	ExpiryWarningSeconds  nullable.Nullable[int]             `json:"expiryWarningSeconds,omitempty"`
+	Labels                *map[string]string                 `json:"labels,omitempty"`
+	LoggingPolicy         *LoggingPolicy                     `json:"loggingPolicy,omitempty"`
+	ModelPolicy           *ModelPolicy                       `json:"modelPolicy,omitempty"`
+	Name                  string                             `json:"name"`
+	RateLimitPolicy       nullable.Nullable[RateLimitPolicy] `json:"rateLimitPolicy,omitempty"`
+	RotateAfterSeconds    nullable.Nullable[int]             `json:"rotateAfterSeconds,omitempty"`
+	SpendPolicy           nullable.Nullable[SpendPolicy]     `json:"spendPolicy,omitempty"`
+	State                 *CreateApiKeyRequestState          `json:"state,omitempty"`
 }
 
 // CreateApiKeyRequestState defines model for CreateApiKeyRequest.State.
 type CreateApiKeyRequestState string
+
+// CreateWebhookRequest defines model for CreateWebhookRequest.
+type CreateWebhookRequest struct {
+	Enabled       *bool                        `json:"enabled,omitempty"`
+	Events        []CreateWebhookRequestEvents `json:"events"`
+	LabelSelector *map[string]string           `json:"labelSelector,omitempty"`
+	Url           string                       `json:"url"`
+}
+
+// CreateWebhookRequestEvents defines model for CreateWebhookRequest.Events.
+type CreateWebhookRequestEvents string
+
+// DeletedWebhook defines model for DeletedWebhook.
+type DeletedWebhook struct {
+	Deleted   DeletedWebhookDeleted `json:"deleted"`
+	Object    DeletedWebhookObject  `json:"object"`
+	WebhookId string                `json:"webhookId"`
+}
+
+// DeletedWebhookDeleted defines model for DeletedWebhook.Deleted.
+type DeletedWebhookDeleted bool
+
+// DeletedWebhookObject defines model for DeletedWebhook.Object.
+type DeletedWebhookObject string
 
 // ErrorEnvelope defines model for ErrorEnvelope.
 type ErrorEnvelope struct {
@@ -692,6 +989,12 @@ type RotateApiKeyRequest struct {
 	GracePeriodSeconds *int `json:"gracePeriodSeconds,omitempty"`
 }
 
+// RotateWebhookSecretRequest defines model for RotateWebhookSecretRequest.
+type RotateWebhookSecretRequest struct {
+	ExpectedVersion int  `json:"expectedVersion"`
+	OverlapSeconds  *int `json:"overlapSeconds,omitempty"`
+}
+
 // SpendPolicy defines model for SpendPolicy.
 type SpendPolicy struct {
 	Currency    *SpendPolicyCurrency    `json:"currency,omitempty"`
@@ -707,24 +1010,100 @@ type SpendPolicyResetPeriod string
 
 // UpdateApiKeyRequest defines model for UpdateApiKeyRequest.
 type UpdateApiKeyRequest struct {
-	ExpectedVersion int                                `json:"expectedVersion"`
-	ExpiresAt       nullable.Nullable[time.Time]       `json:"expiresAt,omitempty"`
-	Labels          *map[string]string                 `json:"labels,omitempty"`
-	LoggingPolicy   *LoggingPolicy                     `json:"loggingPolicy,omitempty"`
-	ModelPolicy     *ModelPolicy                       `json:"modelPolicy,omitempty"`
-	Name            *string                            `json:"name,omitempty"`
-	RateLimitPolicy nullable.Nullable[RateLimitPolicy] `json:"rateLimitPolicy,omitempty"`
-	SpendPolicy     nullable.Nullable[SpendPolicy]     `json:"spendPolicy,omitempty"`
-	State           *UpdateApiKeyRequestState          `json:"state,omitempty"`
+	BudgetAlertThresholds *[]float32                         `json:"budgetAlertThresholds,omitempty"`
+	ExpectedVersion       int                                `json:"expectedVersion"`
+	ExpiresAt             nullable.Nullable[time.Time]       `json:"expiresAt,omitempty"`
+	ExpiryWarningSeconds  nullable.Nullable[int]             `json:"expiryWarningSeconds,omitempty"`
+	Labels                *map[string]string                 `json:"labels,omitempty"`
+	LoggingPolicy         *LoggingPolicy                     `json:"loggingPolicy,omitempty"`
+	ModelPolicy           *ModelPolicy                       `json:"modelPolicy,omitempty"`
+	Name                  *string                            `json:"name,omitempty"`
+	RateLimitPolicy       nullable.Nullable[RateLimitPolicy] `json:"rateLimitPolicy,omitempty"`
+	RotateAfterSeconds    nullable.Nullable[int]             `json:"rotateAfterSeconds,omitempty"`
+	SpendPolicy           nullable.Nullable[SpendPolicy]     `json:"spendPolicy,omitempty"`
+	State                 *UpdateApiKeyRequestState          `json:"state,omitempty"`
 }
 
 // UpdateApiKeyRequestState defines model for UpdateApiKeyRequest.State.
 type UpdateApiKeyRequestState string
 
+// UpdateWebhookRequest defines model for UpdateWebhookRequest.
+type UpdateWebhookRequest struct {
+	Enabled         *bool                         `json:"enabled,omitempty"`
+	Events          *[]UpdateWebhookRequestEvents `json:"events,omitempty"`
+	ExpectedVersion int                           `json:"expectedVersion"`
+	LabelSelector   *map[string]string            `json:"labelSelector,omitempty"`
+	Url             *string                       `json:"url,omitempty"`
+}
+
+// UpdateWebhookRequestEvents defines model for UpdateWebhookRequest.Events.
+type UpdateWebhookRequestEvents string
+
 // VersionedRequest defines model for VersionedRequest.
 type VersionedRequest struct {
 	ExpectedVersion int `json:"expectedVersion"`
 }
+
+// Webhook defines model for Webhook.
+type Webhook struct {
+	CreatedAt               time.Time                    `json:"createdAt"`
+	Enabled                 bool                         `json:"enabled"`
+	Events                  []Webhook_Events_Item        `json:"events"`
+	LabelSelector           map[string]string            `json:"labelSelector"`
+	Object                  WebhookObject                `json:"object"`
+	OwnerId                 string                       `json:"ownerId"`
+	PreviousSecretExpiresAt nullable.Nullable[time.Time] `json:"previousSecretExpiresAt"`
+	SecretHint              string                       `json:"secretHint"`
+	UpdatedAt               time.Time                    `json:"updatedAt"`
+	Url                     string                       `json:"url"`
+	Version                 int                          `json:"version"`
+	WebhookId               string                       `json:"webhookId"`
+}
+
+// WebhookEvents0 defines model for Webhook.Events.0.
+type WebhookEvents0 string
+
+// WebhookEvents1 defines model for Webhook.Events.1.
+type WebhookEvents1 = string
+
+// Webhook_Events_Item defines model for Webhook.events.Item.
+type Webhook_Events_Item struct {
+	union json.RawMessage
+}
+
+// WebhookObject defines model for Webhook.Object.
+type WebhookObject string
+
+// WebhookWithSecret defines model for WebhookWithSecret.
+type WebhookWithSecret struct {
+	CreatedAt               time.Time                       `json:"createdAt"`
+	Enabled                 bool                            `json:"enabled"`
+	Events                  []WebhookWithSecret_Events_Item `json:"events"`
+	LabelSelector           map[string]string               `json:"labelSelector"`
+	Object                  WebhookWithSecretObject         `json:"object"`
+	OwnerId                 string                          `json:"ownerId"`
+	PreviousSecretExpiresAt nullable.Nullable[time.Time]    `json:"previousSecretExpiresAt"`
+	Secret                  string                          `json:"secret"`
+	SecretHint              string                          `json:"secretHint"`
+	UpdatedAt               time.Time                       `json:"updatedAt"`
+	Url                     string                          `json:"url"`
+	Version                 int                             `json:"version"`
+	WebhookId               string                          `json:"webhookId"`
+}
+
+// WebhookWithSecretEvents0 defines model for WebhookWithSecret.Events.0.
+type WebhookWithSecretEvents0 string
+
+// WebhookWithSecretEvents1 defines model for WebhookWithSecret.Events.1.
+type WebhookWithSecretEvents1 = string
+
+// WebhookWithSecret_Events_Item defines model for WebhookWithSecret.events.Item.
+type WebhookWithSecret_Events_Item struct {
+	union json.RawMessage
+}
+
+// WebhookWithSecretObject defines model for WebhookWithSecret.Object.
+type WebhookWithSecretObject string
 
 // ListKeysParams defines parameters for ListKeys.
 type ListKeysParams struct {
@@ -765,6 +1144,30 @@ type RotateKeyParams struct {
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
 
+// CreateWebhookParams defines parameters for CreateWebhook.
+type CreateWebhookParams struct {
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, "Idempotency").
+	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
+// DeleteWebhookParams defines parameters for DeleteWebhook.
+type DeleteWebhookParams struct {
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, "Idempotency").
+	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
+// UpdateWebhookParams defines parameters for UpdateWebhook.
+type UpdateWebhookParams struct {
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, "Idempotency").
+	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
+// RotateWebhookSecretParams defines parameters for RotateWebhookSecret.
+type RotateWebhookSecretParams struct {
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, "Idempotency").
+	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
 // CreateKeyJSONRequestBody defines body for CreateKey for application/json ContentType.
 type CreateKeyJSONRequestBody = CreateApiKeyRequest
 
@@ -776,6 +1179,15 @@ type RevokeKeyJSONRequestBody = VersionedRequest
 
 // RotateKeyJSONRequestBody defines body for RotateKey for application/json ContentType.
 type RotateKeyJSONRequestBody = RotateApiKeyRequest
+
+// CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
+type CreateWebhookJSONRequestBody = CreateWebhookRequest
+
+// UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
+type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
+
+// RotateWebhookSecretJSONRequestBody defines body for RotateWebhookSecret for application/json ContentType.
+type RotateWebhookSecretJSONRequestBody = RotateWebhookSecretRequest
 
 // AsApiKeyModelPolicyMode0 returns the union data inside the ApiKey_ModelPolicy_Mode as a ApiKeyModelPolicyMode0
 func (t ApiKey_ModelPolicy_Mode) AsApiKeyModelPolicyMode0() (ApiKeyModelPolicyMode0, error) {
@@ -1263,6 +1675,130 @@ func (t *Model_Pricing) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsWebhookEvents0 returns the union data inside the Webhook_Events_Item as a WebhookEvents0
+func (t Webhook_Events_Item) AsWebhookEvents0() (WebhookEvents0, error) {
+	var body WebhookEvents0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookEvents0 overwrites any union data inside the Webhook_Events_Item as the provided WebhookEvents0
+func (t *Webhook_Events_Item) FromWebhookEvents0(v WebhookEvents0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWebhookEvents0 performs a merge with any union data inside the Webhook_Events_Item, using the provided WebhookEvents0
+func (t *Webhook_Events_Item) MergeWebhookEvents0(v WebhookEvents0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWebhookEvents1 returns the union data inside the Webhook_Events_Item as a WebhookEvents1
+func (t Webhook_Events_Item) AsWebhookEvents1() (WebhookEvents1, error) {
+	var body WebhookEvents1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookEvents1 overwrites any union data inside the Webhook_Events_Item as the provided WebhookEvents1
+func (t *Webhook_Events_Item) FromWebhookEvents1(v WebhookEvents1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWebhookEvents1 performs a merge with any union data inside the Webhook_Events_Item, using the provided WebhookEvents1
+func (t *Webhook_Events_Item) MergeWebhookEvents1(v WebhookEvents1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Webhook_Events_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Webhook_Events_Item) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsWebhookWithSecretEvents0 returns the union data inside the WebhookWithSecret_Events_Item as a WebhookWithSecretEvents0
+func (t WebhookWithSecret_Events_Item) AsWebhookWithSecretEvents0() (WebhookWithSecretEvents0, error) {
+	var body WebhookWithSecretEvents0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookWithSecretEvents0 overwrites any union data inside the WebhookWithSecret_Events_Item as the provided WebhookWithSecretEvents0
+func (t *WebhookWithSecret_Events_Item) FromWebhookWithSecretEvents0(v WebhookWithSecretEvents0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWebhookWithSecretEvents0 performs a merge with any union data inside the WebhookWithSecret_Events_Item, using the provided WebhookWithSecretEvents0
+func (t *WebhookWithSecret_Events_Item) MergeWebhookWithSecretEvents0(v WebhookWithSecretEvents0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWebhookWithSecretEvents1 returns the union data inside the WebhookWithSecret_Events_Item as a WebhookWithSecretEvents1
+func (t WebhookWithSecret_Events_Item) AsWebhookWithSecretEvents1() (WebhookWithSecretEvents1, error) {
+	var body WebhookWithSecretEvents1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookWithSecretEvents1 overwrites any union data inside the WebhookWithSecret_Events_Item as the provided WebhookWithSecretEvents1
+func (t *WebhookWithSecret_Events_Item) FromWebhookWithSecretEvents1(v WebhookWithSecretEvents1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWebhookWithSecretEvents1 performs a merge with any union data inside the WebhookWithSecret_Events_Item, using the provided WebhookWithSecretEvents1
+func (t *WebhookWithSecret_Events_Item) MergeWebhookWithSecretEvents1(v WebhookWithSecretEvents1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t WebhookWithSecret_Events_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *WebhookWithSecret_Events_Item) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -1374,6 +1910,36 @@ type ClientInterface interface {
 	// RotateKey performs a POST /v1/account/api-keys/{keyId}/rotate (the `RotateKey` operationId) request.
 	// Takes a body of the `application/json` content type.
 	RotateKey(ctx context.Context, keyId string, params *RotateKeyParams, body RotateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWebhookWithBody performs a POST /v1/account/webhooks (the `CreateWebhook` operationId) request,
+	// with any type of body and a specified content type.
+	CreateWebhookWithBody(ctx context.Context, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWebhook performs a POST /v1/account/webhooks (the `CreateWebhook` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateWebhook(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteWebhook performs a DELETE /v1/account/webhooks/{webhookId} (the `DeleteWebhook` operationId) request.
+	DeleteWebhook(ctx context.Context, webhookId string, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetWebhook performs a GET /v1/account/webhooks/{webhookId} (the `GetWebhook` operationId) request.
+	GetWebhook(ctx context.Context, webhookId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateWebhookWithBody performs a PATCH /v1/account/webhooks/{webhookId} (the `UpdateWebhook` operationId) request,
+	// with any type of body and a specified content type.
+	UpdateWebhookWithBody(ctx context.Context, webhookId string, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateWebhook performs a PATCH /v1/account/webhooks/{webhookId} (the `UpdateWebhook` operationId) request.
+	// Takes a body of the `application/json` content type.
+	UpdateWebhook(ctx context.Context, webhookId string, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateWebhookSecretWithBody performs a POST /v1/account/webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId) request,
+	// with any type of body and a specified content type.
+	RotateWebhookSecretWithBody(ctx context.Context, webhookId string, params *RotateWebhookSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateWebhookSecret performs a POST /v1/account/webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId) request.
+	// Takes a body of the `application/json` content type.
+	RotateWebhookSecret(ctx context.Context, webhookId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Whoami performs a GET /v1/account/whoami (the `Whoami` operationId) request.
 	Whoami(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1510,6 +2076,116 @@ func (c *Client) RotateKeyWithBody(ctx context.Context, keyId string, params *Ro
 // Takes a body of the `application/json` content type.
 func (c *Client) RotateKey(ctx context.Context, keyId string, params *RotateKeyParams, body RotateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRotateKeyRequest(c.Server, keyId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWebhookWithBody performs a POST /v1/account/webhooks (the `CreateWebhook` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateWebhookWithBody(ctx context.Context, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWebhookRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWebhook performs a POST /v1/account/webhooks (the `CreateWebhook` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateWebhook(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWebhookRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteWebhook performs a DELETE /v1/account/webhooks/{webhookId} (the `DeleteWebhook` operationId) request.
+func (c *Client) DeleteWebhook(ctx context.Context, webhookId string, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWebhookRequest(c.Server, webhookId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetWebhook performs a GET /v1/account/webhooks/{webhookId} (the `GetWebhook` operationId) request.
+func (c *Client) GetWebhook(ctx context.Context, webhookId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookRequest(c.Server, webhookId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateWebhookWithBody performs a PATCH /v1/account/webhooks/{webhookId} (the `UpdateWebhook` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) UpdateWebhookWithBody(ctx context.Context, webhookId string, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookRequestWithBody(c.Server, webhookId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateWebhook performs a PATCH /v1/account/webhooks/{webhookId} (the `UpdateWebhook` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) UpdateWebhook(ctx context.Context, webhookId string, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookRequest(c.Server, webhookId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateWebhookSecretWithBody performs a POST /v1/account/webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) RotateWebhookSecretWithBody(ctx context.Context, webhookId string, params *RotateWebhookSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookSecretRequestWithBody(c.Server, webhookId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateWebhookSecret performs a POST /v1/account/webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) RotateWebhookSecret(ctx context.Context, webhookId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookSecretRequest(c.Server, webhookId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1891,6 +2567,260 @@ func NewRotateKeyRequestWithBody(server string, keyId string, params *RotateKeyP
 	return req, nil
 }
 
+// NewCreateWebhookRequest calls the generic CreateWebhook builder with application/json body
+func NewCreateWebhookRequest(server string, params *CreateWebhookParams, body CreateWebhookJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateWebhookRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateWebhookRequestWithBody constructs an http.Request for the CreateWebhook method, with any body, and a specified content type
+func NewCreateWebhookRequestWithBody(server string, params *CreateWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/account/webhooks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteWebhookRequest constructs an http.Request for the DeleteWebhook method
+func NewDeleteWebhookRequest(server string, webhookId string, params *DeleteWebhookParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "webhookId", webhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/account/webhooks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewGetWebhookRequest constructs an http.Request for the GetWebhook method
+func NewGetWebhookRequest(server string, webhookId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "webhookId", webhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/account/webhooks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateWebhookRequest calls the generic UpdateWebhook builder with application/json body
+func NewUpdateWebhookRequest(server string, webhookId string, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateWebhookRequestWithBody(server, webhookId, params, "application/json", bodyReader)
+}
+
+// NewUpdateWebhookRequestWithBody constructs an http.Request for the UpdateWebhook method, with any body, and a specified content type
+func NewUpdateWebhookRequestWithBody(server string, webhookId string, params *UpdateWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "webhookId", webhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/account/webhooks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewRotateWebhookSecretRequest calls the generic RotateWebhookSecret builder with application/json body
+func NewRotateWebhookSecretRequest(server string, webhookId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRotateWebhookSecretRequestWithBody(server, webhookId, params, "application/json", bodyReader)
+}
+
+// NewRotateWebhookSecretRequestWithBody constructs an http.Request for the RotateWebhookSecret method, with any body, and a specified content type
+func NewRotateWebhookSecretRequestWithBody(server string, webhookId string, params *RotateWebhookSecretParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "webhookId", webhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/account/webhooks/%s/rotate-secret", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
 // NewWhoamiRequest constructs an http.Request for the Whoami method
 func NewWhoamiRequest(server string) (*http.Request, error) {
 	var err error
@@ -2038,6 +2968,46 @@ type ClientWithResponsesInterface interface {
 	// RotateKeyWithResponse performs a POST /v1/account/api-keys/{keyId}/rotate (the `RotateKey` operationId) request.
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	RotateKeyWithResponse(ctx context.Context, keyId string, params *RotateKeyParams, body RotateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateKeyResponse, error)
+
+	// CreateWebhookWithBodyWithResponse performs a POST /v1/account/webhooks (the `CreateWebhook` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateWebhookWithBodyWithResponse(ctx context.Context, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
+
+	// CreateWebhookWithResponse performs a POST /v1/account/webhooks (the `CreateWebhook` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateWebhookWithResponse(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
+
+	// DeleteWebhookWithResponse performs a DELETE /v1/account/webhooks/{webhookId} (the `DeleteWebhook` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteWebhookWithResponse(ctx context.Context, webhookId string, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
+
+	// GetWebhookWithResponse performs a GET /v1/account/webhooks/{webhookId} (the `GetWebhook` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	GetWebhookWithResponse(ctx context.Context, webhookId string, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error)
+
+	// UpdateWebhookWithBodyWithResponse performs a PATCH /v1/account/webhooks/{webhookId} (the `UpdateWebhook` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	UpdateWebhookWithBodyWithResponse(ctx context.Context, webhookId string, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
+
+	// UpdateWebhookWithResponse performs a PATCH /v1/account/webhooks/{webhookId} (the `UpdateWebhook` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	UpdateWebhookWithResponse(ctx context.Context, webhookId string, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
+
+	// RotateWebhookSecretWithBodyWithResponse performs a POST /v1/account/webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	RotateWebhookSecretWithBodyWithResponse(ctx context.Context, webhookId string, params *RotateWebhookSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
+
+	// RotateWebhookSecretWithResponse performs a POST /v1/account/webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	RotateWebhookSecretWithResponse(ctx context.Context, webhookId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
 
 	// WhoamiWithResponse performs a GET /v1/account/whoami (the `Whoami` operationId) request.
 	//
@@ -2338,6 +3308,246 @@ func (r RotateKeyResponse) ContentType() string {
 	return ""
 }
 
+type CreateWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *WebhookWithSecret
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorEnvelope
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateWebhookResponse) GetJSON201() *WebhookWithSecret {
+	return r.JSON201
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateWebhookResponse) GetJSONDefault() *ErrorEnvelope {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeletedWebhook
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorEnvelope
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteWebhookResponse) GetJSON200() *DeletedWebhook {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteWebhookResponse) GetJSONDefault() *ErrorEnvelope {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Webhook
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorEnvelope
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetWebhookResponse) GetJSON200() *Webhook {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetWebhookResponse) GetJSONDefault() *ErrorEnvelope {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Webhook
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorEnvelope
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateWebhookResponse) GetJSON200() *Webhook {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdateWebhookResponse) GetJSONDefault() *ErrorEnvelope {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RotateWebhookSecretResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookWithSecret
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorEnvelope
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON200() *WebhookWithSecret {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RotateWebhookSecretResponse) GetJSONDefault() *ErrorEnvelope {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RotateWebhookSecretResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RotateWebhookSecretResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RotateWebhookSecretResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RotateWebhookSecretResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type WhoamiResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2544,6 +3754,94 @@ func (c *ClientWithResponses) RotateKeyWithResponse(ctx context.Context, keyId s
 	return ParseRotateKeyResponse(rsp)
 }
 
+// CreateWebhookWithBodyWithResponse performs a POST /v1/account/webhooks (the `CreateWebhook` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Context, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error) {
+	rsp, err := c.CreateWebhookWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWebhookResponse(rsp)
+}
+
+// CreateWebhookWithResponse performs a POST /v1/account/webhooks (the `CreateWebhook` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateWebhookWithResponse(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error) {
+	rsp, err := c.CreateWebhook(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWebhookResponse(rsp)
+}
+
+// DeleteWebhookWithResponse performs a DELETE /v1/account/webhooks/{webhookId} (the `DeleteWebhook` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, webhookId string, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error) {
+	rsp, err := c.DeleteWebhook(ctx, webhookId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteWebhookResponse(rsp)
+}
+
+// GetWebhookWithResponse performs a GET /v1/account/webhooks/{webhookId} (the `GetWebhook` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, webhookId string, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error) {
+	rsp, err := c.GetWebhook(ctx, webhookId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetWebhookResponse(rsp)
+}
+
+// UpdateWebhookWithBodyWithResponse performs a PATCH /v1/account/webhooks/{webhookId} (the `UpdateWebhook` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Context, webhookId string, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error) {
+	rsp, err := c.UpdateWebhookWithBody(ctx, webhookId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateWebhookResponse(rsp)
+}
+
+// UpdateWebhookWithResponse performs a PATCH /v1/account/webhooks/{webhookId} (the `UpdateWebhook` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) UpdateWebhookWithResponse(ctx context.Context, webhookId string, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error) {
+	rsp, err := c.UpdateWebhook(ctx, webhookId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateWebhookResponse(rsp)
+}
+
+// RotateWebhookSecretWithBodyWithResponse performs a POST /v1/account/webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) RotateWebhookSecretWithBodyWithResponse(ctx context.Context, webhookId string, params *RotateWebhookSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error) {
+	rsp, err := c.RotateWebhookSecretWithBody(ctx, webhookId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateWebhookSecretResponse(rsp)
+}
+
+// RotateWebhookSecretWithResponse performs a POST /v1/account/webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Context, webhookId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error) {
+	rsp, err := c.RotateWebhookSecret(ctx, webhookId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateWebhookSecretResponse(rsp)
+}
+
 // WhoamiWithResponse performs a GET /v1/account/whoami (the `Whoami` operationId) request.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -2747,6 +4045,171 @@ func ParseRotateKeyResponse(rsp *http.Response) (*RotateKeyResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest ApiKeyWithSecret
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateWebhookResponse parses an HTTP response from a CreateWebhookWithResponse call
+func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest WebhookWithSecret
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteWebhookResponse parses an HTTP response from a DeleteWebhookWithResponse call
+func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeletedWebhook
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetWebhookResponse parses an HTTP response from a GetWebhookWithResponse call
+func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Webhook
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateWebhookResponse parses an HTTP response from a UpdateWebhookWithResponse call
+func ParseUpdateWebhookResponse(rsp *http.Response) (*UpdateWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Webhook
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRotateWebhookSecretResponse parses an HTTP response from a RotateWebhookSecretWithResponse call
+func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RotateWebhookSecretResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookWithSecret
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

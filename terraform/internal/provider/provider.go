@@ -1,5 +1,5 @@
-// Package provider is the gatewaykeys provider: its configuration, the gatewaykeys_api_key
-// resource and the data sources, over the account API client of package account.
+// Package provider is the gatewaykeys provider: its configuration, the gatewaykeys_api_key and
+// gatewaykeys_webhook resources and the data sources, over the account API client of package account.
 package provider
 
 import (
@@ -106,7 +106,7 @@ func (p *gatewayKeysProvider) Configure(ctx context.Context, req provider.Config
 }
 
 func (p *gatewayKeysProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return newAPIKeyResource(p.now) }}
+	return []func() resource.Resource{func() resource.Resource { return newAPIKeyResource(p.now) }, newWebhookResource}
 }
 
 func (p *gatewayKeysProvider) DataSources(_ context.Context) []func() datasource.DataSource {

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/account"
@@ -184,24 +185,32 @@ func (r *apiKeyResource) ImportState(ctx context.Context, req resource.ImportSta
 // requireOwner, after a 404, passes (true) when the configured credentials are the key's owner's,
 // so the key really is gone; otherwise it adds the error that says whose credentials to use.
 func (r *apiKeyResource) requireOwner(ctx context.Context, keyID, keyOwner string, diags *diag.Diagnostics) bool {
-	if keyOwner == "" {
+	return requireOwner(ctx, r.client, "key", keyID, keyOwner, diags)
+}
+
+// requireOwner, after a 404 for a resource ("key", "webhook") of owner `owner`, passes (true) when
+// the configured credentials are that owner's, so it really is gone; otherwise it adds the error
+// that says whose credentials to use. A 404 alone cannot tell "gone" from "another owner's".
+func requireOwner(ctx context.Context, client *account.Client, noun, id, owner string, diags *diag.Diagnostics) bool {
+	title := strings.ToUpper(noun[:1]) + noun[1:]
+	if owner == "" {
 		// An import of an id this owner cannot see: nothing to compare, and nothing was in state.
-		diags.AddError("Key not found", fmt.Sprintf("No key %s is visible to the configured provisioning key: check the id, and that provisioning_key is the key owner's.", keyID))
+		diags.AddError(title+" not found", fmt.Sprintf("No %s %s is visible to the configured provisioning key: check the id, and that provisioning_key is the %s owner's.", noun, id, noun))
 		return false
 	}
-	principal, err := r.client.Whoami(ctx)
+	principal, err := client.Whoami(ctx)
 	if err != nil {
-		summary, detail := describeFailure(keyID, "check the owner of", err, 0)
+		summary, detail := describeResourceFailure(noun, id, "check the owner of", err, 0)
 		diags.AddError(summary, detail)
 		return false
 	}
 	if principal == nil {
-		summary, detail := ownerUnknown(keyID)
+		summary, detail := ownerUnknown(noun, id)
 		diags.AddError(summary, detail)
 		return false
 	}
-	if principal.OwnerId != keyOwner {
-		summary, detail := wrongOwner(keyID, keyOwner, principal.OwnerId)
+	if principal.OwnerId != owner {
+		summary, detail := wrongOwner(noun, id, owner, principal.OwnerId)
 		diags.AddError(summary, detail)
 		return false
 	}

@@ -14,33 +14,41 @@ import (
 
 // describeFailure rewords a failed call on one key.
 func describeFailure(keyID, action string, err error, stateVersion int64) (summary, detail string) {
+	if account.Is(err, "key_revoked") {
+		return "Key revoked outside Terraform", fmt.Sprintf(
+			"Key %s was revoked outside Terraform and can never be used again. Run `tofu apply -refresh-only` (the key leaves the state), then `tofu apply` to create a new one.", keyID)
+	}
+	return describeResourceFailure("key", keyID, action, err, stateVersion)
+}
+
+// describeResourceFailure rewords a failed call on one resource of the account API ("key",
+// "webhook"): a stale version, refused credentials, no answer; anything else as the gateway said it.
+func describeResourceFailure(noun, id, action string, err error, stateVersion int64) (summary, detail string) {
 	var apiErr *account.APIError
 	var unreachable *account.ConnectionError
+	title := strings.ToUpper(noun[:1]) + noun[1:]
 	switch {
 	case account.Is(err, "conflict"):
 		now := "a newer version"
 		if errors.As(err, &apiErr) && apiErr.CurrentVersion > 0 {
 			now = fmt.Sprintf("version %d", apiErr.CurrentVersion)
 		}
-		return "Key changed outside Terraform", fmt.Sprintf(
-			"Key %s changed outside Terraform: the state has version %d, the gateway has %s. Nothing was overwritten. "+
-				"Run `tofu plan` (or `terraform plan`), which refreshes the key and shows what changed, review it, then run `tofu %s` again.",
-			keyID, stateVersion, now, retryCommand(action))
-	case account.Is(err, "key_revoked"):
-		return "Key revoked outside Terraform", fmt.Sprintf(
-			"Key %s was revoked outside Terraform and can never be used again. Run `tofu apply -refresh-only` (the key leaves the state), then `tofu apply` to create a new one.", keyID)
+		return title + " changed outside Terraform", fmt.Sprintf(
+			"%s %s changed outside Terraform: the state has version %d, the gateway has %s. Nothing was overwritten. "+
+				"Run `tofu plan` (or `terraform plan`), which refreshes the %s and shows what changed, review it, then run `tofu %s` again.",
+			title, id, stateVersion, now, noun, retryCommand(action))
 	case account.Is(err, "invalid_credentials"):
 		return "Provisioning key refused", "The gateway refused the provisioning key (invalid_credentials): set provisioning_key in the provider block, or GATEWAY_PROVISIONING_KEY, to a valid provisioning key."
 	case account.Is(err, "missing_scope"):
 		return "Provisioning key lacks a scope", "The provisioning key lacks a scope this needs (missing_scope): use one with keys:read and keys:write."
 	case errors.As(err, &unreachable):
-		return fmt.Sprintf("Could not %s key %s", action, keyID), unreachable.Error() + ". Check that the gateway is running and that base_url is right, then run the command again."
+		return fmt.Sprintf("Could not %s %s %s", action, noun, id), unreachable.Error() + ". Check that the gateway is running and that base_url is right, then run the command again."
 	}
-	return fmt.Sprintf("Could not %s key %s", action, keyID), err.Error()
+	return fmt.Sprintf("Could not %s %s %s", action, noun, id), err.Error()
 }
 
 func retryCommand(action string) string {
-	if action == "revoke" {
+	if action == "revoke" || action == "delete" {
 		return "destroy"
 	}
 	return "apply"
@@ -88,17 +96,18 @@ func rotatedOutsideWarning(keyID string) string {
 }
 
 // wrongOwner says the configured credentials belong to another owner than the key's.
-func wrongOwner(keyID, keyOwner, credentialOwner string) (summary, detail string) {
+func wrongOwner(noun, id, owner, credentialOwner string) (summary, detail string) {
 	return "Provisioning key of another owner", fmt.Sprintf(
-		"Key %s belongs to owner %s, but the configured provisioning key belongs to owner %s; nothing was changed. "+
-			"Configure owner %s's provisioning key to manage this key.", keyID, keyOwner, credentialOwner, keyOwner)
+		"%s %s belongs to owner %s, but the configured provisioning key belongs to owner %s; nothing was changed. "+
+			"Configure owner %s's provisioning key to manage this %s.", strings.ToUpper(noun[:1])+noun[1:], id, owner, credentialOwner, owner, noun)
 }
 
 // ownerUnknown says a 404 cannot be trusted: the gateway cannot say whose credentials these are.
-func ownerUnknown(keyID string) (summary, detail string) {
-	return "Cannot tell whether the key is gone", fmt.Sprintf(
-		"Key %s is not visible to the configured provisioning key, and this gateway cannot say whose key that is (no whoami): "+
-			"the key may be gone, or belong to another owner. Nothing was changed. Configure the provisioning key of the key's owner and run the command again.", keyID)
+func ownerUnknown(noun, id string) (summary, detail string) {
+	return fmt.Sprintf("Cannot tell whether the %s is gone", noun), fmt.Sprintf(
+		"%s %s is not visible to the configured provisioning key, and this gateway cannot say whose %s that is (no whoami): "+
+			"the %s may be gone, or belong to another owner. Nothing was changed. Configure the provisioning key of the %s's owner and run the command again.",
+		strings.ToUpper(noun[:1])+noun[1:], id, noun, noun, noun)
 }
 
 // describeRotateFailure is describeFailure, with the one rotation-only refusal said in Terraform terms.
@@ -117,6 +126,7 @@ func attributeNames(fields []string) string {
 	names := map[string]string{
 		fieldName: "name", fieldState: "state", fieldSpendPolicy: "spend_policy", fieldLoggingPolicy: "logging_policy",
 		fieldModelPolicy: "model_policy", fieldRateLimitPolicy: "rate_limit_policy", fieldExpiresAt: "expires_at", fieldLabels: "labels",
+		fieldBudgetAlertThresholds: "budget_alert_thresholds", fieldExpiryWarningSeconds: "expiry_warning", fieldRotateAfterSeconds: "rotate_after",
 	}
 	out := make([]string, len(fields))
 	for i, field := range fields {

@@ -38,6 +38,9 @@ type apiKeyModel struct {
 	PreviousSecretExpiresAt types.String `tfsdk:"previous_secret_expires_at"`
 	Expired                 types.Bool   `tfsdk:"expired"`
 	SecretIssuedAt          types.String `tfsdk:"secret_issued_at"`
+	BudgetAlertThresholds   types.List   `tfsdk:"budget_alert_thresholds"`
+	ExpiryWarning           types.String `tfsdk:"expiry_warning"`
+	RotateAfterSeconds      types.Int64  `tfsdk:"rotate_after_seconds"`
 }
 
 type spendPolicyModel struct {
@@ -74,6 +77,10 @@ type keyFields struct {
 	RateLimitPolicy *gatewayapi.RateLimitPolicy
 	ExpiresAt       *time.Time
 	Labels          map[string]string
+	// The alert fields (resource_api_key_alerts.go).
+	BudgetAlertThresholds []float64
+	ExpiryWarningSeconds  *int
+	RotateAfterSeconds    *int
 }
 
 // The changeable fields by their account API names, in the order a plan lists them.
@@ -88,7 +95,10 @@ const (
 	fieldLabels          = "labels"
 )
 
-var changeableFields = []string{fieldName, fieldState, fieldSpendPolicy, fieldLoggingPolicy, fieldModelPolicy, fieldRateLimitPolicy, fieldExpiresAt, fieldLabels}
+var changeableFields = []string{
+	fieldName, fieldState, fieldSpendPolicy, fieldLoggingPolicy, fieldModelPolicy, fieldRateLimitPolicy, fieldExpiresAt, fieldLabels,
+	fieldBudgetAlertThresholds, fieldExpiryWarningSeconds, fieldRotateAfterSeconds,
+}
 
 // declaredFields reads the changeable fields of a plan or state. Call it only when they are known.
 func declaredFields(ctx context.Context, m apiKeyModel) (keyFields, diag.Diagnostics) {
@@ -131,6 +141,7 @@ func declaredFields(ctx context.Context, m apiKeyModel) (keyFields, diag.Diagnos
 	if !m.Labels.IsNull() {
 		diags.Append(m.Labels.ElementsAs(ctx, &fields.Labels, false)...)
 	}
+	diags.Append(declaredAlerts(ctx, m, &fields)...)
 	return fields, diags
 }
 
@@ -147,6 +158,9 @@ func changedFields(declared, current keyFields) []string {
 		fieldRateLimitPolicy: !sameJSON(declared.RateLimitPolicy, current.RateLimitPolicy),
 		fieldExpiresAt:       !sameTime(declared.ExpiresAt, current.ExpiresAt),
 		fieldLabels:          !sameJSON(declared.Labels, current.Labels),
+	}
+	for field, differ := range changedAlerts(declared, current) {
+		differs[field] = differ
 	}
 	for _, field := range changeableFields {
 		if differs[field] {
@@ -177,6 +191,7 @@ func createRequest(fields keyFields, reference string) gatewayapi.CreateApiKeyRe
 	if len(fields.Labels) > 0 {
 		body.Labels = &fields.Labels
 	}
+	createAlerts(fields, &body)
 	return body
 }
 
@@ -215,6 +230,8 @@ func changeRequest(version int64, fields keyFields, changed []string) gatewayapi
 			}
 		case fieldLabels:
 			body.Labels = &fields.Labels
+		default:
+			changeAlert(field, fields, &body)
 		}
 	}
 	return body
@@ -258,6 +275,7 @@ func recordFields(record *gatewayapi.ApiKey) keyFields {
 	if at, err := record.ExpiresAt.Get(); err == nil {
 		fields.ExpiresAt = &at
 	}
+	recordAlerts(record, &fields)
 	return fields
 }
 
@@ -331,6 +349,7 @@ func stateOf(ctx context.Context, record *gatewayapi.ApiKey, prior apiKeyModel) 
 	} else if prior.ClientReference.IsUnknown() {
 		next.ClientReference = types.StringNull()
 	}
+	diags.Append(alertsState(ctx, fields, prior, &next)...)
 	next.Version = types.Int64Value(int64(record.Version))
 	next.Hint = types.StringValue(record.Hint)
 	next.OwnerID = types.StringValue(record.OwnerId)

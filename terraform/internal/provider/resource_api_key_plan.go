@@ -49,6 +49,8 @@ func (r *apiKeyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// rotate_after in seconds goes to the gateway with the key, so it sends key.rotation_due at that age.
+	plan.RotateAfterSeconds = plannedRotateAfterSeconds(plan)
 	if req.State.Raw.IsNull() {
 		if plan.ClientReference.IsUnknown() && !plan.Name.IsUnknown() {
 			plan.ClientReference = types.StringValue("terraform:" + plan.Name.ValueString())
@@ -72,7 +74,8 @@ func (r *apiKeyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		plan.SecretIssuedAt = types.StringUnknown()
 	}
 
-	if !allKnown(ctx, plan.Name, plan.State, plan.SpendPolicy, plan.LoggingPolicy, plan.ModelPolicy, plan.RateLimitPolicy, plan.ExpiresAt, plan.Labels) {
+	if !allKnown(ctx, plan.Name, plan.State, plan.SpendPolicy, plan.LoggingPolicy, plan.ModelPolicy, plan.RateLimitPolicy, plan.ExpiresAt, plan.Labels,
+		plan.BudgetAlertThresholds, plan.ExpiryWarning, plan.RotateAfterSeconds) {
 		plan.Version = types.Int64Unknown()
 	} else {
 		declared, diags := declaredFields(ctx, plan)

@@ -55,6 +55,15 @@ func (r *apiKeyResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 // apiKeyResourceSchema is gatewaykeys_api_key's schema. The data source gatewaykeys_api_key reads
 // its attributes of the same name from it (readOnly), so the two describe a key alike.
 func apiKeyResourceSchema() schema.Schema {
+	key := apiKeySchemaBase()
+	for name, attribute := range alertAttributes() {
+		key.Attributes[name] = attribute
+	}
+	return key
+}
+
+// apiKeySchemaBase is the key's schema but its alert attributes (resource_api_key_alerts.go).
+func apiKeySchemaBase() schema.Schema {
 	return schema.Schema{
 		Description: "An API key of the gateway, managed in place: name, state and policies change with one PATCH; the secret " +
 			"rotates in place (rotation_trigger, rotate_after) with an optional grace period; destroy revokes the key.",

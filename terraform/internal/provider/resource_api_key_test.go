@@ -116,19 +116,24 @@ func TestAccAPIKeyLifecycle(t *testing.T) {
 				),
 			},
 			{
-				// rotate_after added to a fresh secret: recorded, nothing sent, nothing rotated.
+				// rotate_after added to a fresh secret: its length goes to the gateway (one PATCH of
+				// rotateAfterSeconds, so it sends key.rotation_due at that age), nothing rotated.
 				Config: keyConfig("acc-lifecycle-renamed", "250", `rotation_trigger = "2026-11"
   rotate_after = "30d"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(keyAddress, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(keyAddress, tfjsonpath.New("version"), knownvalue.Int64Exact(3)),
+					plancheck.ExpectUnknownValue(keyAddress, tfjsonpath.New("version")),
+					plancheck.ExpectKnownValue(keyAddress, tfjsonpath.New("rotate_after_seconds"), knownvalue.Int64Exact(2_592_000)),
 				}},
-				Check: resource.TestCheckResourceAttrWith(keyAddress, "secret", func(value string) error {
-					if value != rotatedSecret {
-						return fmt.Errorf("adding rotate_after rotated a fresh secret")
-					}
-					return nil
-				}),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(keyAddress, "version", "4"),
+					resource.TestCheckResourceAttrWith(keyAddress, "secret", func(value string) error {
+						if value != rotatedSecret {
+							return fmt.Errorf("adding rotate_after rotated a fresh secret")
+						}
+						return nil
+					}),
+				),
 			},
 			{
 				// 31 days on, the secret is due: one rotation, and the plan after it is empty.
@@ -140,7 +145,7 @@ func TestAccAPIKeyLifecycle(t *testing.T) {
 					plancheck.ExpectUnknownValue(keyAddress, tfjsonpath.New("secret_issued_at")),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(keyAddress, "version", "4"),
+					resource.TestCheckResourceAttr(keyAddress, "version", "5"),
 					resource.TestCheckResourceAttrWith(keyAddress, "secret", func(value string) error {
 						seenSecrets.Store(value, true)
 						if value == rotatedSecret {
@@ -159,7 +164,7 @@ func TestAccAPIKeyLifecycle(t *testing.T) {
 					plancheck.ExpectResourceAction(keyAddress, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(keyAddress, tfjsonpath.New("name"), knownvalue.StringExact("acc-lifecycle-renamed")),
 				}},
-				Check: func(*terraform.State) error { return expectGatewayKey(t, keyID, "acc-lifecycle-renamed", "250", 6) },
+				Check: func(*terraform.State) error { return expectGatewayKey(t, keyID, "acc-lifecycle-renamed", "250", 7) },
 			},
 		},
 	})
@@ -195,15 +200,19 @@ resource "gatewaykeys_api_key" "test" {
 			},
 			{Config: config, PlanOnly: true},
 			{
-				// Rotation settings the gateway does not hold: recorded, nothing sent, no rotation, even 60 days on.
+				// Rotation settings: no rotation, even 60 days on; only rotate_after's length is sent
+				// (rotateAfterSeconds, so the gateway sends key.rotation_due), the secret stays unknown.
 				PreConfig: func() { clock.pass(60 * 24 * time.Hour) },
 				Config:    strings.Replace(config, `name         = "acc-imported"`, "name = \"acc-imported\"\n  rotate_after = \"30d\"\n  rotation_trigger = \"1\"\n  rotation_grace_period = \"1h\"", 1),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(keyAddress, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(keyAddress, tfjsonpath.New("version"), knownvalue.Int64Exact(1)),
+					plancheck.ExpectUnknownValue(keyAddress, tfjsonpath.New("version")),
 					plancheck.ExpectKnownValue(keyAddress, tfjsonpath.New("secret"), knownvalue.Null()),
 				}},
-				Check: resource.TestCheckResourceAttr(keyAddress, "version", "1"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(keyAddress, "version", "2"),
+					resource.TestCheckResourceAttr(keyAddress, "rotate_after_seconds", "2592000"),
+				),
 			},
 		},
 	})
@@ -329,6 +338,8 @@ func TestAccAPIKeyValidation(t *testing.T) {
 		`model_policy = { mode = "some" }`:          {"model_policy.mode", `value must be one of`},
 		`logging_policy = { retention_days = 400 }`: {"logging_policy.retention_days", `between 1 and 365`},
 		`rotation_grace_period = "8d"`:              {"rotation_grace_period", `at most 7d`},
+		`expiry_warning = "400d"`:                   {"expiry_warning", `from 1m to 365d`},
+		`budget_alert_thresholds = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1]`: {"budget_alert_thresholds", `at most 10`},
 	}
 	var steps []resource.TestStep
 	for line, want := range cases {

@@ -44,6 +44,8 @@ import { checkDatabaseUrl, TYPES } from "./connection";
 import { KeyChangeNotifications, type KeyChangeTiming } from "./key-change-listener";
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import { SQL, type NamedQuery } from "./statements";
+import { EventTables } from "../events/event-tables";
+import { postgresStatement } from "../events/sql-runner";
 import { databaseFaultReason } from "../faults";
 import { DatabaseBreaker } from "./breaker";
 import { InDoubtSettles } from "./in-doubt-settles";
@@ -281,6 +283,10 @@ class PostgresStore implements Store {
       return rows[0] && apiKeyFromRow(rows[0]);
     };
     return {
+      events: new EventTables({
+        dialect: "postgres",
+        all: async <Row>(sql: string, params: readonly unknown[]) => (await client.query({ ...postgresStatement(sql), values: params as unknown[] })).rows as Row[],
+      }),
       getApiKey: (ownerId, keyId) => keyFrom(SQL.apiKeyByIdHeld, [keyId, ownerId]),
       insertApiKey: async (key: NewApiKey) =>
         (await keyFrom(SQL.insertApiKey, [...apiKeyUpdateValues(key), key.id, key.ownerId, key.createdAt, key.clientReference]))!,

@@ -24,6 +24,8 @@ import type {
   UsageLine,
 } from "../types";
 import { databaseFaultReason } from "../faults";
+import { EventTables } from "../events/event-tables";
+import type { SqlRunner } from "../events/sql-runner";
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import {
   apiKeyFromRow,
@@ -203,7 +205,19 @@ class SqliteStore implements Store {
   }
 
   /** The writes a unit of work may make; only ever called inside {@link transaction}. */
+  /** The event tables' statements, prepared on first use (on the one connection, inside the unit of work). */
+  readonly #eventStatements = new Map<string, ReturnType<DatabaseSync["prepare"]>>();
+  readonly #eventRunner: SqlRunner = {
+    dialect: "sqlite",
+    all: async <Row>(sql: string, params: readonly unknown[]) => {
+      let statement = this.#eventStatements.get(sql);
+      if (!statement) this.#eventStatements.set(sql, (statement = this.#db.prepare(sql)));
+      return statement.all(...(params as never[])) as Row[];
+    },
+  };
+
   readonly #transactionApi: StoreTransaction = {
+    events: new EventTables(this.#eventRunner),
     getApiKey: async (ownerId, keyId) => this.#apiKey(ownerId, keyId),
     insertApiKey: async (key: NewApiKey) => {
       this.#sql.insertApiKey.run(apiKeyParams(key));

@@ -17,6 +17,8 @@ type ApiKey struct {
 
 	// Base URL of the gateway, e.g. http://127.0.0.1:8787.
 	BaseUrl pulumi.StringOutput `pulumi:"baseUrl"`
+	// Fractions of spendPolicy.limitUnits at which the gateway sends a key.budget_threshold webhook event, once per spend window each: greater than 0, at most 1, ascending, up to 10, e.g. [0.5, 0.8, 1]. Default none.
+	BudgetAlertThresholds pulumi.Float64ArrayOutput `pulumi:"budgetAlertThresholds"`
 	// The resource's URN, which the key carries on the gateway so a create interrupted by a crash is found again.
 	ClientReference pulumi.StringPtrOutput `pulumi:"clientReference"`
 	// The gateway and owner of this key; left out, the provider configuration applies. A secret.
@@ -27,6 +29,10 @@ type ApiKey struct {
 	Expired pulumi.BoolOutput `pulumi:"expired"`
 	// When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
+	// How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.
+	ExpiryWarning pulumi.StringPtrOutput `pulumi:"expiryWarning"`
+	// Seconds before expiresAt that the gateway sends key.expiring, set from expiryWarning.
+	ExpiryWarningSeconds pulumi.IntPtrOutput `pulumi:"expiryWarningSeconds"`
 	// Prefix and last four characters of the key's current secret, safe to show.
 	Hint pulumi.StringOutput `pulumi:"hint"`
 	// The key's id on the gateway (key_...); also the resource id.
@@ -47,8 +53,10 @@ type ApiKey struct {
 	ProvisioningKeyHint pulumi.StringOutput `pulumi:"provisioningKeyHint"`
 	// Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
 	RateLimitPolicy RateLimitPolicyPtrOutput `pulumi:"rateLimitPolicy"`
-	// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).
+	// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
 	RotateAfter pulumi.StringPtrOutput `pulumi:"rotateAfter"`
+	// Age of the secret, in seconds, at which the gateway sends key.rotation_due, set from rotateAfter.
+	RotateAfterSeconds pulumi.IntPtrOutput `pulumi:"rotateAfterSeconds"`
 	// When the secret was last rotated (ISO 8601), if ever.
 	RotatedAt pulumi.StringPtrOutput `pulumi:"rotatedAt"`
 	// With rotateAfter: when the stack issued the current secret and why.
@@ -67,7 +75,7 @@ type ApiKey struct {
 	State pulumi.StringOutput `pulumi:"state"`
 	// When the key last changed (ISO 8601).
 	UpdatedAt pulumi.StringOutput `pulumi:"updatedAt"`
-	// The key's version; goes up on every change, rotation and revoke. From 1 to 9007199254740991.
+	// The key's version; goes up on every change, rotation and revoke.
 	Version pulumi.IntOutput `pulumi:"version"`
 }
 
@@ -121,10 +129,14 @@ func (ApiKeyState) ElementType() reflect.Type {
 type apiKeyArgs struct {
 	// Adopt this existing key (key_...) instead of creating one; its live name, state and policies must match.
 	AdoptKeyId *string `pulumi:"adoptKeyId"`
+	// Fractions of spendPolicy.limitUnits at which the gateway sends a key.budget_threshold webhook event, once per spend window each: greater than 0, at most 1, ascending, up to 10, e.g. [0.5, 0.8, 1]. Default none.
+	BudgetAlertThresholds []float64 `pulumi:"budgetAlertThresholds"`
 	// The gateway and owner of this key; left out, the provider configuration applies. A secret.
 	Connection *Connection `pulumi:"connection"`
 	// When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
 	ExpiresAt *string `pulumi:"expiresAt"`
+	// How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.
+	ExpiryWarning *string `pulumi:"expiryWarning"`
 	// Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
 	Labels map[string]string `pulumi:"labels"`
 	// What the gateway stores about requests made with the key.
@@ -135,7 +147,7 @@ type apiKeyArgs struct {
 	Name *string `pulumi:"name"`
 	// Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
 	RateLimitPolicy *RateLimitPolicy `pulumi:"rateLimitPolicy"`
-	// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).
+	// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
 	RotateAfter *string `pulumi:"rotateAfter"`
 	// How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.
 	RotationGracePeriod *string `pulumi:"rotationGracePeriod"`
@@ -151,10 +163,14 @@ type apiKeyArgs struct {
 type ApiKeyArgs struct {
 	// Adopt this existing key (key_...) instead of creating one; its live name, state and policies must match.
 	AdoptKeyId pulumi.StringPtrInput
+	// Fractions of spendPolicy.limitUnits at which the gateway sends a key.budget_threshold webhook event, once per spend window each: greater than 0, at most 1, ascending, up to 10, e.g. [0.5, 0.8, 1]. Default none.
+	BudgetAlertThresholds pulumi.Float64ArrayInput
 	// The gateway and owner of this key; left out, the provider configuration applies. A secret.
 	Connection ConnectionPtrInput
 	// When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
 	ExpiresAt pulumi.StringPtrInput
+	// How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.
+	ExpiryWarning pulumi.StringPtrInput
 	// Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
 	Labels pulumi.StringMapInput
 	// What the gateway stores about requests made with the key.
@@ -165,7 +181,7 @@ type ApiKeyArgs struct {
 	Name pulumi.StringPtrInput
 	// Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
 	RateLimitPolicy RateLimitPolicyPtrInput
-	// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).
+	// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
 	RotateAfter pulumi.StringPtrInput
 	// How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.
 	RotationGracePeriod pulumi.StringPtrInput
@@ -269,6 +285,11 @@ func (o ApiKeyOutput) BaseUrl() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.BaseUrl }).(pulumi.StringOutput)
 }
 
+// Fractions of spendPolicy.limitUnits at which the gateway sends a key.budget_threshold webhook event, once per spend window each: greater than 0, at most 1, ascending, up to 10, e.g. [0.5, 0.8, 1]. Default none.
+func (o ApiKeyOutput) BudgetAlertThresholds() pulumi.Float64ArrayOutput {
+	return o.ApplyT(func(v *ApiKey) pulumi.Float64ArrayOutput { return v.BudgetAlertThresholds }).(pulumi.Float64ArrayOutput)
+}
+
 // The resource's URN, which the key carries on the gateway so a create interrupted by a crash is found again.
 func (o ApiKeyOutput) ClientReference() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.ClientReference }).(pulumi.StringPtrOutput)
@@ -292,6 +313,16 @@ func (o ApiKeyOutput) Expired() pulumi.BoolOutput {
 // When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
 func (o ApiKeyOutput) ExpiresAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.ExpiresAt }).(pulumi.StringPtrOutput)
+}
+
+// How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.
+func (o ApiKeyOutput) ExpiryWarning() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.ExpiryWarning }).(pulumi.StringPtrOutput)
+}
+
+// Seconds before expiresAt that the gateway sends key.expiring, set from expiryWarning.
+func (o ApiKeyOutput) ExpiryWarningSeconds() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *ApiKey) pulumi.IntPtrOutput { return v.ExpiryWarningSeconds }).(pulumi.IntPtrOutput)
 }
 
 // Prefix and last four characters of the key's current secret, safe to show.
@@ -344,9 +375,14 @@ func (o ApiKeyOutput) RateLimitPolicy() RateLimitPolicyPtrOutput {
 	return o.ApplyT(func(v *ApiKey) RateLimitPolicyPtrOutput { return v.RateLimitPolicy }).(RateLimitPolicyPtrOutput)
 }
 
-// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).
+// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
 func (o ApiKeyOutput) RotateAfter() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.RotateAfter }).(pulumi.StringPtrOutput)
+}
+
+// Age of the secret, in seconds, at which the gateway sends key.rotation_due, set from rotateAfter.
+func (o ApiKeyOutput) RotateAfterSeconds() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *ApiKey) pulumi.IntPtrOutput { return v.RotateAfterSeconds }).(pulumi.IntPtrOutput)
 }
 
 // When the secret was last rotated (ISO 8601), if ever.
@@ -394,7 +430,7 @@ func (o ApiKeyOutput) UpdatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.UpdatedAt }).(pulumi.StringOutput)
 }
 
-// The key's version; goes up on every change, rotation and revoke. From 1 to 9007199254740991.
+// The key's version; goes up on every change, rotation and revoke.
 func (o ApiKeyOutput) Version() pulumi.IntOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.IntOutput { return v.Version }).(pulumi.IntOutput)
 }

@@ -7,6 +7,7 @@ import typing
 # Export this package's modules as members:
 from .api_key import *
 from .provider import *
+from .webhook import *
 from ._inputs import *
 from . import outputs
 
@@ -25,7 +26,8 @@ _utilities.register(
   "mod": "index",
   "fqn": "pulumi_gatewaykeys",
   "classes": {
-   "gatewaykeys:index:ApiKey": "ApiKey"
+   "gatewaykeys:index:ApiKey": "ApiKey",
+   "gatewaykeys:index:Webhook": "Webhook"
   }
  }
 ]

@@ -17,8 +17,10 @@ __all__ = ['ApiKeyArgs', 'ApiKey']
 class ApiKeyArgs:
     def __init__(__self__, *,
                  adopt_key_id: Optional[pulumi.Input[str]] = None,
+                 budget_alert_thresholds: Optional[pulumi.Input[Sequence[pulumi.Input[float]]]] = None,
                  connection: Optional[pulumi.Input['ConnectionArgs']] = None,
                  expires_at: Optional[pulumi.Input[str]] = None,
+                 expiry_warning: Optional[pulumi.Input[str]] = None,
                  labels: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None,
                  logging_policy: Optional[pulumi.Input['LoggingPolicyArgs']] = None,
                  model_policy: Optional[pulumi.Input['ModelPolicyArgs']] = None,
@@ -32,14 +34,16 @@ class ApiKeyArgs:
         """
         The set of arguments for constructing a ApiKey resource.
         :param pulumi.Input[str] adopt_key_id: Adopt this existing key (key_...) instead of creating one; its live name, state and policies must match.
+        :param pulumi.Input[Sequence[pulumi.Input[float]]] budget_alert_thresholds: Fractions of spendPolicy.limitUnits at which the gateway sends a key.budget_threshold webhook event, once per spend window each: greater than 0, at most 1, ascending, up to 10, e.g. [0.5, 0.8, 1]. Default none.
         :param pulumi.Input['ConnectionArgs'] connection: The gateway and owner of this key; left out, the provider configuration applies. A secret.
         :param pulumi.Input[str] expires_at: When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
+        :param pulumi.Input[str] expiry_warning: How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.
         :param pulumi.Input[Mapping[str, pulumi.Input[str]]] labels: Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
         :param pulumi.Input['LoggingPolicyArgs'] logging_policy: What the gateway stores about requests made with the key.
         :param pulumi.Input['ModelPolicyArgs'] model_policy: Which models the key may call.
         :param pulumi.Input[str] name: Human-readable label. Default: the resource name.
         :param pulumi.Input['RateLimitPolicyArgs'] rate_limit_policy: Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
-        :param pulumi.Input[str] rotate_after: Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).
+        :param pulumi.Input[str] rotate_after: Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
         :param pulumi.Input[str] rotation_grace_period: How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.
         :param Any rotation_trigger: Any value; changing it rotates the secret in place (the keyId stays).
         :param pulumi.Input['SpendPolicyArgs'] spend_policy: Spending cap. Left out, the key has no cap.
@@ -47,10 +51,14 @@ class ApiKeyArgs:
         """
         if adopt_key_id is not None:
             pulumi.set(__self__, "adopt_key_id", adopt_key_id)
+        if budget_alert_thresholds is not None:
+            pulumi.set(__self__, "budget_alert_thresholds", budget_alert_thresholds)
         if connection is not None:
             pulumi.set(__self__, "connection", connection)
         if expires_at is not None:
             pulumi.set(__self__, "expires_at", expires_at)
+        if expiry_warning is not None:
+            pulumi.set(__self__, "expiry_warning", expiry_warning)
         if labels is not None:
             pulumi.set(__self__, "labels", labels)
         if logging_policy is not None:
@@ -85,6 +93,18 @@ class ApiKeyArgs:
         pulumi.set(self, "adopt_key_id", value)
 
     @property
+    @pulumi.getter(name="budgetAlertThresholds")
+    def budget_alert_thresholds(self) -> Optional[pulumi.Input[Sequence[pulumi.Input[float]]]]:
+        """
+        Fractions of spendPolicy.limitUnits at which the gateway sends a key.budget_threshold webhook event, once per spend window each: greater than 0, at most 1, ascending, up to 10, e.g. [0.5, 0.8, 1]. Default none.
+        """
+        return pulumi.get(self, "budget_alert_thresholds")
+
+    @budget_alert_thresholds.setter
+    def budget_alert_thresholds(self, value: Optional[pulumi.Input[Sequence[pulumi.Input[float]]]]):
+        pulumi.set(self, "budget_alert_thresholds", value)
+
+    @property
     @pulumi.getter
     def connection(self) -> Optional[pulumi.Input['ConnectionArgs']]:
         """
@@ -107,6 +127,18 @@ class ApiKeyArgs:
     @expires_at.setter
     def expires_at(self, value: Optional[pulumi.Input[str]]):
         pulumi.set(self, "expires_at", value)
+
+    @property
+    @pulumi.getter(name="expiryWarning")
+    def expiry_warning(self) -> Optional[pulumi.Input[str]]:
+        """
+        How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.
+        """
+        return pulumi.get(self, "expiry_warning")
+
+    @expiry_warning.setter
+    def expiry_warning(self, value: Optional[pulumi.Input[str]]):
+        pulumi.set(self, "expiry_warning", value)
 
     @property
     @pulumi.getter
@@ -172,7 +204,7 @@ class ApiKeyArgs:
     @pulumi.getter(name="rotateAfter")
     def rotate_after(self) -> Optional[pulumi.Input[str]]:
         """
-        Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).
+        Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
         """
         return pulumi.get(self, "rotate_after")
 
@@ -235,8 +267,10 @@ class ApiKey(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  adopt_key_id: Optional[pulumi.Input[str]] = None,
+                 budget_alert_thresholds: Optional[pulumi.Input[Sequence[pulumi.Input[float]]]] = None,
                  connection: Optional[pulumi.Input[pulumi.InputType['ConnectionArgs']]] = None,
                  expires_at: Optional[pulumi.Input[str]] = None,
+                 expiry_warning: Optional[pulumi.Input[str]] = None,
                  labels: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None,
                  logging_policy: Optional[pulumi.Input[pulumi.InputType['LoggingPolicyArgs']]] = None,
                  model_policy: Optional[pulumi.Input[pulumi.InputType['ModelPolicyArgs']]] = None,
@@ -254,14 +288,16 @@ class ApiKey(pulumi.CustomResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[str] adopt_key_id: Adopt this existing key (key_...) instead of creating one; its live name, state and policies must match.
+        :param pulumi.Input[Sequence[pulumi.Input[float]]] budget_alert_thresholds: Fractions of spendPolicy.limitUnits at which the gateway sends a key.budget_threshold webhook event, once per spend window each: greater than 0, at most 1, ascending, up to 10, e.g. [0.5, 0.8, 1]. Default none.
         :param pulumi.Input[pulumi.InputType['ConnectionArgs']] connection: The gateway and owner of this key; left out, the provider configuration applies. A secret.
         :param pulumi.Input[str] expires_at: When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
+        :param pulumi.Input[str] expiry_warning: How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.
         :param pulumi.Input[Mapping[str, pulumi.Input[str]]] labels: Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
         :param pulumi.Input[pulumi.InputType['LoggingPolicyArgs']] logging_policy: What the gateway stores about requests made with the key.
         :param pulumi.Input[pulumi.InputType['ModelPolicyArgs']] model_policy: Which models the key may call.
         :param pulumi.Input[str] name: Human-readable label. Default: the resource name.
         :param pulumi.Input[pulumi.InputType['RateLimitPolicyArgs']] rate_limit_policy: Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
-        :param pulumi.Input[str] rotate_after: Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).
+        :param pulumi.Input[str] rotate_after: Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
         :param pulumi.Input[str] rotation_grace_period: How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.
         :param Any rotation_trigger: Any value; changing it rotates the secret in place (the keyId stays).
         :param pulumi.Input[pulumi.InputType['SpendPolicyArgs']] spend_policy: Spending cap. Left out, the key has no cap.
@@ -292,8 +328,10 @@ class ApiKey(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  adopt_key_id: Optional[pulumi.Input[str]] = None,
+                 budget_alert_thresholds: Optional[pulumi.Input[Sequence[pulumi.Input[float]]]] = None,
                  connection: Optional[pulumi.Input[pulumi.InputType['ConnectionArgs']]] = None,
                  expires_at: Optional[pulumi.Input[str]] = None,
+                 expiry_warning: Optional[pulumi.Input[str]] = None,
                  labels: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None,
                  logging_policy: Optional[pulumi.Input[pulumi.InputType['LoggingPolicyArgs']]] = None,
                  model_policy: Optional[pulumi.Input[pulumi.InputType['ModelPolicyArgs']]] = None,
@@ -314,8 +352,10 @@ class ApiKey(pulumi.CustomResource):
             __props__ = ApiKeyArgs.__new__(ApiKeyArgs)
 
             __props__.__dict__["adopt_key_id"] = adopt_key_id
+            __props__.__dict__["budget_alert_thresholds"] = budget_alert_thresholds
             __props__.__dict__["connection"] = None if connection is None else pulumi.Output.secret(connection)
             __props__.__dict__["expires_at"] = expires_at
+            __props__.__dict__["expiry_warning"] = expiry_warning
             __props__.__dict__["labels"] = labels
             __props__.__dict__["logging_policy"] = logging_policy
             __props__.__dict__["model_policy"] = model_policy
@@ -330,11 +370,13 @@ class ApiKey(pulumi.CustomResource):
             __props__.__dict__["client_reference"] = None
             __props__.__dict__["created_at"] = None
             __props__.__dict__["expired"] = None
+            __props__.__dict__["expiry_warning_seconds"] = None
             __props__.__dict__["hint"] = None
             __props__.__dict__["key_id"] = None
             __props__.__dict__["owner_id"] = None
             __props__.__dict__["previous_secret_expires_at"] = None
             __props__.__dict__["provisioning_key_hint"] = None
+            __props__.__dict__["rotate_after_seconds"] = None
             __props__.__dict__["rotated_at"] = None
             __props__.__dict__["rotation"] = None
             __props__.__dict__["secret"] = None
@@ -366,11 +408,14 @@ class ApiKey(pulumi.CustomResource):
         __props__ = ApiKeyArgs.__new__(ApiKeyArgs)
 
         __props__.__dict__["base_url"] = None
+        __props__.__dict__["budget_alert_thresholds"] = None
         __props__.__dict__["client_reference"] = None
         __props__.__dict__["connection"] = None
         __props__.__dict__["created_at"] = None
         __props__.__dict__["expired"] = None
         __props__.__dict__["expires_at"] = None
+        __props__.__dict__["expiry_warning"] = None
+        __props__.__dict__["expiry_warning_seconds"] = None
         __props__.__dict__["hint"] = None
         __props__.__dict__["key_id"] = None
         __props__.__dict__["labels"] = None
@@ -382,6 +427,7 @@ class ApiKey(pulumi.CustomResource):
         __props__.__dict__["provisioning_key_hint"] = None
         __props__.__dict__["rate_limit_policy"] = None
         __props__.__dict__["rotate_after"] = None
+        __props__.__dict__["rotate_after_seconds"] = None
         __props__.__dict__["rotated_at"] = None
         __props__.__dict__["rotation"] = None
         __props__.__dict__["rotation_grace_period"] = None
@@ -401,6 +447,14 @@ class ApiKey(pulumi.CustomResource):
         Base URL of the gateway, e.g. http://127.0.0.1:8787.
         """
         return pulumi.get(self, "base_url")
+
+    @property
+    @pulumi.getter(name="budgetAlertThresholds")
+    def budget_alert_thresholds(self) -> pulumi.Output[Sequence[float]]:
+        """
+        Fractions of spendPolicy.limitUnits at which the gateway sends a key.budget_threshold webhook event, once per spend window each: greater than 0, at most 1, ascending, up to 10, e.g. [0.5, 0.8, 1]. Default none.
+        """
+        return pulumi.get(self, "budget_alert_thresholds")
 
     @property
     @pulumi.getter(name="clientReference")
@@ -441,6 +495,22 @@ class ApiKey(pulumi.CustomResource):
         When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
         """
         return pulumi.get(self, "expires_at")
+
+    @property
+    @pulumi.getter(name="expiryWarning")
+    def expiry_warning(self) -> pulumi.Output[Optional[str]]:
+        """
+        How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.
+        """
+        return pulumi.get(self, "expiry_warning")
+
+    @property
+    @pulumi.getter(name="expiryWarningSeconds")
+    def expiry_warning_seconds(self) -> pulumi.Output[Optional[int]]:
+        """
+        Seconds before expiresAt that the gateway sends key.expiring, set from expiryWarning.
+        """
+        return pulumi.get(self, "expiry_warning_seconds")
 
     @property
     @pulumi.getter
@@ -526,9 +596,17 @@ class ApiKey(pulumi.CustomResource):
     @pulumi.getter(name="rotateAfter")
     def rotate_after(self) -> pulumi.Output[Optional[str]]:
         """
-        Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d).
+        Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
         """
         return pulumi.get(self, "rotate_after")
+
+    @property
+    @pulumi.getter(name="rotateAfterSeconds")
+    def rotate_after_seconds(self) -> pulumi.Output[Optional[int]]:
+        """
+        Age of the secret, in seconds, at which the gateway sends key.rotation_due, set from rotateAfter.
+        """
+        return pulumi.get(self, "rotate_after_seconds")
 
     @property
     @pulumi.getter(name="rotatedAt")
@@ -606,7 +684,7 @@ class ApiKey(pulumi.CustomResource):
     @pulumi.getter
     def version(self) -> pulumi.Output[int]:
         """
-        The key's version; goes up on every change, rotation and revoke. From 1 to 9007199254740991.
+        The key's version; goes up on every change, rotation and revoke.
         """
         return pulumi.get(self, "version")
 

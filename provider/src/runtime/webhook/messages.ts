@@ -1,0 +1,64 @@
+import { ConflictError, NotFoundError } from "@gateway-keys/sdk";
+import { settingKey, type Connection } from "../connection";
+import { KeyOperationError } from "../errors";
+import { describeCallFailure } from "../messages";
+import type { Owners } from "../owner";
+import type { StoredWebhook } from "./shapes";
+
+/** A 404 about an endpoint: it was deleted (or never was this owner's). */
+export const isWebhookGone = (error: unknown): boolean => error instanceof NotFoundError;
+
+/** Rewords an SDK error about one webhook endpoint in Pulumi terms: what happened and the commands that resolve it. */
+export function describeWebhookFailure(
+  webhookId: string,
+  action: string,
+  error: unknown,
+  stateVersion: number,
+  connection: Pick<Connection, "baseUrl" | "timeoutMs" | "namespace">,
+): Error {
+  if (error instanceof ConflictError && error.code === "conflict") {
+    const now = error.currentVersion === undefined ? "a newer version" : `version ${error.currentVersion}`;
+    return new KeyOperationError(
+      `webhook ${webhookId} changed outside this stack: state has version ${stateVersion}, the gateway has ${now}; ` +
+        "run `pulumi refresh`, review, then `pulumi up`. Nothing was overwritten.",
+    );
+  }
+  if (isWebhookGone(error)) {
+    return new KeyOperationError(
+      `webhook ${webhookId} no longer exists on ${connection.baseUrl}; run \`pulumi refresh\` (it leaves the stack), then \`pulumi up\` to create it again.`,
+    );
+  }
+  return describeCallFailure(`webhook ${webhookId}`, action, error, connection);
+}
+
+/** The warning for an endpoint whose signing secret the stack does not hold. */
+export function unknownSigningSecretWarning(webhookId: string, why: string): string {
+  return (
+    `webhook ${webhookId}: ${why}, so the stack does not hold its current signing secret (signingSecretKnown is false; ` +
+    "the gateway shows a secret only when it makes one). To have the stack hold one, change `rotationTrigger` and run `pulumi up`: " +
+    "the endpoint's secret is rotated in place, the old one signing beside it for `rotationOverlap`."
+  );
+}
+
+/**
+ * After a 404 for an endpoint the stack holds: passes when the configured credentials are its
+ * owner's (so it really is gone), throws otherwise. A 404 alone cannot tell "deleted" from "another
+ * owner's provisioning key is configured now", which would drop a live endpoint from the stack.
+ */
+export async function requireWebhookOwner(
+  owners: Owners,
+  webhookId: string,
+  stored: Pick<StoredWebhook, "ownerId" | "provisioningKeyHint">,
+  connection: Connection,
+): Promise<void> {
+  const ownership = await owners.ownershipOf(connection, stored);
+  if (ownership.kind === "same") return;
+  const whose =
+    ownership.kind === "another"
+      ? `belongs to owner ${stored.ownerId}, but the provisioning key configured for ${connection.baseUrl} belongs to owner ${ownership.owner}`
+      : `is not visible to the provisioning key configured for ${connection.baseUrl}, which is not the one that managed it, and this gateway cannot say whose it is (no whoami)`;
+  throw new KeyOperationError(
+    `webhook ${webhookId} ${whose}; nothing was changed. Configure owner ${stored.ownerId}'s provisioning key ` +
+      `(${settingKey(connection.namespace, "provisioningKey")}, or the webhook's \`connection\`) to manage it.`,
+  );
+}
