@@ -52,6 +52,13 @@ export const LogEntry = z.object({
   createdAt: Timestamp,
   request: z.object({ input: z.string() }).nullable(),
   response: z.object({ text: z.string() }).nullable(),
+  /**
+   * The request's fields that did not reach the model (docs/api.md, "Translation by meaning"): hints
+   * its wire has no setting for and, on a model that drops them, fields it cannot carry — as the
+   * `x-gateway-dropped-fields` header named them. Empty when everything was carried (and absent
+   * from gateways older than the field, which carried everything they did not refuse).
+   */
+  droppedFields: z.array(z.string()).default([]),
 });
 export type LogEntry = z.infer<typeof LogEntry>;
 

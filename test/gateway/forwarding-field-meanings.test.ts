@@ -8,6 +8,7 @@
 import { Writable } from "node:stream";
 import { DROPPED_FIELDS_HEADER } from "@gateway-keys/contract";
 import { chatAnswer, clientsOf, PRICING, useForwarding } from "./forwarding-support";
+import { accountClient } from "./helpers";
 
 const logLines: string[] = [];
 const forwarding = useForwarding([{ id: "claude-drop", family: "chat", routes: [{ provider: "ant", model: "claude-up" }], pricing: PRICING, maxOutputTokens: 100, unsupportedFields: "drop" }], {
@@ -36,6 +37,9 @@ describe("hints: passed without the field, named to the client", () => {
     expect(droppedIn(response.headers)).toEqual(["messages[0].content[1].image_url.detail"]);
     const logged = logLines.map((line) => JSON.parse(line) as { droppedFields?: string[] }).filter((line) => line.droppedFields);
     expect(logged.at(-1)!.droppedFields).toEqual(["messages[0].content[1].image_url.detail"]);
+    // And in the request's log row, as GET /v1/account/logs shows it.
+    const rows = (await accountClient(forwarding().gateway).logs(`?keyId=${client.keyId}`)).body.data;
+    expect(rows.map((row: { status: number; droppedFields: string[] }) => [row.status, row.droppedFields])).toEqual([[200, ["messages[0].content[1].image_url.detail"]]]);
   });
 
   test("streamed, a Responses image's detail is named on the event stream's headers", async () => {
@@ -145,6 +149,8 @@ describe("lossy fields", () => {
     const client = await clientsOf(forwarding());
     const { response } = await client.openai.chat.completions.create({ model: "claude-drop", messages: [{ role: "user", content: "hi" }], seed: 7, logprobs: true, n: 2 } as never).withResponse();
     expect(droppedIn(response.headers)).toEqual(["logprobs", "n", "seed"]);
+    const rows = (await accountClient(forwarding().gateway).logs(`?keyId=${client.keyId}`)).body.data;
+    expect(rows[0].droppedFields.sort()).toEqual(["logprobs", "n", "seed"]);
     const sent = forwarding().provider.received[0]!.body as Record<string, unknown>;
     expect(sent).toMatchObject({ model: "claude-up", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] });
     expect(Object.keys(sent)).not.toEqual(expect.arrayContaining(["seed"]));

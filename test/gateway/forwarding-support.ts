@@ -60,6 +60,7 @@ export function useForwarding(models: object[] = [], options: Omit<TestGatewayOp
 export async function clientsOf(forwarding: Forwarding, key: Partial<CreateApiKeyRequest> = {}, maxRetries = 0) {
   const created = await forwarding.gateway.createRegularKey({ name: "forwarding", ...key });
   return {
+    keyId: created.keyId,
     secret: created.secret,
     openai: new OpenAI({ apiKey: created.secret, baseURL: `${forwarding.gateway.baseUrl}/v1`, maxRetries }),
     anthropic: new Anthropic({ apiKey: created.secret, baseURL: forwarding.gateway.baseUrl, maxRetries }),

@@ -17,6 +17,7 @@ function downgradeToSchema2(dbPath: string): void {
   const db = new DatabaseSync(dbPath);
   try {
     db.exec(`
+      ALTER TABLE request_logs DROP COLUMN dropped_fields;
       DROP TABLE audit_events;
       DROP TABLE audit_heads;
       DROP TABLE webhooks;
@@ -69,7 +70,7 @@ test("migrates a schema-2 database: old keys read with null extension fields, au
     const referenced = await account.create({ name: "new", clientReference: "ref-after-upgrade" });
     expect(referenced.body.clientReference).toBe("ref-after-upgrade");
     const version = new DatabaseSync(dbPath, { readOnly: true });
-    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 6 });
+    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 7 });
     version.close();
   } finally {
     await second.stop();

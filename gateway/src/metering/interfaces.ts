@@ -138,5 +138,7 @@ export interface NewLogEntry {
   requestInput: string | null;
   /** Present only when the key's logging policy stores responses. */
   responseText: string | null;
+  /** The request's fields not carried to the model (named to the client in x-gateway-dropped-fields); empty when none. */
+  droppedFields: readonly string[];
 }
 

@@ -48,6 +48,7 @@ export class MeteredCall {
   readonly #key: StoredApiKey;
   readonly #modelId: string;
   readonly #input: string;
+  #droppedFields: readonly string[] = [];
   readonly #now: number;
   #reservation: SpendReservation | undefined;
   #admission: RateAdmission | undefined;
@@ -160,6 +161,11 @@ export class MeteredCall {
     return { result: done.result, costMicros: await this.succeed(model, done.usage, done.output) };
   }
 
+  /** The request's fields the answering model did not get: recorded with the call's log row. */
+  noteDroppedFields(fields: readonly string[]): void {
+    this.#droppedFields = fields;
+  }
+
   /**
    * Charges what `usage` costs and records the answer; resolves once committed. Returns the cost.
    * Under a spend limit the charge is never more than the reservation (the limit is never passed);
@@ -237,7 +243,7 @@ export class MeteredCall {
   ): Promise<void> {
     if (this.#settled) return;
     this.#settled = true;
-    const entry = logEntryFor(this.#key, { model: this.#modelId, status, costMicros, input: this.#input, output }, this.#now);
+    const entry = logEntryFor(this.#key, { model: this.#modelId, status, costMicros, input: this.#input, output, droppedFields: this.#droppedFields }, this.#now);
     try {
       await this.#ctx.spend.settle(reservation, entry, outcome);
     } finally {
@@ -248,7 +254,7 @@ export class MeteredCall {
   async #refuse(error: GatewayError, outcome: Exclude<RequestOutcome, "succeeded">): Promise<never> {
     // A request refused after its rate admission (its spend did not fit) used no tokens.
     await this.#releaseRate(0);
-    const entry = logEntryFor(this.#key, { model: this.#modelId, status: error.statusCode, costMicros: 0n, input: this.#input, output: null }, this.#now);
+    const entry = logEntryFor(this.#key, { model: this.#modelId, status: error.statusCode, costMicros: 0n, input: this.#input, output: null, droppedFields: [] }, this.#now);
     await this.#ctx.spend.recordUncharged(entry, outcome);
     throw error;
   }

@@ -134,7 +134,7 @@ export async function runTextCall<Body extends TextRequestBody>(
     await metered.fail(failure!.statusCode);
     throw failure!;
   }
-  if ((opened.kind === "completion" || opened.kind === "deltas") && call.conversation!.dropped.size > 0) nameDropped([...call.conversation!.dropped], request, reply);
+  if ((opened.kind === "completion" || opened.kind === "deltas") && call.conversation!.dropped.size > 0) nameDropped([...call.conversation!.dropped], metered, request, reply);
 
   switch (opened.kind) {
     case "whole": {
@@ -155,9 +155,10 @@ export async function runTextCall<Body extends TextRequestBody>(
   }
 }
 
-/** The client's fields that did not reach the model, named to the client and in the request log (docs/api.md, "Translation by meaning"). */
-function nameDropped(fields: string[], request: FastifyRequest, reply: FastifyReply): void {
+/** The client's fields that did not reach the model, named to the client, in its request log row and the process log (docs/api.md, "Translation by meaning"). */
+function nameDropped(fields: string[], metered: MeteredCall, request: FastifyRequest, reply: FastifyReply): void {
   reply.header(DROPPED_FIELDS_HEADER, fields.join(", "));
+  metered.noteDroppedFields(fields);
   request.log.info({ droppedFields: fields }, "request fields not carried to the model");
 }
 

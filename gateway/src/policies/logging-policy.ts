@@ -9,6 +9,8 @@ export interface RequestOutcome {
   input: string;
   /** The generated text; `null` when the model did not run. */
   output: string | null;
+  /** The request's fields not carried to the model. */
+  droppedFields: readonly string[];
 }
 
 /**
@@ -26,5 +28,7 @@ export function logEntryFor(key: StoredApiKey, outcome: RequestOutcome, now: num
     createdAt: now,
     requestInput: key.loggingPolicy.storeRequest ? outcome.input : null,
     responseText: key.loggingPolicy.storeResponse ? outcome.output : null,
+    // Field paths, never content: kept whatever the logging policy says.
+    droppedFields: outcome.droppedFields,
   };
 }

@@ -82,6 +82,7 @@ function toWireLog(entry: StoredLogEntry): LogEntry {
     createdAt: new Date(entry.createdAt).toISOString(),
     request: entry.requestInput === null ? null : { input: entry.requestInput },
     response: entry.responseText === null ? null : { text: entry.responseText },
+    droppedFields: [...entry.droppedFields],
   };
 }
 

@@ -126,6 +126,8 @@ export interface LogRow {
   created_at: Int;
   request_input: string | null;
   response_text: string | null;
+  /** A JSON array of field paths, or null when every field was carried. */
+  dropped_fields: string | null;
 }
 
 export function logFromRow(row: LogRow): StoredLogEntry {
@@ -140,8 +142,12 @@ export function logFromRow(row: LogRow): StoredLogEntry {
     createdAt: num(row.created_at),
     requestInput: row.request_input,
     responseText: row.response_text,
+    droppedFields: row.dropped_fields === null ? [] : (JSON.parse(row.dropped_fields) as string[]),
   };
 }
+
+/** The stored form of a log row's dropped fields: null when there are none (most rows). */
+export const droppedFieldsColumn = (fields: readonly string[]): string | null => (fields.length === 0 ? null : JSON.stringify(fields));
 
 export interface UsageRow {
   key_id: string;

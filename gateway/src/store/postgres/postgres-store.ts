@@ -29,6 +29,7 @@ import type {
 } from "../types";
 import {
   apiKeyFromRow,
+  droppedFieldsColumn,
   logFromRow,
   policyColumns,
   provisioningKeyFromRow,
@@ -400,6 +401,7 @@ class PostgresStore implements Store {
       entries.map((entry) => entry.createdAt),
       entries.map((entry) => entry.requestInput),
       entries.map((entry) => entry.responseText),
+      entries.map((entry) => droppedFieldsColumn(entry.droppedFields)),
       settles.map((settle) => (settle.outcome === "succeeded" ? 1 : 0)),
       settles.map((settle) => (settle.outcome === "rejected" ? 1 : 0)),
       releases.map((release) => release.holdingId),

@@ -174,10 +174,10 @@ export const SQL = {
       FROM voided vo JOIN spend_accounts acc ON acc.key_id = vo.key_id GROUP BY vo.key_id) v
     WHERE a.key_id = v.key_id`,
   ),
-  // Settles, holdings given back and reservations of many requests in one round trip (see migration 6).
+  // Settles, holdings given back and reservations of many requests in one round trip (see migrations 6 and 10).
   spendBatch: query(
     "spend_batch",
-    `SELECT gateway_spend_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+    `SELECT gateway_spend_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
     AS reservations`,
   ),
   // Rate limits (migration 7): one round trip to admit, one to release.
@@ -209,7 +209,7 @@ export const SQL = {
   // A row past its key's retention is hidden at once, whether or not the purge has run yet.
   listLogs: query(
     "list_logs",
-    `SELECT l.seq, l.id, l.owner_id, l.key_id, l.model, l.status, l.cost_micros, l.created_at, l.request_input, l.response_text
+    `SELECT l.seq, l.id, l.owner_id, l.key_id, l.model, l.status, l.cost_micros, l.created_at, l.request_input, l.response_text, l.dropped_fields
     FROM request_logs l JOIN api_keys k ON k.id = l.key_id
     WHERE l.owner_id = $1 AND l.seq < $2 AND ($3::TEXT IS NULL OR l.key_id = $3)
       AND l.created_at > $4 - k.retention_days * $5::BIGINT

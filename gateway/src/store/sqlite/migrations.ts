@@ -234,6 +234,11 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (key_id, kind, at, threshold_ppm)
   ) WITHOUT ROWID;
   `,
+  // 7: the request's fields that did not reach the model (hints, or fields a model drops), as a
+  // JSON array of paths; null on the rows where everything was carried.
+  `
+  ALTER TABLE request_logs ADD COLUMN dropped_fields TEXT;
+  `,
 ];
 
 /** The schema version this build expects. */

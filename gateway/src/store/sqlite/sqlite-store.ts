@@ -29,6 +29,7 @@ import type { SqlRunner } from "../events/sql-runner";
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import {
   apiKeyFromRow,
+  droppedFieldsColumn,
   logFromRow,
   policyColumns,
   provisioningKeyFromRow,
@@ -337,6 +338,7 @@ class SqliteStore implements Store {
         entry.createdAt,
         entry.requestInput,
         entry.responseText,
+        droppedFieldsColumn(entry.droppedFields),
       );
       tally.add(entry, outcome);
     });

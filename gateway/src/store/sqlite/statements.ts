@@ -80,8 +80,8 @@ export function prepareStatements(db: DatabaseSync) {
     // The two statements of every model request take positional parameters (faster to bind), in
     // the order of their column lists.
     insertLog: prepare(`INSERT INTO request_logs
-        (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text, dropped_fields)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     countUsage: prepare(`INSERT INTO usage_counters (key_id, model, owner_id, total, succeeded, rejected, spent_micros, last_request_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (key_id, model) DO UPDATE SET total = total + excluded.total, succeeded = succeeded + excluded.succeeded,
@@ -106,7 +106,7 @@ export function prepareStatements(db: DatabaseSync) {
     ),
     // A row past its key's retention is hidden at once, whether or not the purge has run yet.
     listLogs: prepare(
-      `SELECT l.seq, l.id, l.owner_id, l.key_id, l.model, l.status, l.cost_micros, l.created_at, l.request_input, l.response_text
+      `SELECT l.seq, l.id, l.owner_id, l.key_id, l.model, l.status, l.cost_micros, l.created_at, l.request_input, l.response_text, l.dropped_fields
       FROM request_logs l JOIN api_keys k ON k.id = l.key_id
       WHERE l.owner_id = :owner_id AND l.seq < :before_seq AND (:key_id IS NULL OR l.key_id = :key_id)
         AND l.created_at > :now - k.retention_days * :day_ms
