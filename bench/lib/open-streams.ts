@@ -75,8 +75,11 @@ async function gatewayHolder(upstreamUrl: string, dir: string, env: Record<strin
 }
 
 /** The floor proxy (floor-proxy.ts) in a process of its own: what any Node proxy holds per stream. */
-async function floorHolder(upstreamUrl: string): Promise<StreamHolder> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, "floor-proxy-process.ts"), upstreamUrl], { stdio: ["ignore", "pipe", "inherit"] });
+async function floorHolder(upstreamUrl: string, env: Record<string, string> = {}): Promise<StreamHolder> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, "floor-proxy-process.ts"), upstreamUrl], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
   const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
   return {
     pid: child.pid!,
@@ -107,7 +110,7 @@ export async function measureOpenStreams(count: number, probe: OpenStreamsProbe 
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
   const dir = mkdtempSync(join(tmpdir(), "open-streams-"));
-  const holder = target === "gateway" ? await gatewayHolder(upstreamUrl, dir, probe.env) : await floorHolder(upstreamUrl);
+  const holder = target === "gateway" ? await gatewayHolder(upstreamUrl, dir, probe.env) : await floorHolder(upstreamUrl, probe.env);
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const opened: IncomingMessage[] = [];
   try {
