@@ -6,8 +6,9 @@
  * memory outside the JS heap (sockets, HTTP parsers, buffers' backing stores, the allocator's and
  * V8's slack). Taking a snapshot itself raises the resident set, so this run's own is not that figure.
  *
- * Run: bash scripts/run node bench/profile-open-streams.ts [folder] [streams]   (default
- * /tmp/profiles and 1000; the snapshots stay there, for Chrome DevTools' Memory tab)
+ * Run: bash scripts/run node bench/profile-open-streams.ts [folder] [streams] [gateway|floor]
+ * (default /tmp/profiles, 1000 and the gateway; the snapshots stay there, for Chrome DevTools'
+ * Memory tab). `floor` profiles the floor proxy the same way, the peer to set the gateway against.
  */
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +18,7 @@ import { measureOpenStreams } from "./lib/open-streams.ts";
 const TOP = 30;
 const folder = process.argv[2] ?? "/tmp/profiles";
 const streams = Number(process.argv[3] ?? 1000);
+const target = process.argv[4] === "floor" ? "floor" : "gateway";
 const runFolder = join(folder, `open-streams-${new Date().toISOString().replace(/[:.]/g, "-")}`);
 mkdirSync(runFolder, { recursive: true });
 
@@ -45,7 +47,7 @@ async function snapshot(pid: number): Promise<void> {
 const cell = await measureOpenStreams(streams, {
   env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${runFolder}`.trim() },
   atReading: (pid) => snapshot(pid),
-});
+}, target);
 const [baseline, open] = snapshots.map(countByKind) as [ReturnType<typeof countByKind>, ReturnType<typeof countByKind>];
 const total = (kinds: ReturnType<typeof countByKind>) => [...kinds.values()].reduce((sum, kind) => sum + kind.bytes, 0);
 const heapGrowthKiB = (total(open) - total(baseline)) / 1024;

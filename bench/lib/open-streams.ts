@@ -33,7 +33,11 @@ export interface OpenStreamsProbe {
   env?: Record<string, string>;
   /** Called with the gateway's pid just after each reading of its resident set, the baseline's then the open streams'. */
   atReading?: (pid: number, streamsOpen: number) => Promise<void>;
+  /** The conversation each stream sends (default one short user message): a long one shows what a stream keeps of its request. */
+  messages?: Array<{ role: string; content: string }>;
 }
+
+const HOLD = [{ role: "user", content: "hold" }];
 
 /** A process holding open streams: where a stream is opened, with what headers, and how to stop it. */
 interface StreamHolder {
@@ -45,7 +49,7 @@ interface StreamHolder {
 }
 
 /** The gateway, forwarding a chat model to the upstream, with a key to call it. */
-async function gatewayHolder(upstreamUrl: string, dir: string, env: Record<string, string> = {}): Promise<StreamHolder> {
+async function gatewayHolder(upstreamUrl: string, dir: string, env: Record<string, string> = {}, messages = HOLD): Promise<StreamHolder> {
   const configPath = join(dir, "config.json");
   writeFileSync(
     configPath,
@@ -69,20 +73,23 @@ async function gatewayHolder(upstreamUrl: string, dir: string, env: Record<strin
     pid: gateway.child.pid!,
     url: `${gateway.url}/v1/chat/completions`,
     headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "held", messages: [{ role: "user", content: "hold" }], stream: true }),
+    body: JSON.stringify({ model: "held", messages, stream: true }),
     stop: () => gateway.stop(),
   };
 }
 
 /** The floor proxy (floor-proxy.ts) in a process of its own: what any Node proxy holds per stream. */
-async function floorHolder(upstreamUrl: string): Promise<StreamHolder> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, "floor-proxy-process.ts"), upstreamUrl], { stdio: ["ignore", "pipe", "inherit"] });
+async function floorHolder(upstreamUrl: string, env: Record<string, string> = {}, messages = HOLD): Promise<StreamHolder> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, "floor-proxy-process.ts"), upstreamUrl], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
   const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
   return {
     pid: child.pid!,
     url: `${line}/chat/completions`,
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "held", messages: [{ role: "user", content: "hold" }], stream: true }),
+    body: JSON.stringify({ model: "held", messages, stream: true }),
     stop: async () => {
       child.kill();
       await once(child, "exit");
@@ -107,7 +114,7 @@ export async function measureOpenStreams(count: number, probe: OpenStreamsProbe 
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
   const dir = mkdtempSync(join(tmpdir(), "open-streams-"));
-  const holder = target === "gateway" ? await gatewayHolder(upstreamUrl, dir, probe.env) : await floorHolder(upstreamUrl);
+  const holder = target === "gateway" ? await gatewayHolder(upstreamUrl, dir, probe.env, probe.messages) : await floorHolder(upstreamUrl, probe.env, probe.messages);
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const opened: IncomingMessage[] = [];
   try {

@@ -47,6 +47,7 @@ export class MeteredCall {
   readonly #reply: FastifyReply;
   readonly #key: StoredApiKey;
   readonly #modelId: string;
+  /** The request's text for its log row: kept only when the key's logging policy stores requests (a stream holds it for its whole life). */
   readonly #input: string;
   #droppedFields: readonly string[] = [];
   readonly #now: number;
@@ -59,7 +60,7 @@ export class MeteredCall {
     this.#reply = reply;
     this.#key = key;
     this.#modelId = modelId;
-    this.#input = input;
+    this.#input = key.loggingPolicy.storeRequest ? input : "";
     this.#now = ctx.now();
   }
 

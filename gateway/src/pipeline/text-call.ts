@@ -10,6 +10,7 @@ import type { ServerSentEvent } from "../upstream/sse-events";
 import { estimateConversationTokens, summariseRelayedRequest } from "../inference/input-estimate";
 import { MeteredCall } from "./metered-call";
 import { asDatabaseUnavailable } from "../store/faults";
+import type { StoredApiKey } from "../store/types";
 import { SseStream } from "../inference/sse";
 import { answerText, promptText, type Conversation, type TextCompletion, type TextDelta, type TextUsage } from "../inference/text";
 import type { TextRoute } from "../inference/text-route";
@@ -91,21 +92,17 @@ export async function runTextCall<Body extends TextRequestBody>(
       first.engine.check?.(conversation);
     }
   }
-  const summary = call.conversation
-    ? { text: promptText(call.conversation), inputTokens: estimateConversationTokens(call.conversation) }
-    : summariseRelayedRequest(body);
-
-  const metered = new MeteredCall(ctx, reply, key, body.model, summary.text);
+  const { metered, inputTokens } = meteredCallFor(ctx, reply, key, call);
   const model = await metered.admit("chat");
   const bound = checkedBound(spec.bound(body), model);
   // A request without a bound gets the model's, or on a key that cannot afford it, what the key's budget affords.
-  const outputBound = await metered.reserveText(model, summary.inputTokens, bound ?? model.maxOutputTokens, bound !== undefined);
+  const outputBound = await metered.reserveText(model, inputTokens, bound ?? model.maxOutputTokens, bound !== undefined);
   if (bound === undefined) {
     call.boundWhenUnset = outputBound;
     if (call.conversation) call.conversation.maxOutputTokens = outputBound;
   }
   // Each count a provider leaves out of its usage is taken at the figure the reservation used.
-  const filled = (usage: Partial<TextUsage>): TextUsage => ({ ...usage, inputTokens: usage.inputTokens ?? summary.inputTokens, outputTokens: usage.outputTokens ?? outputBound });
+  const filled = (usage: Partial<TextUsage>): TextUsage => ({ ...usage, inputTokens: usage.inputTokens ?? inputTokens, outputTokens: usage.outputTokens ?? outputBound });
 
   const sse = call.stream ? new SseStream(reply) : undefined;
   const signal = sse?.signal ?? SseStream.clientGone(reply);
@@ -150,9 +147,21 @@ export async function runTextCall<Body extends TextRequestBody>(
       await pipeRelayedStream(opened, sse!, metered, model, filled, spec);
       return reply;
     case "deltas":
-      await writeStream(opened, sse!, metered, model, spec.clientWire(body, ctx.now()), summary.inputTokens, reply);
+      await writeStream(opened, sse!, metered, model, spec.clientWire(body, ctx.now()), inputTokens, reply);
       return reply;
   }
+}
+
+/**
+ * The request's metering, and its input tokens as estimated for the reservation. The prompt's text
+ * is built here and handed to the call, which keeps it only for a key that logs requests: an open
+ * stream (whose frame outlives every await) holds no copy of it.
+ */
+function meteredCallFor<Body extends TextRequestBody>(ctx: GatewayContext, reply: FastifyReply, key: StoredApiKey, call: TextCall<Body>): { metered: MeteredCall; inputTokens: number } {
+  const summary = call.conversation
+    ? { text: promptText(call.conversation), inputTokens: estimateConversationTokens(call.conversation) }
+    : summariseRelayedRequest(call.body);
+  return { metered: new MeteredCall(ctx, reply, key, call.body.model, summary.text), inputTokens: summary.inputTokens };
 }
 
 /** The client's fields that did not reach the model, named to the client, in its request log row and the process log (docs/api.md, "Translation by meaning"). */

@@ -3,7 +3,8 @@ import { performance } from "node:perf_hooks";
 import { GatewayError } from "../errors";
 import { refusalOf } from "./provider-errors";
 import type { ServerSentEvent } from "./sse-events";
-import type { ProviderCall, UpstreamProvider } from "./upstream-provider";
+import type { FormData } from "undici";
+import type { HttpRequest, ProviderCall, UpstreamProvider } from "./upstream-provider";
 
 export { DEFAULT_ANTHROPIC_VERSION, type ProviderCall, type ProviderWire, type UpstreamProvider } from "./upstream-provider";
 
@@ -22,7 +23,7 @@ export async function sendToProvider(provider: UpstreamProvider, call: ProviderC
   let answer: UpstreamAnswer;
   try {
     const { path, headers, body } = await provider.endpoint.prepare(call);
-    answer = await provider.pool.request({ method: "POST", path, headers, body, signal, headersTimeout: provider.timeoutMs, bodyTimeout: provider.timeoutMs });
+    answer = await provider.pool.request({ method: "POST", path, headers, body: asBytes(body), signal, headersTimeout: provider.timeoutMs, bodyTimeout: provider.timeoutMs });
   } catch (error) {
     const failure = upstreamFailure(provider, error);
     observe(failure.code === "upstream_timeout" ? "timeout" : "failed");
@@ -32,6 +33,15 @@ export async function sendToProvider(provider: UpstreamProvider, call: ProviderC
   if (answer.statusCode === 401 || answer.statusCode === 403) provider.endpoint.credentialsRefused?.();
   if (answer.statusCode >= 300) throw await refusalOf(provider, answer);
   return answer;
+}
+
+/**
+ * A request body as undici sends it without a copy. Given a string, undici keeps it (in its
+ * request handler) and a Buffer of it (in its request) until the answer ends: an open stream
+ * would hold its whole request twice. As one Buffer it is held once; the string is dropped here.
+ */
+function asBytes(body: HttpRequest["body"]): Buffer | FormData {
+  return typeof body === "string" ? Buffer.from(body) : body;
 }
 
 /** The events of a streamed answer, decoded from the provider kind's framing. */
