@@ -93,3 +93,16 @@ test("an attempt that hangs is cut at its bound and retried; one that keeps fail
     await doomedReceiver.close();
   }
 });
+
+test("maintenance removes a webhook's ended deliveries 30 days after their event, and keeps younger ones", async () => {
+  const kept = await createWebhook({ url: receiver.url, events: ["audit.create"], labelSelector: { team: "history" } });
+  await gateway.createRegularKey({ name: "history", labels: { team: "history" } });
+  await until(async () => (await deliveriesOf(kept.webhookId))[0]?.status === "delivered", "the delivery");
+  // (The file's earlier tests' deliveries are older: those go first.)
+  clock.advance(29 * DAY_MS);
+  await gateway.gateway.app.gateway.runMaintenance();
+  expect(await deliveriesOf(kept.webhookId)).toHaveLength(1);
+  clock.advance(DAY_MS);
+  expect((await gateway.gateway.app.gateway.runMaintenance()).webhookDeliveries).toBeGreaterThanOrEqual(1);
+  expect(await deliveriesOf(kept.webhookId)).toEqual([]);
+});

@@ -1,17 +1,13 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { GatewayContext } from "../context";
+import type { PurgedRecords } from "../store/types";
 
 /** What one maintenance pass removed. */
-export interface MaintenanceResult {
-  /** Request logs older than their key's `retentionDays`. */
-  logs: number;
-  /** Idempotency records past their lifetime, and abandoned claims. */
-  idempotencyKeys: number;
-}
+export type MaintenanceResult = PurgedRecords;
 
 /**
- * Deletes request logs past retention and expired idempotency records, at the injected clock's
- * time, and forgets idle rate-limit buckets. Logs past retention are already hidden from reads;
+ * Deletes request logs past retention, expired idempotency records and webhook deliveries ended
+ * more than WEBHOOK_HISTORY_DAYS ago, at the injected clock's time, and forgets idle rate-limit buckets. Logs past retention are already hidden from reads;
  * this reclaims the space and removes the stored content for good.
  */
 export function runMaintenance(ctx: GatewayContext): Promise<MaintenanceResult> {
@@ -25,7 +21,7 @@ export function scheduleMaintenance(ctx: GatewayContext, intervalMs: number, log
   const timer = setInterval(() => {
     runMaintenance(ctx).then(
       (removed) => {
-        if (removed.logs > 0 || removed.idempotencyKeys > 0) log.info(removed, "purged expired records");
+        if (removed.logs > 0 || removed.idempotencyKeys > 0 || removed.webhookDeliveries > 0) log.info(removed, "purged expired records");
       },
       (error: unknown) => log.error({ err: error }, "maintenance failed; it will run again"),
     );

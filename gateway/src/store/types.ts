@@ -88,8 +88,8 @@ export interface Store extends SpendRecords {
    */
   listLogs(query: LogsQuery): Promise<StoredLogEntry[]>;
 
-  /** Deletes request logs past their key's retention and idempotency records past their lifetime. */
-  purgeExpired(now: number): Promise<{ logs: number; idempotencyKeys: number }>;
+  /** Deletes request logs past their key's retention, idempotency records past their lifetime and ended webhook deliveries past their history. */
+  purgeExpired(now: number): Promise<PurgedRecords>;
   /**
    * Figures of the store's connection pool, for the metrics; absent on a store without a pool
    * (SQLite holds one connection).
@@ -282,3 +282,16 @@ export interface UsageLine {
   rejected: number;
   spentMicros: bigint;
 }
+
+/** What one purge removed. */
+export interface PurgedRecords {
+  /** Request logs older than their key's `retentionDays`. */
+  logs: number;
+  /** Idempotency records past their lifetime, and abandoned claims. */
+  idempotencyKeys: number;
+  /** Webhook deliveries that ended (delivered or failed) more than {@link WEBHOOK_HISTORY_DAYS} days ago, with events left without any. */
+  webhookDeliveries: number;
+}
+
+/** How long an ended webhook delivery (and its event) stays listed before maintenance removes it. */
+export const WEBHOOK_HISTORY_DAYS = 30;

@@ -27,6 +27,7 @@ import type {
   StorePoolStats,
   UsageLine,
 } from "../types";
+import { WEBHOOK_HISTORY_DAYS, type PurgedRecords } from "../types";
 import {
   apiKeyFromRow,
   droppedFieldsColumn,
@@ -458,14 +459,17 @@ class PostgresStore implements Store {
     return rows.map(logFromRow);
   }
 
-  async purgeExpired(now: number): Promise<{ logs: number; idempotencyKeys: number }> {
+  async purgeExpired(now: number): Promise<PurgedRecords> {
     const logs = await this.#query(SQL.purgeLogs, [now, DAY_MS]);
     const idempotencyKeys = await this.#query(SQL.purgeIdempotency, [now]);
+    const cutoff = now - WEBHOOK_HISTORY_DAYS * DAY_MS;
+    const webhookDeliveries = await this.#query(SQL.purgeDeliveries, [cutoff]);
+    await this.#query(SQL.purgeEvents, [cutoff]);
     // Leases run on the database's clock, not the injected one: a reservation is swept when its
     // process stopped renewing it, whatever time the gateway's clock says it is.
     await this.#query(SQL.purgeReservations, []);
     await this.#query(SQL.purgeRequestSlots, []);
-    return { logs: logs.rowCount ?? 0, idempotencyKeys: idempotencyKeys.rowCount ?? 0 };
+    return { logs: logs.rowCount ?? 0, idempotencyKeys: idempotencyKeys.rowCount ?? 0, webhookDeliveries: webhookDeliveries.rowCount ?? 0 };
   }
 
   poolStats(): StorePoolStats {

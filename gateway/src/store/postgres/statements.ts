@@ -221,5 +221,11 @@ export const SQL = {
     `DELETE FROM request_logs l USING api_keys k
     WHERE k.id = l.key_id AND l.created_at <= $1 - $2::BIGINT AND l.created_at <= $1 - k.retention_days * $2::BIGINT`,
   ),
+  // Deliveries end within hours of their event (the last retry), so their creation time dates them.
+  purgeDeliveries: query("purge_deliveries", "DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at <= $1"),
+  purgeEvents: query(
+    "purge_events",
+    "DELETE FROM webhook_events e WHERE e.created_at <= $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)",
+  ),
   schemaVersion: query("schema_version", "SELECT COALESCE(MAX(version), 0)::INTEGER AS version FROM schema_migrations"),
 } satisfies Record<string, NamedQuery>;

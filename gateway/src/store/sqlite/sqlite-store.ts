@@ -23,6 +23,7 @@ import type {
   StoredProvisioningKey,
   UsageLine,
 } from "../types";
+import { WEBHOOK_HISTORY_DAYS, type PurgedRecords } from "../types";
 import { databaseFaultReason } from "../faults";
 import { EventTables } from "../events/event-tables";
 import type { SqlRunner } from "../events/sql-runner";
@@ -378,12 +379,18 @@ class SqliteStore implements Store {
     });
   }
 
-  purgeExpired(now: number): Promise<{ logs: number; idempotencyKeys: number }> {
+  purgeExpired(now: number): Promise<PurgedRecords> {
+    const cutoff = now - WEBHOOK_HISTORY_DAYS * DAY_MS;
     return this.#gate.exclusive(() =>
-      this.#write(this.#meteringFull, () => ({
-        logs: Number(this.#sql.purgeLogs.run({ now, day_ms: DAY_MS }).changes),
-        idempotencyKeys: Number(this.#sql.purgeIdempotency.run({ now }).changes),
-      })),
+      this.#write(this.#meteringFull, () => {
+        const webhookDeliveries = Number(this.#sql.purgeDeliveries.run({ cutoff }).changes);
+        this.#sql.purgeEvents.run({ cutoff });
+        return {
+          logs: Number(this.#sql.purgeLogs.run({ now, day_ms: DAY_MS }).changes),
+          idempotencyKeys: Number(this.#sql.purgeIdempotency.run({ now }).changes),
+          webhookDeliveries,
+        };
+      }),
     );
   }
 

@@ -117,6 +117,10 @@ export function prepareStatements(db: DatabaseSync) {
     purgeLogs: prepare(`DELETE FROM request_logs WHERE seq IN (
       SELECT l.seq FROM request_logs l JOIN api_keys k ON k.id = l.key_id
       WHERE l.created_at <= :now - :day_ms AND l.created_at <= :now - k.retention_days * :day_ms)`),
+    // Deliveries end within hours of their event (the last retry), so their creation time dates them.
+    purgeDeliveries: prepare("DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at <= :cutoff"),
+    purgeEvents: prepare(`DELETE FROM webhook_events
+      WHERE created_at <= :cutoff AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`),
   };
 }
 
