@@ -239,6 +239,8 @@ describe("Gemini on Vertex's OpenAI-compatible endpoint", () => {
     for (const failure of [chatFailure, responsesFailure]) {
       expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
       expect((failure as Error).message).toBe(`400 ${message}`);
+      // Google's status is the error's code, in OpenAI's terms.
+      expect(failure).toMatchObject({ code: "INVALID_ARGUMENT" });
     }
   });
 

@@ -15,7 +15,11 @@ interface ProviderErrorBody {
   param?: string;
 }
 
-/** The error object of an OpenAI (`{ error: { message, type, code, param } }`), Anthropic (`{ type: "error", error: { type, message } }`) or AWS (`{ message }`) body. */
+/**
+ * The error object of an OpenAI (`{ error: { message, type, code, param } }`), Anthropic
+ * (`{ type: "error", error: { type, message } }`), Google (`{ error: { code: 400, message, status:
+ * "INVALID_ARGUMENT" } }`: the status is the code a client can act on) or AWS (`{ message }`) body.
+ */
 function errorFields(text: string): ProviderErrorBody {
   try {
     const parsed = JSON.parse(text) as { error?: unknown };
@@ -23,7 +27,7 @@ function errorFields(text: string): ProviderErrorBody {
     if (error && typeof error === "object") {
       const fields = error as Record<string, unknown>;
       const pick = (name: string) => (typeof fields[name] === "string" ? (fields[name] as string) : undefined);
-      return { message: pick("message"), type: pick("type"), code: pick("code"), param: pick("param") };
+      return { message: pick("message"), type: pick("type"), code: pick("code") ?? pick("status"), param: pick("param") };
     }
     if (typeof error === "string") return { message: error };
     // AWS's JSON errors (Bedrock): `{ "message": … }` (or `Message`) at the top.
