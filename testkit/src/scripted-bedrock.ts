@@ -160,7 +160,7 @@ export async function startScriptedBedrock(options: ScriptedBedrockOptions): Pro
         const isJson = "json" in chosen;
         response.writeHead(chosen.status ?? 200, { "content-type": isJson ? "application/json" : "text/plain", ...chosen.headers });
         response.end(isJson ? JSON.stringify(chosen.json) : chosen.text);
-      });
+      }).catch(() => response.destroy()); // a script that throws ends its answer: the gateway sees a reset
     },
   }));
   return {

@@ -39,9 +39,9 @@ function errorFields(text: string): ProviderErrorBody {
   return {};
 }
 
-/** The provider's key never reaches a client, even when the provider quotes it. */
-function redacted(text: string, provider: UpstreamProvider): string {
-  for (const secret of provider.endpoint.secrets()) if (secret.length >= 8) text = text.split(secret).join("[redacted]");
+/** A provider's credentials never reach a client, even when the provider quotes them. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  for (const secret of secrets) if (secret.length >= 8) text = text.split(secret).join("[redacted]");
   return text;
 }
 
@@ -77,7 +77,7 @@ export async function refusalOf(provider: UpstreamProvider, answer: Dispatcher.R
   const status = answer.statusCode;
   const text = await bodyText(answer);
   const fields = errorFields(text);
-  const message = fields.message === undefined ? undefined : redacted(fields.message, provider);
+  const message = fields.message === undefined ? undefined : redactSecrets(fields.message, provider.endpoint.secrets());
   if (REQUEST_REFUSALS.has(status)) {
     return new GatewayError("upstream_rejected", message ?? `The provider ${provider.name} refused the request (${status}) without saying why.`, {
       upstream: { status, ...(fields.type !== undefined && { type: fields.type }), ...(fields.code !== undefined && { code: fields.code }) },

@@ -2,10 +2,7 @@ import { z } from "zod";
 import { serverSentEvents } from "../sse-events";
 import type { ProviderCall } from "../upstream-provider";
 import { entraTokenSource } from "./azure-entra";
-import { commonProviderFields, encodedBody, EnvironmentVariableName, HttpUrl, passedHeaders, pathUnder, requiredVariable, type ForwardedFamily, type ProviderKind } from "./common";
-
-/** Client headers the OpenAI wire defines, passed on. */
-const OPENAI_HEADERS = ["openai-beta"] as const;
+import { commonProviderFields, encodedBody, EnvironmentVariableName, HttpUrl, OPENAI_WIRE_HEADERS, passedHeaders, pathUnder, requiredVariable, type ForwardedFamily, type ProviderKind } from "./common";
 
 /** Operations Azure serves under a deployment (`/openai/deployments/{deployment}/…`); the Responses API is not one of them. */
 const DEPLOYMENT_OPERATIONS = new Set(["/chat/completions", "/embeddings", "/images/generations", "/audio/speech", "/audio/transcriptions"]);
@@ -79,10 +76,8 @@ export const AZURE_OPENAI_KIND: ProviderKind<AzureOpenAIProviderConfig> = {
       wire: "openai",
       endpoint: {
         async prepare(call) {
-          const { body, contentType } = encodedBody(call.body);
-          const headers = passedHeaders(OPENAI_HEADERS, call.clientHeaders, await credential.headers());
-          if (contentType) headers["content-type"] = contentType;
-          return { path: azurePath(config, call), headers, body };
+          const headers = passedHeaders(OPENAI_WIRE_HEADERS, call.clientHeaders, await credential.headers());
+          return { path: azurePath(config, call), headers, body: encodedBody(call.body, headers) };
         },
         events: (body) => serverSentEvents(body),
         secrets: () => credential.secrets(),

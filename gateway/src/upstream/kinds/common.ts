@@ -107,6 +107,9 @@ export function pathUnder(baseUrl: string, path: string): string {
   return known;
 }
 
+/** Client headers the OpenAI wire defines, passed on to a provider of that wire. */
+export const OPENAI_WIRE_HEADERS = ["openai-beta"] as const;
+
 /** The client headers among `names` (a wire's own, such as `anthropic-beta`), to pass on. */
 export function passedHeaders(names: readonly string[], clientHeaders: ProviderCall["clientHeaders"], into: Record<string, string>): Record<string, string> {
   if (clientHeaders === undefined) return into;
@@ -117,12 +120,15 @@ export function passedHeaders(names: readonly string[], clientHeaders: ProviderC
   return into;
 }
 
-/** A call's body as bytes: JSON with its content type, or a multipart form (undici sets its boundary). */
-export function encodedBody(body: ProviderCall["body"]): { body: string | FormData; contentType?: string } {
-  return isForm(body) ? { body } : { body: JSON.stringify(body), contentType: "application/json" };
+/** A call's body as bytes: JSON, its content type set in `headers`, or a multipart form (undici sets its type and boundary). */
+export function encodedBody(body: ProviderCall["body"], headers: Record<string, string>): string | FormData {
+  if (isForm(body)) return body;
+  headers["content-type"] = "application/json";
+  return JSON.stringify(body);
 }
 
-function isForm(body: ProviderCall["body"]): body is FormData {
+/** Whether a call's body is a multipart form (a transcription's) rather than JSON. */
+export function isForm(body: ProviderCall["body"]): body is FormData {
   return typeof (body as FormData).append === "function" && typeof (body as FormData).entries === "function";
 }
 
@@ -147,10 +153,8 @@ export function credentialFailure(provider: string, cause: unknown): GatewayErro
 export function keyedEndpoint(baseUrl: string, credentialHeaders: Record<string, string>, wireHeaders: readonly string[], key: string): ProviderEndpoint {
   return {
     prepare(call) {
-      const { body, contentType } = encodedBody(call.body);
       const headers = passedHeaders(wireHeaders, call.clientHeaders, { ...credentialHeaders });
-      if (contentType) headers["content-type"] = contentType;
-      return { path: pathUnder(baseUrl, call.path), headers, body };
+      return { path: pathUnder(baseUrl, call.path), headers, body: encodedBody(call.body, headers) };
     },
     events: (body) => serverSentEvents(body),
     secrets: () => [key],

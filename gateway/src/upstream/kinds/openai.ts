@@ -1,8 +1,5 @@
 import { z } from "zod";
-import { commonProviderFields, EnvironmentVariableName, HttpUrl, keyedEndpoint, requiredVariable, type ProviderKind, EVERY_FAMILY } from "./common";
-
-/** Client headers the OpenAI wire defines, passed on. */
-const OPENAI_HEADERS = ["openai-beta"] as const;
+import { commonProviderFields, EnvironmentVariableName, HttpUrl, keyedEndpoint, OPENAI_WIRE_HEADERS, requiredVariable, type ProviderKind, EVERY_FAMILY } from "./common";
 
 export const OpenAIProviderConfig = z.strictObject({
   kind: z.literal("openai"),
@@ -23,7 +20,7 @@ export const OPENAI_KIND: ProviderKind<OpenAIProviderConfig> = {
     return {
       origin: new URL(config.baseUrl).origin,
       wire: "openai",
-      endpoint: keyedEndpoint(config.baseUrl, { authorization: `Bearer ${apiKey}` }, OPENAI_HEADERS, apiKey),
+      endpoint: keyedEndpoint(config.baseUrl, { authorization: `Bearer ${apiKey}` }, OPENAI_WIRE_HEADERS, apiKey),
     };
   },
 };

@@ -72,10 +72,8 @@ export const VERTEX_KIND: ProviderKind<VertexProviderConfig> = {
             const headers = passedHeaders(ANTHROPIC_HEADERS, call.clientHeaders, { authorization, "content-type": "application/json" });
             return { path, headers, body: JSON.stringify(anthropicBody(call.body)) };
           }
-          const { body, contentType } = encodedBody(call.body);
           const headers: Record<string, string> = { authorization };
-          if (contentType) headers["content-type"] = contentType;
-          return { path: pathUnder(baseUrl, `${location}/endpoints/openapi${call.path}`), headers, body };
+          return { path: pathUnder(baseUrl, `${location}/endpoints/openapi${call.path}`), headers, body: encodedBody(call.body, headers) };
         },
         events: (body) => serverSentEvents(body),
         secrets: () => tokens.current(),

@@ -1,5 +1,6 @@
 import type { ServerSentEvent } from "../../sse-events";
 import type { ProviderCall, ProviderWire } from "../../upstream-provider";
+import { isForm } from "../common";
 import type { StreamEvent } from "./event-stream";
 
 /**
@@ -18,7 +19,7 @@ export interface BedrockApi {
 export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
 
 function jsonBody(call: ProviderCall): Record<string, unknown> {
-  if (typeof (call.body as { append?: unknown }).append === "function") throw new Error("Bedrock takes JSON bodies only");
+  if (isForm(call.body)) throw new Error("Bedrock takes JSON bodies only");
   return call.body as Record<string, unknown>;
 }
 

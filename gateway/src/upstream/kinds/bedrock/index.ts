@@ -1,6 +1,7 @@
 import { Sha256 } from "@aws-crypto/sha256-js";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { z } from "zod";
+import { redactSecrets } from "../../provider-errors";
 import { commonProviderFields, HttpUrl, pathUnder, type ForwardedFamily, type ProviderKind } from "../common";
 import { BEDROCK_APIS } from "./apis";
 import { bedrockCredentials } from "./credentials";
@@ -44,7 +45,7 @@ export const BEDROCK_KIND: ProviderKind<BedrockProviderConfig> = {
     const credentials = bedrockCredentials(env, name, config.profile);
     const signer = new SignatureV4({ service: SIGNING_SERVICE, region: config.region, credentials: () => credentials.current(), sha256: Sha256 });
     const api = BEDROCK_APIS[config.api];
-    const redact = (text: string) => credentials.secrets().reduce((said, secret) => (secret.length >= 8 ? said.split(secret).join("[redacted]") : said), text);
+    const redact = (text: string) => redactSecrets(text, credentials.secrets());
     return {
       origin: url.origin,
       wire: api.wire,
