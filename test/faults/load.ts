@@ -34,6 +34,13 @@ export interface LoadTarget {
 /** What no answer may take longer than: connect (5 s) + statement bound (5 s) + its client margin (1 s), plus slack for a loaded machine. */
 export const ANSWER_BOUND_MS = 15_000;
 
+/**
+ * Gateway options for a process under the fault load: the load's clients share one provisioning
+ * key, and on a fast machine they outrun the per-credential throttle (200/s by default) — a 429
+ * that is no database fault's doing. The throttle is not what these tests are about.
+ */
+export const UNTHROTTLED = ["--rate-limit", "1000000", "--rate-burst", "1000000"] as const;
+
 async function send(url: string, init: RequestInit): Promise<{ status: number; body: any; headers: Headers } | { status: 0 | -1; failure: string }> {
   try {
     const response = await fetch(url, { ...init, signal: AbortSignal.timeout(ANSWER_BOUND_MS) });

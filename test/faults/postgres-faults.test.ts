@@ -22,6 +22,7 @@ import { startScriptedProvider, type ScriptedProvider } from "@gateway-keys/test
 import { startTcpProxy, type TcpProxy } from "@gateway-keys/testkit/tcp-proxy";
 import { call } from "../gateway/helpers";
 import { expectNothingLost, expectServing, readyAgain, sleep, underLoad, withMeteredKey, type FaultRow } from "./checks";
+import { UNTHROTTLED } from "./load";
 
 const unavailable = postgresUnavailableReason();
 if (unavailable) console.log(`skipping the PostgreSQL fault tests: ${unavailable}`);
@@ -83,7 +84,7 @@ describeWithPostgres("PostgreSQL faults under load", () => {
       startGatewayProcess({
         databaseUrl,
         ...(bootstrap ? { bootstrap: { ownerId: "faults-owner" } } : {}),
-        args: ["--database-timeout", String(DATABASE_TIMEOUT_MS), "--config", join(workDir, "upstream.json"), "--log-level", "warn", "--drain-timeout", "1"],
+        args: ["--database-timeout", String(DATABASE_TIMEOUT_MS), "--config", join(workDir, "upstream.json"), "--log-level", "warn", "--drain-timeout", "1", ...UNTHROTTLED],
         env: { GATEWAY_ENCRYPTION_KEY: encryptionKey, FAULTS_UPSTREAM_KEY: "upstream-secret" },
       });
     const first = await start(true);

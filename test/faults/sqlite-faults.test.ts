@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { expectNothingLost, expectServing, sleep, underLoad, withMeteredKey, type FaultCluster, type FaultRow } from "./checks";
+import { UNTHROTTLED } from "./load";
 
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 if (!isRoot) console.log("skipping the SQLite fault tests: mounting the small tmpfs they fill needs root");
@@ -52,7 +53,7 @@ describeAsRoot("SQLite faults under load", () => {
     gateway = await startGatewayProcess({
       dbPath,
       bootstrap: { ownerId: "faults-owner" },
-      args: ["--database-timeout", String(BUSY_TIMEOUT_MS), "--log-level", "warn"],
+      args: ["--database-timeout", String(BUSY_TIMEOUT_MS), "--log-level", "warn", ...UNTHROTTLED],
       env: { GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString("base64") },
     });
     return withMeteredKey([gateway]);
