@@ -9,18 +9,22 @@
  *
  * Run: bash scripts/run node bench/profile-gateway.ts [folder]   (default /tmp/profiles; the
  * .cpuprofile stays there, for Chrome DevTools or speedscope; PROFILE_SECONDS, default 10;
- * PROFILE_MODE=streamed for streamed answers)
+ * PROFILE_MODE=streamed for streamed answers; PROFILE_CONNECTIONS, default 16)
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startGatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { summariseProfile, type FunctionTime } from "./lib/cpu-profile.ts";
-import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker } from "./lib/gateway-paths.ts";
+import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker, UPSTREAM_MODEL } from "./lib/gateway-paths.ts";
 import { loadStreams, loadWhole, type Target } from "./lib/load.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
-const CONNECTIONS = 16;
+/** `PROFILE_CONNECTIONS=1` profiles one connection at a time: the latency path rather than throughput. */
+const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 16);
 const WARM_SECONDS = 3;
 /** µs between samples: finer than the default 1000, for requests that take tens of µs of CPU. */
 const SAMPLE_INTERVAL = 200;
@@ -30,6 +34,23 @@ const TOP = 25;
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds each thread of a process has used so far, summed by thread name (V8's GC helpers share one name). */
+function cpuSecondsByThread(pid: number): Map<string, number> {
+  const threads = new Map<string, number>();
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+      const label = task === String(pid) ? "main thread (event loop)" : name;
+      threads.set(label, (threads.get(label) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // The thread ended between listing and reading.
+    }
+  }
+  return threads;
 }
 
 /** Who owns a frame's code: a gateway source file, a package, Node's own JavaScript, or native code (no file). */
@@ -64,6 +85,25 @@ async function drive(target: Target, seconds: number): Promise<{ perSecond: numb
   return { perSecond: cell.requestsPerSecond, requests: cell.latencies.length, errors: cell.errors };
 }
 
+/**
+ * The peer: the floor proxy (bench/lib/floor-proxy.ts) in a process of its own, unprofiled, under
+ * the same load to the same upstream; returns its process's CPU per request (all threads).
+ */
+async function floorCpuPerRequest(upstreamUrl: string, seconds: number): Promise<number> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, "lib/floor-proxy-process.ts"), upstreamUrl], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const [url] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
+    const target = chatTarget(url, {}, UPSTREAM_MODEL, streamed);
+    await drive(target, WARM_SECONDS);
+    const before = cpuSeconds(child.pid!);
+    const { requests } = await drive(target, seconds);
+    return ((cpuSeconds(child.pid!) - before) * 1e6) / requests;
+  } finally {
+    child.kill();
+    await once(child, "exit");
+  }
+}
+
 const nowMicros = () => Number(process.hrtime.bigint() / 1000n);
 
 const folder = process.argv[2] ?? "/tmp/profiles";
@@ -87,13 +127,21 @@ try {
   await drive(target, WARM_SECONDS);
   const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
   const cpuBefore = cpuSeconds(gateway.child.pid!);
+  const threadsBefore = cpuSecondsByThread(gateway.child.pid!);
   const from = nowMicros();
   const cell = await drive(target, seconds);
   const to = nowMicros();
-  measured = { cell, from, to, cpuMicros: (cpuSeconds(gateway.child.pid!) - cpuBefore) * 1e6 };
+  const threadsAfter = cpuSecondsByThread(gateway.child.pid!);
+  const threads = [...threadsAfter].map(([name, after]) => ({ frame: name, micros: (after - (threadsBefore.get(name) ?? 0)) * 1e6 })).sort((a, b) => b.micros - a.micros);
+  measured = { cell, from, to, cpuMicros: (cpuSeconds(gateway.child.pid!) - cpuBefore) * 1e6, threads };
 } finally {
   // SIGTERM: the process exits on its own, and writes its profile as it does.
   await gateway.stop();
+}
+let floorMicrosPerRequest: number;
+try {
+  floorMicrosPerRequest = await floorCpuPerRequest(upstream.url, Number(process.env.PROFILE_SECONDS ?? 10));
+} finally {
   await upstream.stop();
 }
 
@@ -103,7 +151,7 @@ const profileFile = readdirSync(runFolder)
   .filter((name) => name.endsWith(".cpuprofile") && name.split(".")[4] === "0")
   .map((name) => join(runFolder, name))[0];
 if (!profileFile) throw new Error(`the gateway wrote no main-thread .cpuprofile into ${runFolder}`);
-const { cell, from, to, cpuMicros } = measured;
+const { cell, from, to, cpuMicros, threads } = measured;
 const { requests } = cell;
 const summary = summariseProfile(profileFile, from, to, REPO_ROOT, "(root)");
 const perRequest = (micros: number) => (micros / requests).toFixed(1).padStart(7);
@@ -116,6 +164,9 @@ console.log(
     `gateway process CPU ${(cpuMicros / requests).toFixed(1)} µs/req (all threads); main thread busy ${((summary.windowMicros - summary.idleMicros) / requests).toFixed(1)} µs/req, ` +
     `idle ${((100 * summary.idleMicros) / summary.windowMicros).toFixed(0)}% (percentages below are of busy time)`,
 );
+console.log(`the floor proxy's process under the same load, unprofiled: CPU ${floorMicrosPerRequest.toFixed(1)} µs/req (all threads)`);
+console.log(`\nprocess CPU by thread (the profiler's own sampling thread included; 10 ms clock ticks):`);
+for (const { frame, micros } of threads.filter(({ micros }) => micros > 0)) console.log(`${(micros / requests).toFixed(1).padStart(7)} µs/req  ${frame}`);
 console.log(`\ntop ${TOP} by self time:`);
 for (const line of rows(summary.self.filter(({ frame }) => !frame.startsWith("(idle)")))) console.log(line);
 console.log(`\nself time by where it is spent:`);

@@ -9,7 +9,7 @@ import { SourceMap } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-interface CallFrame {
+export interface CallFrame {
   functionName: string;
   url: string;
   /** 0-based. */
@@ -52,7 +52,7 @@ export interface ProfileSummary {
 const sourceMaps = new Map<string, SourceMap | undefined>();
 
 /** `file:line` of a frame, mapped to its TypeScript source when a source map sits beside the file. */
-function locate(frame: CallFrame, repoRoot: string): string {
+export function locate(frame: CallFrame, repoRoot: string): string {
   if (!frame.url) return "";
   let file = frame.url.startsWith("file://") ? fileURLToPath(frame.url) : frame.url;
   let line = frame.lineNumber + 1;
