@@ -167,6 +167,8 @@ console.log(
 console.log(`the floor proxy's process under the same load, unprofiled: CPU ${floorMicrosPerRequest.toFixed(1)} µs/req (all threads)`);
 console.log(`\nprocess CPU by thread (the profiler's own sampling thread included; 10 ms clock ticks):`);
 for (const { frame, micros } of threads.filter(({ micros }) => micros > 0)) console.log(`${(micros / requests).toFixed(1).padStart(7)} µs/req  ${frame}`);
+console.log(`\nmain thread's busy time by the gateway area that asked for it (nearest gateway frame on the stack; the packages and syscalls it called included):`);
+for (const line of rows(summary.areas)) console.log(line);
 console.log(`\ntop ${TOP} by self time:`);
 for (const line of rows(summary.self.filter(({ frame }) => !frame.startsWith("(idle)")))) console.log(line);
 console.log(`\nself time by where it is spent:`);

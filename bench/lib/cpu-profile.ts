@@ -47,6 +47,20 @@ export interface ProfileSummary {
   inclusive: FunctionTime[];
   /** Call paths below `root`, heaviest first (depth first), with inclusive µs. */
   tree: Array<FunctionTime & { depth: number }>;
+  /**
+   * Busy time by the gateway area that asked for it: each sample goes to the folder of the nearest
+   * gateway frame on its stack (gateway/src/store/sqlite, …), Node, undici and Fastify code
+   * included; a sample with no gateway frame on its stack is the HTTP plumbing every proxy runs
+   * (or the collector, or V8's own work), named as such.
+   */
+  areas: FunctionTime[];
+}
+
+/** The area a frame at `location` belongs to, if it is gateway code: its folder under gateway/src (a file at the top: the file). */
+function gatewayArea(location: string): string | undefined {
+  if (!location.startsWith("gateway/src/")) return undefined;
+  const parts = location.replace(/:\d+$/, "").split("/");
+  return parts.length > 3 ? parts.slice(0, -1).join("/") : parts.join("/");
 }
 
 const sourceMaps = new Map<string, SourceMap | undefined>();
@@ -124,6 +138,21 @@ export function summariseProfile(path: string, from: number, to: number, repoRoo
       seen.add(name);
     }
   }
+  const areas = new Map<string, number>();
+  const areaById = new Map<number, string | undefined>();
+  const areaOf = (id: number) => {
+    if (!areaById.has(id)) areaById.set(id, gatewayArea(locate(byId.get(id)!.callFrame, repoRoot)));
+    return areaById.get(id);
+  };
+  for (const [id, micros] of nodeMicros) {
+    const own = label(id);
+    if (own.startsWith("(idle)")) continue;
+    let area: string | undefined;
+    for (let walk: number | undefined = id; walk !== undefined && area === undefined; walk = parent.get(walk)) area = areaOf(walk);
+    // V8's own entries ("(garbage collector)", "(program)") have no location.
+    const name = area ?? (own.includes("  ") || !own.startsWith("(") ? "(no gateway frame: HTTP server and client, sockets, timers)" : own);
+    areas.set(name, (areas.get(name) ?? 0) + micros);
+  }
   const sorted = (map: Map<string, number>) => [...map].map(([frame, micros]) => ({ frame, micros })).sort((a, b) => b.micros - a.micros);
 
   const tree: ProfileSummary["tree"] = [];
@@ -137,5 +166,5 @@ export function summariseProfile(path: string, from: number, to: number, repoRoo
     for (const child of children) walk(child, depth + 1);
   };
   for (const node of roots) walk(node.id, 0);
-  return { windowMicros, idleMicros, self: sorted(self), inclusive: sorted(inclusive), tree };
+  return { windowMicros, idleMicros, self: sorted(self), inclusive: sorted(inclusive), tree, areas: sorted(areas) };
 }
