@@ -269,20 +269,22 @@ async function pipeRelayedStream<Body extends TextRequestBody>(
   const { watch } = opened;
   let held: ServerSentEvent | undefined;
   let failure: GatewayError | undefined;
-  const pass = async (event: ServerSentEvent) => {
-    if (!watch.see(event)) return;
+  /** Passes one event on; returns a promise only when the client's socket is full (one per event would cost more than the event). */
+  const pass = (event: ServerSentEvent): Promise<void> | undefined => {
+    if (!watch.see(event)) return undefined;
     if (watch.ended) {
       held = event;
-      return;
+      return undefined;
     }
-    if (!sse.sendEvent(event.event, event.data)) await sse.drained();
+    return sse.sendEvent(event.event, event.data) ? undefined : sse.drained();
   };
   try {
     await pass(opened.first);
     while (!watch.ended && !watch.failed && !sse.cut) {
       const next = await opened.rest.next();
       if (next.done) break;
-      await pass(next.value);
+      const full = pass(next.value);
+      if (full) await full;
     }
     if (watch.ended) {
       await metered.succeed(model, filled(watch.usage), watch.text || null);
