@@ -9,7 +9,8 @@
  *
  * Run: bash scripts/run node bench/profile-gateway.ts [folder]   (default /tmp/profiles; the
  * .cpuprofile stays there, for Chrome DevTools or speedscope; PROFILE_SECONDS, default 10;
- * PROFILE_MODE=streamed for streamed answers; PROFILE_CONNECTIONS, default 16)
+ * PROFILE_MODE=streamed for streamed answers; PROFILE_CONNECTIONS, default 16; PROFILE_RATE_POLICY=1
+ * for the bench's key with a rate limit policy, as the rate policy's cost is measured)
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -19,7 +20,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startGatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { summariseProfile, type FunctionTime } from "./lib/cpu-profile.ts";
-import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker, UPSTREAM_MODEL } from "./lib/gateway-paths.ts";
+import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker, UNREACHED_RATE_POLICY, UPSTREAM_MODEL } from "./lib/gateway-paths.ts";
 import { loadStreams, loadWhole, type Target } from "./lib/load.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
@@ -122,7 +123,7 @@ const gateway = await startGatewayProcess({
 });
 let measured;
 try {
-  const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench");
+  const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench", process.env.PROFILE_RATE_POLICY === "1" ? UNREACHED_RATE_POLICY : {});
   const target = chatTarget(`${gateway.url}/v1`, { authorization: `Bearer ${secret}` }, MODEL, streamed);
   await drive(target, WARM_SECONDS);
   const seconds = Number(process.env.PROFILE_SECONDS ?? 10);

@@ -1,6 +1,6 @@
 import type { RateLimitPolicy } from "@gateway-keys/contract";
 import { GatewayError } from "../errors";
-import type { RateAdmission, RateLimits, RateVerdict } from "./interfaces";
+import type { BucketFigures, RateAdmission, RateLimits, RateVerdict } from "./interfaces";
 import { drained, readBucket, type BucketLevel } from "./rate-buckets";
 
 interface KeyRates {
@@ -81,15 +81,23 @@ export function formatResetDuration(ms: number): string {
   return minutes > 0 ? `${minutes}m${seconds}s` : `${seconds}s`;
 }
 
+/** The header names of each per-minute limit, spelled once (they go on every answer of a key with a rate policy). */
+const HEADER_NAMES = {
+  requests: { limit: "x-ratelimit-limit-requests", remaining: "x-ratelimit-remaining-requests", reset: "x-ratelimit-reset-requests" },
+  tokens: { limit: "x-ratelimit-limit-tokens", remaining: "x-ratelimit-remaining-tokens", reset: "x-ratelimit-reset-tokens" },
+} as const;
+
+function setLimitHeaders(headers: Record<string, string>, names: (typeof HEADER_NAMES)["requests" | "tokens"], figures: BucketFigures): void {
+  headers[names.limit] = String(figures.limit);
+  headers[names.remaining] = String(figures.remaining);
+  headers[names.reset] = formatResetDuration(figures.resetMs);
+}
+
 /** The `x-ratelimit-*` headers of a verdict: for each per-minute limit the key has, its limit, what is left and when it resets. */
 export function rateLimitHeaders(verdict: RateVerdict): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, figures] of [["requests", verdict.requests], ["tokens", verdict.tokens]] as const) {
-    if (!figures) continue;
-    headers[`x-ratelimit-limit-${name}`] = String(figures.limit);
-    headers[`x-ratelimit-remaining-${name}`] = String(figures.remaining);
-    headers[`x-ratelimit-reset-${name}`] = formatResetDuration(figures.resetMs);
-  }
+  if (verdict.requests) setLimitHeaders(headers, HEADER_NAMES.requests, verdict.requests);
+  if (verdict.tokens) setLimitHeaders(headers, HEADER_NAMES.tokens, verdict.tokens);
   return headers;
 }
 
