@@ -16,10 +16,10 @@ export const DEFAULT_GROUP_COMMIT: GroupCommitLimits = { maxWaitMs: 1, maxBatch:
 /**
  * Group commit: writes are committed together in one transaction (one WAL append), and each
  * caller's promise resolves only once its write is committed, so nothing is acknowledged before it
- * is stored. A batch commits after an event-loop turn in which no write joined it — so a lone
- * request waits one turn and no longer — or once its first write has waited `maxWaitMs`, or
- * once it holds `maxBatch` writes. Under concurrency writes keep arriving turn after turn, and
- * N commits become one.
+ * is stored. A batch commits after an event-loop turn in which no write joined it — a lone
+ * request waits two turns, the one it arrived in and one in which nothing joined it — or once
+ * its first write has waited `maxWaitMs`, or once it holds `maxBatch` writes. Under concurrency
+ * writes keep arriving turn after turn, and N commits become one.
  */
 export class GroupCommitter<Tally = void> {
   readonly #commit: (writes: readonly ((tally: Tally) => void)[]) => void;
