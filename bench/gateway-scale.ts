@@ -26,6 +26,7 @@ import type { ApiKeyWithSecret } from "@gateway-keys/contract";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { postgresUnavailableReason, startPostgres } from "@gateway-keys/testkit/postgres";
 import { loadWhole, mergeWhole, type Target, type WholeCell } from "./lib/load.ts";
+import { cpuSeconds } from "./lib/process-cpu.ts";
 import { median, printTable } from "./lib/report.ts";
 
 const CONNECTIONS = 16;
@@ -33,21 +34,8 @@ const CONNECTIONS = 16;
 const WARM_SECONDS = 5;
 /** Load on a setup just before each of its cells (caches, pools and holdings refilled). */
 const REWARM_SECONDS = 1;
-/** Clock ticks per second of /proc/<pid>/stat's CPU times (`getconf CLK_TCK`: 100 on Linux). */
-const CLOCK_TICKS = 100;
 const NO_RATE_LIMIT = ["--rate-limit", "1000000000", "--rate-burst", "1000000000"];
 const BODY = JSON.stringify({ model: "echo-1", messages: [{ role: "user", content: "Say something about a fox and a dog." }], max_tokens: 64 });
-
-/** CPU seconds (user + system) a process has used so far; 0 once it is gone. */
-function cpuSeconds(pid: number): number {
-  try {
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
 
 /** CPU seconds so far of each PostgreSQL server process on the machine (the bench's server is the only one), by pid. */
 function databaseCpuSeconds(): Map<number, number> {

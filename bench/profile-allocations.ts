@@ -15,9 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startGatewayProcess } from "@gateway-keys/testkit/gateway-process";
-import { locate, type CallFrame } from "./lib/cpu-profile.ts";
+import { isGatewayCode, locate, type CallFrame } from "./lib/cpu-profile.ts";
 import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker } from "./lib/gateway-paths.ts";
-import { loadStreams, loadWhole } from "./lib/load.ts";
+import { drive } from "./lib/load.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const CONNECTIONS = 16;
@@ -44,18 +44,20 @@ async function inspectorSession(url: string): Promise<{ send: (method: string, p
     socket.onerror = reject;
   });
   let next = 0;
-  const waiting = new Map<number, (result: unknown) => void>();
+  const waiting = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
   socket.onmessage = (message) => {
     const { id, result, error } = JSON.parse(String(message.data));
-    if (id === undefined) return;
-    if (error) throw new Error(`inspector: ${JSON.stringify(error)}`);
-    waiting.get(id)?.(result);
+    const call = waiting.get(id);
+    if (!call) return;
     waiting.delete(id);
+    // Refused calls fail their caller, whose finally stops the gateway; a throw here would leave it running.
+    if (error) call.reject(new Error(`inspector: ${JSON.stringify(error)}`));
+    else call.resolve(result);
   };
   const send = (method: string, params = {}) =>
-    new Promise((resolve) => {
+    new Promise((resolve, reject) => {
       const id = ++next;
-      waiting.set(id, resolve);
+      waiting.set(id, { resolve, reject });
       socket.send(JSON.stringify({ id, method, params }));
     });
   return { send, close: () => socket.close() };
@@ -79,15 +81,9 @@ try {
   const { send } = session;
   const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench");
   const target = chatTarget(`${gateway.url}/v1`, { authorization: `Bearer ${secret}` }, MODEL, streamed);
-  const drive = async (seconds: number) => {
-    if (!streamed) return (await loadWhole(target, CONNECTIONS, seconds)).latencies.length;
-    const start = performance.now();
-    const cell = await loadStreams(target, CONNECTIONS, seconds);
-    return Math.round((cell.requestsPerSecond * (performance.now() - start)) / 1000);
-  };
-  await drive(WARM_SECONDS);
+  await drive(target, CONNECTIONS, WARM_SECONDS, streamed);
   await send("HeapProfiler.startSampling", { samplingInterval: SAMPLE_BYTES, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-  requests = await drive(Number(process.env.PROFILE_SECONDS ?? 5));
+  ({ requests } = await drive(target, CONNECTIONS, Number(process.env.PROFILE_SECONDS ?? 5), streamed));
   head = (await send("HeapProfiler.stopSampling")).profile.head;
   session.close();
 } finally {
@@ -102,8 +98,7 @@ let total = 0;
 const walk = (node: SamplingNode, gatewayCaller: string | undefined) => {
   const where = locate(node.callFrame, REPO_ROOT);
   const frame = `${node.callFrame.functionName || "(anonymous)"}  ${where}`;
-  const ours = where.startsWith("gateway/src/") || where.startsWith("contract/");
-  const caller = ours ? frame : gatewayCaller;
+  const caller = isGatewayCode(where) ? frame : gatewayCaller;
   if (node.selfSize > 0) {
     total += node.selfSize;
     self.set(frame, (self.get(frame) ?? 0) + node.selfSize);

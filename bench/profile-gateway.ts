@@ -14,14 +14,15 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startGatewayProcess } from "@gateway-keys/testkit/gateway-process";
-import { summariseProfile, type FunctionTime } from "./lib/cpu-profile.ts";
+import { isGatewayCode, summariseProfile, type FunctionTime } from "./lib/cpu-profile.ts";
+import { cpuSeconds, cpuSecondsByThread } from "./lib/process-cpu.ts";
 import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker, UNREACHED_RATE_POLICY, UPSTREAM_MODEL } from "./lib/gateway-paths.ts";
-import { loadStreams, loadWhole, type Target } from "./lib/load.ts";
+import { drive, type Target } from "./lib/load.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 /** `PROFILE_CONNECTIONS=1` profiles one connection at a time: the latency path rather than throughput. */
@@ -31,35 +32,12 @@ const WARM_SECONDS = 3;
 const SAMPLE_INTERVAL = 200;
 const TOP = 25;
 
-/** CPU seconds (user + system, every thread) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** CPU seconds each thread of a process has used so far, summed by thread name (V8's GC helpers share one name). */
-function cpuSecondsByThread(pid: number): Map<string, number> {
-  const threads = new Map<string, number>();
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
-      const label = task === String(pid) ? "main thread (event loop)" : name;
-      threads.set(label, (threads.get(label) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // The thread ended between listing and reading.
-    }
-  }
-  return threads;
-}
-
 /** Who owns a frame's code: a gateway source file, a package, Node's own JavaScript, or native code (no file). */
 function ownerOf(frame: string): string {
   const location = frame.split("  ")[1];
   if (location === undefined) return frame.startsWith("(") ? frame : "native (V8 builtins, syscalls, addons)";
   if (location.startsWith("node:")) return "node (its JavaScript)";
-  if (location.startsWith("gateway/src/") || location.startsWith("contract/")) return location.replace(/:\d+$/, "");
+  if (isGatewayCode(location)) return location.replace(/:\d+$/, "");
   const parts = location.split("/");
   return parts[0]!.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!;
 }
@@ -74,17 +52,8 @@ function byOwner(self: FunctionTime[]): FunctionTime[] {
 /** `PROFILE_MODE=streamed` profiles streamed answers instead (the bench's streamed cell at 16 connections). */
 const streamed = process.env.PROFILE_MODE === "streamed";
 
-/** Drives the load; returns answers per second, requests completed and errors. */
-async function drive(target: Target, seconds: number): Promise<{ perSecond: number; requests: number; errors: number }> {
-  if (streamed) {
-    const start = performance.now();
-    const cell = await loadStreams(target, CONNECTIONS, seconds);
-    // Its rate is streams read to the end over the time the loops ran.
-    return { perSecond: cell.requestsPerSecond, requests: Math.round((cell.requestsPerSecond * (performance.now() - start)) / 1000), errors: cell.errors };
-  }
-  const cell = await loadWhole(target, CONNECTIONS, seconds);
-  return { perSecond: cell.requestsPerSecond, requests: cell.latencies.length, errors: cell.errors };
-}
+/** The profile's load on `target`: {@link CONNECTIONS} connections, whole or streamed as `PROFILE_MODE` says. */
+const driveProfiled = (target: Target, seconds: number) => drive(target, CONNECTIONS, seconds, streamed);
 
 /**
  * The peer: the floor proxy (bench/lib/floor-proxy.ts) in a process of its own, unprofiled, under
@@ -95,9 +64,9 @@ async function floorCpuPerRequest(upstreamUrl: string, seconds: number): Promise
   try {
     const [url] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
     const target = chatTarget(url, {}, UPSTREAM_MODEL, streamed);
-    await drive(target, WARM_SECONDS);
+    await driveProfiled(target, WARM_SECONDS);
     const before = cpuSeconds(child.pid!);
-    const { requests } = await drive(target, seconds);
+    const { requests } = await driveProfiled(target, seconds);
     return ((cpuSeconds(child.pid!) - before) * 1e6) / requests;
   } finally {
     child.kill();
@@ -125,12 +94,12 @@ let measured;
 try {
   const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench", process.env.PROFILE_RATE_POLICY === "1" ? UNREACHED_RATE_POLICY : {});
   const target = chatTarget(`${gateway.url}/v1`, { authorization: `Bearer ${secret}` }, MODEL, streamed);
-  await drive(target, WARM_SECONDS);
+  await driveProfiled(target, WARM_SECONDS);
   const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
   const cpuBefore = cpuSeconds(gateway.child.pid!);
   const threadsBefore = cpuSecondsByThread(gateway.child.pid!);
   const from = nowMicros();
-  const cell = await drive(target, seconds);
+  const cell = await driveProfiled(target, seconds);
   const to = nowMicros();
   const threadsAfter = cpuSecondsByThread(gateway.child.pid!);
   const threads = [...threadsAfter].map(([name, after]) => ({ frame: name, micros: (after - (threadsBefore.get(name) ?? 0)) * 1e6 })).sort((a, b) => b.micros - a.micros);

@@ -56,9 +56,14 @@ export interface ProfileSummary {
   areas: FunctionTime[];
 }
 
-/** The area a frame at `location` belongs to, if it is gateway code: its folder under gateway/src (a file at the top: the file). */
+/** Whether a frame at `location` (as {@link locate} names it) is the gateway's own code: its source or the contract's. */
+export function isGatewayCode(location: string): boolean {
+  return location.startsWith("gateway/src/") || location.startsWith("contract/");
+}
+
+/** The area a frame at `location` belongs to, if it is gateway code: its folder (a file at the top of gateway/src: the file). */
 function gatewayArea(location: string): string | undefined {
-  if (!location.startsWith("gateway/src/")) return undefined;
+  if (!isGatewayCode(location)) return undefined;
   const parts = location.replace(/:\d+$/, "").split("/");
   return parts.length > 3 ? parts.slice(0, -1).join("/") : parts.join("/");
 }

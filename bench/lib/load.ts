@@ -125,3 +125,22 @@ export async function loadStreams(target: Target, connections: number, seconds: 
     errors,
   };
 }
+
+/** One load's outcome in the profiles' terms: answers per second, answers completed, errors. */
+export interface Driven {
+  perSecond: number;
+  requests: number;
+  errors: number;
+}
+
+/** Drives `target` with whole answers or streams (as {@link loadWhole} and {@link loadStreams}); counts the answers completed. */
+export async function drive(target: Target, connections: number, seconds: number, streamed: boolean): Promise<Driven> {
+  if (streamed) {
+    const start = performance.now();
+    const cell = await loadStreams(target, connections, seconds);
+    // Its rate is streams read to the end over the time the loops ran.
+    return { perSecond: cell.requestsPerSecond, requests: Math.round((cell.requestsPerSecond * (performance.now() - start)) / 1000), errors: cell.errors };
+  }
+  const cell = await loadWhole(target, connections, seconds);
+  return { perSecond: cell.requestsPerSecond, requests: cell.latencies.length, errors: cell.errors };
+}
