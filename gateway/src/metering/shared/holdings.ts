@@ -161,12 +161,14 @@ export class SpendHoldings implements SharedSpend {
   }
 
   /**
-   * The lease renewal sent at `sentAt` renewed `ids` (this process's live rows): holdings among
-   * them are confirmed; a holding confirmed before it and not among them ran out, and is dropped.
+   * The lease renewal sent at `sentAt` asked to renew the rows `asked` (this process's live rows
+   * then) and renewed `ids`: holdings among them are confirmed; a holding it asked for, confirmed
+   * before it and not renewed, ran out, and is dropped. A holding granted after the renewal's rows
+   * were listed was not asked for: its grant set its lease, so it is no concern of this renewal.
    */
-  renewed(sentAt: number, ids: ReadonlySet<string>): void {
+  renewed(sentAt: number, asked: ReadonlySet<string>, ids: ReadonlySet<string>): void {
     for (const [keyId, holding] of this.#holdings) {
-      if (holding.id === undefined) continue;
+      if (holding.id === undefined || !asked.has(holding.id)) continue;
       if (ids.has(holding.id)) holding.confirmedAt = Math.max(holding.confirmedAt, sentAt);
       else if (holding.confirmedAt < sentAt) {
         // Its row is gone (or going): nothing to give back.

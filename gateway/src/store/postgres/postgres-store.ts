@@ -210,8 +210,9 @@ class PostgresStore implements Store {
       if (slots.length > 0) this.#query(SQL.renewRequestSlots, [slots, leaseMs]).catch(() => undefined);
       // A failed renewal is retried a third of a lease later; only a whole lease of failures loses a reservation.
       const sentAt = Date.now();
-      this.#query<{ id: string }>(SQL.renewReservations, [holder, leaseMs, this.#holdings.liveRows()]).then(
-        ({ rows }) => this.#holdings.renewed(sentAt, new Set(rows.map((row) => String(row.id)))),
+      const asked = this.#holdings.liveRows();
+      this.#query<{ id: string }>(SQL.renewReservations, [holder, leaseMs, asked]).then(
+        ({ rows }) => this.#holdings.renewed(sentAt, new Set(asked), new Set(rows.map((row) => String(row.id)))),
         () => undefined,
       );
     }, Math.max(10, Math.floor(leaseMs / 3)));
