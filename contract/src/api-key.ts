@@ -59,6 +59,62 @@ export const GracePeriodSeconds = z
   .min(0, { error: GRACE_MESSAGE })
   .max(KEY_EXTENSION_LIMITS.gracePeriodSecondsMax, { error: GRACE_MESSAGE });
 
+/** Bounds of extension `secret_use` (docs/api.md records them). */
+export const SECRET_USE_LIMITS = {
+  /** Distinct clients kept per secret: the most recently seen. */
+  clientsPerSecret: 20,
+  /** Characters of a client's `User-Agent` kept. */
+  userAgentMaxLength: 200,
+  /** The shortest `retireWhenIdleSeconds`: a few seconds, so a test or a quick cut-over can use it. */
+  retireWhenIdleSecondsMin: 5,
+} as const;
+
+/**
+ * Extension `secret_use`: one client seen presenting a secret, told apart by its `User-Agent` and
+ * source address (the address as the gateway's trusted proxy reports it; docs/api.md says which).
+ */
+export const SecretClient = z.object({
+  /** The `User-Agent` it sent (cut to {@link SECRET_USE_LIMITS.userAgentMaxLength}), or null when it sent none. */
+  userAgent: z.string().nullable(),
+  /** Its source address, or null when unknown. */
+  address: z.string().nullable(),
+  firstSeenAt: Timestamp,
+  lastSeenAt: Timestamp,
+  /** Requests this client made with the secret since the secret was issued (or since the rotation, for a previous one). */
+  requests: z.number().int(),
+});
+export type SecretClient = z.infer<typeof SecretClient>;
+
+/** Extension `secret_use`: how one of a key's secrets has been used. */
+export const SecretUse = z.object({
+  /** Prefix and last four characters of the secret. */
+  hint: z.string(),
+  /** When a request last authenticated with it, or null before the first. */
+  lastUsedAt: Timestamp.nullable(),
+  /** Requests it authenticated since the key's last rotation (since the key's creation before any). */
+  requestsSinceRotation: z.number().int(),
+  /** The most recently seen distinct clients, most recent first. */
+  clients: z.array(SecretClient).default([]),
+});
+export type SecretUse = z.infer<typeof SecretUse>;
+
+/** Why a previous secret stopped authenticating. */
+export const PREVIOUS_SECRET_RETIRE_REASONS = ["idle", "expired", "revoked", "rotated"] as const;
+
+/** Extension `secret_use`: the secret the last rotation replaced, its grace and its use since. */
+export const PreviousSecretUse = SecretUse.extend({
+  /** The end of its grace: it never authenticates at or after this instant. */
+  expiresAt: Timestamp,
+  /** It stops as soon as it has gone unused this long (rotate's `retireWhenIdleSeconds`), or null. */
+  retireWhenIdleSeconds: z.number().int().nullable().default(null),
+  /** When `key.previous_secret_in_use` is due if it is still in use then. */
+  inUseWarningAt: Timestamp.nullable().default(null),
+  /** When it stopped authenticating (idle, grace over, revoked, or replaced by a newer rotation), or null while it still does. */
+  retiredAt: Timestamp.nullable().default(null),
+  retiredReason: looseEnum(PREVIOUS_SECRET_RETIRE_REASONS).nullable().default(null),
+});
+export type PreviousSecretUse = z.infer<typeof PreviousSecretUse>;
+
 /**
  * A regular API key as the account API returns it. Unknown extra fields are stripped, and an enum
  * value a newer gateway adds reads as `Unrecognized`, so a client keeps working; amounts of credits
@@ -120,6 +176,16 @@ export const ApiKey = z.object({
    * gateway without the extension sends nothing, read as null.
    */
   previousSecretExpiresAt: Timestamp.nullable().default(null),
+  /**
+   * Extension `secret_use`: how the current secret has been used. A gateway without the extension
+   * sends nothing, read as null.
+   */
+  currentSecret: SecretUse.nullable().default(null),
+  /**
+   * Extension `secret_use`: the secret the last rotation replaced, when that rotation had a grace
+   * period: its hint, grace, use and clients; null otherwise (and from a gateway without the extension).
+   */
+  previousSecret: PreviousSecretUse.nullable().default(null),
   /** Fractions of the spend limit that send `key.budget_threshold` (ascending); a gateway without webhooks sends nothing, read as []. */
   budgetAlertThresholds: z.array(z.number()).default([]),
   /** Seconds before `expiresAt` that `key.expiring` is sent, or null. */
@@ -172,12 +238,47 @@ export type UpdateApiKeyParams = z.output<typeof UpdateApiKeyRequest>;
 export const VersionedRequest = z.strictObject({ expectedVersion: KeyVersion });
 export type VersionedRequest = z.infer<typeof VersionedRequest>;
 
+const RETIRE_MESSAGE = `expected whole seconds from ${SECRET_USE_LIMITS.retireWhenIdleSecondsMin} to ${KEY_EXTENSION_LIMITS.gracePeriodSecondsMax} (7 days)`;
+
+/** Extension `secret_use`: the previous secret stops once it has gone unused this many seconds. */
+export const RetireWhenIdleSeconds = z
+  .number({ error: RETIRE_MESSAGE })
+  .int({ error: RETIRE_MESSAGE })
+  .min(SECRET_USE_LIMITS.retireWhenIdleSecondsMin, { error: RETIRE_MESSAGE })
+  .max(KEY_EXTENSION_LIMITS.gracePeriodSecondsMax, { error: RETIRE_MESSAGE });
+
+const WARNING_MESSAGE = `expected whole seconds from 1 to ${KEY_EXTENSION_LIMITS.gracePeriodSecondsMax} (7 days)`;
+
+/** Extension `secret_use`: how long before the grace ends `key.previous_secret_in_use` is sent. */
+export const InUseWarningSeconds = z
+  .number({ error: WARNING_MESSAGE })
+  .int({ error: WARNING_MESSAGE })
+  .min(1, { error: WARNING_MESSAGE })
+  .max(KEY_EXTENSION_LIMITS.gracePeriodSecondsMax, { error: WARNING_MESSAGE });
+
 /**
  * Body of rotate: the version the caller last saw and, extension `rotation_grace`, how many seconds
- * the replaced secret keeps working (default 0: it stops at once, as the seed says).
+ * the replaced secret keeps working (default 0: it stops at once, as the seed says). Extension
+ * `secret_use`: with a grace, `retireWhenIdleSeconds` ends it early once nobody uses it, and
+ * `inUseWarningSeconds` says when to warn that it is still in use (default: a quarter of the grace
+ * before its end). Both need a grace period; the warning must fall inside it.
  */
-export const RotateApiKeyRequest = z.strictObject({
-  expectedVersion: KeyVersion,
-  gracePeriodSeconds: GracePeriodSeconds.optional(),
-});
+export const RotateApiKeyRequest = z
+  .strictObject({
+    expectedVersion: KeyVersion,
+    gracePeriodSeconds: GracePeriodSeconds.optional(),
+    retireWhenIdleSeconds: RetireWhenIdleSeconds.optional(),
+    inUseWarningSeconds: InUseWarningSeconds.optional(),
+  })
+  .superRefine((body, ctx) => {
+    const grace = body.gracePeriodSeconds ?? 0;
+    for (const field of ["retireWhenIdleSeconds", "inUseWarningSeconds"] as const) {
+      if (body[field] !== undefined && grace === 0) {
+        ctx.addIssue({ code: "custom", path: [field], message: "needs gracePeriodSeconds > 0: without a grace the previous secret stops at once" });
+      }
+    }
+    if (body.inUseWarningSeconds !== undefined && grace > 0 && body.inUseWarningSeconds >= grace) {
+      ctx.addIssue({ code: "custom", path: ["inUseWarningSeconds"], message: `must be less than gracePeriodSeconds (${grace})` });
+    }
+  });
 export type RotateApiKeyRequest = z.infer<typeof RotateApiKeyRequest>;

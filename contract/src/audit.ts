@@ -10,7 +10,8 @@ import { looseEnum } from "./reading";
 export const AUDIT_ACTOR_KINDS = ["provisioning_key", "console", "system"] as const;
 
 /**
- * What an audit event records. Key lifecycle: `create`, `update` (PATCH), `rotate`, `revoke`;
+ * What an audit event records. Key lifecycle: `create`, `update` (PATCH), `rotate`, `revoke`, and
+ * the gateway's own `previous_secret_in_use` (the warning sent) and `previous_secret_retired`;
  * `console_sign_in`; and the webhook endpoints' own changes. Each is also the webhook event type
  * `audit.<action>` (see {@link WEBHOOK_EVENT_TYPES}).
  */
@@ -19,6 +20,8 @@ export const AUDIT_ACTIONS = [
   "update",
   "rotate",
   "revoke",
+  "previous_secret_in_use",
+  "previous_secret_retired",
   "console_sign_in",
   "webhook_create",
   "webhook_update",

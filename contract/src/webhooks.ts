@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GracePeriodSeconds, KeyVersion, Timestamp } from "./api-key";
+import { GracePeriodSeconds, KeyVersion, PREVIOUS_SECRET_RETIRE_REASONS, SecretClient, Timestamp } from "./api-key";
 import { AUDIT_ACTIONS, AuditEvent } from "./audit";
 import { Labels } from "./policies";
 import { looseEnum, ReadUnits } from "./reading";
@@ -17,7 +17,14 @@ export const WEBHOOK_LIMITS = {
  * Event types a webhook endpoint may subscribe to: the key alerts, and `audit.<action>` for every
  * audit action (its `data` is the {@link AuditEvent}).
  */
-export const KEY_ALERT_EVENT_TYPES = ["key.budget_threshold", "key.expiring", "key.expired", "key.rotation_due"] as const;
+export const KEY_ALERT_EVENT_TYPES = [
+  "key.budget_threshold",
+  "key.expiring",
+  "key.expired",
+  "key.rotation_due",
+  "key.previous_secret_in_use",
+  "key.previous_secret_retired",
+] as const;
 export const WEBHOOK_EVENT_TYPES = [
   ...KEY_ALERT_EVENT_TYPES,
   ...AUDIT_ACTIONS.map((action) => `audit.${action}` as const),
@@ -162,6 +169,25 @@ export const RotationDueData = KeySubject.extend({
   dueAt: Timestamp,
 });
 
+/** `data` of `key.previous_secret_in_use`: the grace of a rotated key's previous secret is nearly over and clients still use it. */
+export const PreviousSecretInUseData = KeySubject.extend({
+  previousSecretHint: z.string(),
+  /** When the previous secret stops authenticating at the latest. */
+  expiresAt: Timestamp,
+  lastUsedAt: Timestamp.nullable(),
+  requestsSinceRotation: z.number().int(),
+  /** The clients still presenting it, most recent first. */
+  clients: z.array(SecretClient),
+});
+/** `data` of `key.previous_secret_retired`: a rotated key's previous secret stopped authenticating. */
+export const PreviousSecretRetiredData = KeySubject.extend({
+  previousSecretHint: z.string(),
+  retiredAt: Timestamp,
+  reason: looseEnum(PREVIOUS_SECRET_RETIRE_REASONS),
+  lastUsedAt: Timestamp.nullable(),
+  requestsSinceRotation: z.number().int(),
+});
+
 /**
  * The body POSTed to an endpoint (Standard Webhooks' payload form): `type`, `timestamp` and `data`,
  * plus `id` (also the `webhook-id` header, the same on every retry: receivers deduplicate on it).
@@ -173,6 +199,8 @@ export const BudgetThresholdEvent = eventOf("key.budget_threshold", BudgetThresh
 export const KeyExpiringEvent = eventOf("key.expiring", KeyExpiringData);
 export const KeyExpiredEvent = eventOf("key.expired", KeyExpiredData);
 export const RotationDueEvent = eventOf("key.rotation_due", RotationDueData);
+export const PreviousSecretInUseEvent = eventOf("key.previous_secret_in_use", PreviousSecretInUseData);
+export const PreviousSecretRetiredEvent = eventOf("key.previous_secret_retired", PreviousSecretRetiredData);
 /** `audit.<action>`: `data` is the audit event. */
 export const AuditWebhookEvent = z.object({
   id: z.string(),
@@ -182,7 +210,15 @@ export const AuditWebhookEvent = z.object({
 });
 
 /** Any event an endpoint receives, told apart by `type`. */
-export const WebhookEvent = z.union([BudgetThresholdEvent, KeyExpiringEvent, KeyExpiredEvent, RotationDueEvent, AuditWebhookEvent]);
+export const WebhookEvent = z.union([
+  BudgetThresholdEvent,
+  KeyExpiringEvent,
+  KeyExpiredEvent,
+  RotationDueEvent,
+  PreviousSecretInUseEvent,
+  PreviousSecretRetiredEvent,
+  AuditWebhookEvent,
+]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
 // ---- Deliveries ---------------------------------------------------------------------------

@@ -78,6 +78,8 @@ export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: numb
     budgetAlertThresholds: [...key.alerts.budgetAlertThresholds],
     expiryWarningSeconds: key.alerts.expiryWarningSeconds,
     rotateAfterSeconds: key.alerts.rotateAfterSeconds,
+    currentSecret: null,
+    previousSecret: null,
   };
 }
 
