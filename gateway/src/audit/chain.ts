@@ -17,7 +17,7 @@ export type AuditEntry = Pick<StoredAuditEvent, "ownerId" | "action" | "keyId" |
 /**
  * The hash of an event: SHA-256 (hex) of its `prevHash`, a newline, and the canonical JSON
  * (contract/src/canonical-json.ts) of every other field, with `time` as milliseconds since the
- * epoch. Anyone holding the events can recompute it; docs/api.md spells it out.
+ * epoch. Anyone holding the events can recompute it; docs/api/audit-and-webhooks.md#audit-events spells it out.
  */
 export function auditHashOf(event: Omit<StoredAuditEvent, "hash">): string {
   const { prevHash, ...content } = event;

@@ -56,7 +56,7 @@ const PROVIDER_TEXT_WIRES: Record<ProviderWire, ProviderTextWire> = {
  * Each count a provider left out of its usage, taken at the request's bound: the input as the
  * gateway estimates it, and the most output tokens the request allowed. Those are the figures the
  * reservation was made from, so a provider that reports no usage is charged the reservation —
- * never nothing (docs/api.md, "Metering").
+ * never nothing (docs/operators/upstream.md#families-fallback-errors-and-billing).
  */
 function usageFiller(conversation: Conversation): UsageFiller {
   return (reported) => ({

@@ -7,7 +7,7 @@ import type { ModelRequestOptions } from "../core/request-options";
 /**
  * A whole (not streamed) Responses request: `model`, and `input` as a string or an array of
  * messages; optionally `instructions` and `max_output_tokens`. Other Responses fields may be sent
- * and are ignored by the gateway (docs/api.md, "Responses").
+ * and are ignored by the gateway (docs/api/text.md#post-v1responses--responses).
  */
 export type CreateResponseRequest = Omit<ResponsesRequest, "stream"> & { stream?: false | null };
 
