@@ -117,7 +117,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 
 /**
  * The settings of every connection: bounded connects, statements and idle transactions, so that
- * a database that is down or stalled answers each request within a known time (docs/operators/storage.md#when-the-database-fails) instead of holding it.
+ * a database that is down or stalled answers each request within a known time
+ * (docs/operators/storage.md#when-the-database-fails) instead of holding it.
  */
 function connectionConfig(url: string, options: PostgresStoreOptions): pg.ClientConfig {
   const statementTimeoutMs = options.statementTimeoutMs ?? 5000;
