@@ -1,5 +1,5 @@
 import { ResponseObject, type ResponsesRequest, ROUTES } from "@gateway-keys/contract";
-import type { GatewayClient } from "../client";
+import type { RequestClient } from "../core/resource";
 import { APIPromise } from "../core/api-promise";
 import { InvalidArgumentError } from "../core/errors";
 import type { ModelRequestOptions } from "../core/request-options";
@@ -20,10 +20,10 @@ export type CreateResponseRequest = Omit<ResponsesRequest, "stream"> & { stream?
  * console.log(outputText(answer), answer.usage?.output_tokens);
  */
 export class Responses {
-  readonly #client: GatewayClient;
+  readonly #client: RequestClient;
 
   /** Built by {@link GatewayClient}; reach it as `client.responses`. */
-  constructor(client: GatewayClient) {
+  constructor(client: RequestClient) {
     this.#client = client;
   }
 
