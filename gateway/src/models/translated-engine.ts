@@ -8,7 +8,7 @@ import { writeConverseRequest } from "../inference/wires/converse/request";
 import { providerTarget, type TranslationTarget, type UnsupportedFields } from "../inference/translation";
 import { estimateConversationTokens } from "../inference/input-estimate";
 import type { ServerSentEvent } from "../upstream/sse-events";
-import { providerEvents, readJson, sendToProvider, upstreamFailure, type ProviderCall, type ProviderWire, type UpstreamProvider } from "../upstream/provider";
+import { providerEvents, readJson, sendToProvider, upstreamFailure, type ProviderCall, type ProviderWire, type UpstreamProvider } from "../upstream/send";
 
 type UsageFiller = (reported: Partial<TextUsage>) => TextUsage;
 

@@ -4,7 +4,7 @@ import type { GatewayContext } from "../context";
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
 import type { ModelOf } from "../models/catalog";
-import { isRouteFailure, upstreamFailure } from "../upstream/provider";
+import { isRouteFailure, upstreamFailure } from "../upstream/send";
 import { openRelay, type RelayedAnswer, type RelayedStream } from "../inference/relay";
 import type { ServerSentEvent } from "../upstream/sse-events";
 import { estimateConversationTokens, summariseRelayedRequest } from "../inference/input-estimate";
