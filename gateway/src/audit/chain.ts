@@ -1,7 +1,7 @@
 import { AUDIT_GENESIS_HASH, canonicalJson, type AuditActor, type AuditEvent, type AuditVerification } from "@gateway-keys/contract";
 import { createHash } from "node:crypto";
 import { newId } from "../crypto";
-import type { StoredAuditEvent } from "../store/events/rows";
+import type { StoredAuditEvent } from "../store/events/event-rows";
 import type { Store, StoreTransaction } from "../store/types";
 
 /** What the request that made a change says about it: who, under which Idempotency-Key, which request. */

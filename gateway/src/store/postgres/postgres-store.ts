@@ -41,7 +41,7 @@ import {
   type LogRow,
   type ProvisioningKeyRow,
   type UsageRow,
-} from "../rows";
+} from "../account-rows";
 import { checkDatabaseUrl, TYPES } from "./connection";
 import { KeyChangeNotifications, type KeyChangeTiming } from "./key-change-listener";
 import { migrate, SCHEMA_VERSION } from "./migrations";
