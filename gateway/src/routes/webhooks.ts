@@ -21,7 +21,7 @@ import {
   toWireDelivery,
   toWireWebhook,
   webhookSecretHint,
-} from "../webhooks/records";
+} from "../webhooks/webhook-records";
 import { sendOutcome } from "./account-keys";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";

@@ -5,7 +5,7 @@ import type { GatewayMetrics } from "../ops/metrics";
 import type { ClaimedDelivery } from "../store/events/event-rows";
 import type { DeliveryOutcome } from "../store/events/event-tables";
 import type { Store } from "../store/types";
-import { secretScope } from "./records";
+import { secretScope } from "./webhook-records";
 import { signatureHeader } from "./signing";
 import { assertTargetAllowed, guardedLookup } from "./target-guard";
 
