@@ -140,7 +140,8 @@ module.exports = {
     // Type-only imports count: a cycle through types is a cycle of meaning.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.base.json" },
-    doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^|/)(dist|node_modules)/" },
+    // Imports of other packages stay in the graph (as contract/dist/…, node_modules/…), so the package
+    // rules see them; their insides are not cruised.
+    doNotFollow: { path: "(^|/)(dist|node_modules)/" },
   },
 };
