@@ -14,7 +14,7 @@ import { CreateApiKeyRequest } from "@gateway-keys/contract";
 import { openPostgresStore, openSqliteStore, type Store, type StoredApiKey } from "@gateway-keys/gateway";
 import { keyChanges } from "@gateway-keys/gateway/dist/audit/key-changes.js";
 import { recordChange } from "@gateway-keys/gateway/dist/audit/record.js";
-import { applyUpdate, newApiKey } from "@gateway-keys/gateway/dist/keys/records.js";
+import { applyUpdate, newApiKey } from "@gateway-keys/gateway/dist/keys/key-records.js";
 import { postgresUnavailableReason, startPostgres } from "@gateway-keys/testkit/postgres";
 import { median, printTable } from "./lib/report.ts";
 

@@ -30,7 +30,7 @@ export type KeyId = z.infer<typeof KeyId>;
 /** An ISO 8601 instant, as every timestamp on the wire. */
 export const Timestamp = z.string().datetime({ offset: true });
 
-/** Bounds of the extensions `client_reference` and `rotation_grace` (docs/api.md records them). */
+/** Bounds of the extensions `client_reference` and `rotation_grace` (docs/api/limits.md#limits-and-bounds records them). */
 export const KEY_EXTENSION_LIMITS = {
   clientReferenceMaxLength: 512,
   /** Seven days: long enough for any redeploy, short enough that a leaked old secret dies soon. */

@@ -1,6 +1,6 @@
 /**
  * The gateway's wire contract, shared by the gateway, the SDK and the Pulumi provider.
- * Each wire object is one zod schema with its type beside it; docs/api.md explains them.
+ * Each wire object is one zod schema with its type beside it; docs/api/README.md explains them.
  */
 export * from "./api-key";
 export * from "./audit";

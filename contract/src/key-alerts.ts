@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Bounds of the alert fields of a key (docs/api.md records them). */
+/** Bounds of the alert fields of a key (docs/api/audit-and-webhooks.md#event-catalog records them). */
 export const ALERT_LIMITS = {
   budgetAlertThresholdsMax: 10,
   /** Warn at most a year ahead: a longer lead time is a calendar reminder, not an alert. */

@@ -17,7 +17,7 @@ export const Model = z.object({
   description: z.string(),
   /**
    * Credits, as decimal strings, in the model's unit: per million tokens (built-in models, chat,
-   * embeddings and moderation; what a token is for each family is in docs/api.md), per million
+   * embeddings and moderation; what a token is for each family is in docs/api/media.md#media-endpoints-what-they-share), per million
    * characters (forwarded speech), per minute of audio (forwarded transcription) or per image by
    * size (forwarded images).
    */

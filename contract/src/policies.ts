@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BudgetAlertThresholds, ExpiryWarningSeconds, RotateAfterSeconds } from "./key-alerts";
 import { DECIMAL_UNITS_PATTERN, formatUnits, parseUnits } from "./units";
 
-/** Bounds the contract puts on key fields (the seed leaves them open; docs/api.md records them). */
+/** Bounds the contract puts on key fields (the seed leaves them open; docs/api/limits.md#limits-and-bounds records them). */
 export const LIMITS = {
   nameMaxLength: 128,
   retentionDaysMin: 1,

@@ -53,7 +53,7 @@ export const LogEntry = z.object({
   request: z.object({ input: z.string() }).nullable(),
   response: z.object({ text: z.string() }).nullable(),
   /**
-   * The request's fields that did not reach the model (docs/api.md, "Translation by meaning"): hints
+   * The request's fields that did not reach the model (docs/operators/upstream.md#translation-by-meaning): hints
    * its wire has no setting for and, on a model that drops them, fields it cannot carry — as the
    * `x-gateway-dropped-fields` header named them. Empty when everything was carried (and absent
    * from gateways older than the field, which carried everything they did not refuse).

@@ -4,7 +4,7 @@ import { AUDIT_ACTIONS, AuditEvent } from "./audit";
 import { Labels } from "./policies";
 import { looseEnum, ReadUnits } from "./reading";
 
-/** Bounds of webhook endpoints (docs/api.md records them). */
+/** Bounds of webhook endpoints (docs/api/audit-and-webhooks.md#webhook-endpoints records them). */
 export const WEBHOOK_LIMITS = {
   urlMaxLength: 2048,
   /** Deliveries stop after this many attempts and are marked `failed`. */

@@ -8,7 +8,7 @@ data "gatewaykeys_models" "chat" {
 resource "gatewaykeys_api_key" "search" {
   name = var.key_name
   # Unique to this resource: an apply interrupted after the gateway made the key takes it over on
-  # the next run (docs/terraform.md, "After a crash"). Left out, it would be "terraform:<name>".
+  # the next run (docs/terraform.md#after-a-crash). Left out, it would be "terraform:<name>".
   client_reference = "terraform:${terraform.workspace}/search"
 
   spend_policy = {

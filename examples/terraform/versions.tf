@@ -6,8 +6,8 @@ terraform {
       version = "~> 0.1"
     }
   }
-  # OpenTofu encrypts state and plan files when you give it a key (docs/terraform.md, "The secret
-  # in state"): uncomment, and set TF_VAR_state_passphrase (16 characters or more).
+  # OpenTofu encrypts state and plan files when you give it a key (docs/terraform.md#the-secret-in-state):
+  # uncomment, and set TF_VAR_state_passphrase (16 characters or more).
   # encryption {
   #   key_provider "pbkdf2" "passphrase" { passphrase = var.state_passphrase }
   #   method "aes_gcm" "state" { keys = key_provider.pbkdf2.passphrase }

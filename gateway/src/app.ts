@@ -60,7 +60,7 @@ export interface AppDependencies {
   encryptionKey?: Buffer | string;
   /** How often expired logs and idempotency records are purged. Default 60 000 ms; 0 turns the timer off. */
   maintenanceIntervalMs?: number;
-  /** The models served. Default: the built-in deterministic models (docs/api.md, "Built-in models"). */
+  /** The models served. Default: the built-in deterministic models (docs/operators/providers/built-in.md#built-in-models). */
   models?: readonly CatalogModel[];
   /** Where the app's Prometheus metrics go. Default: a registry of its own (`app.gateway.metrics`). */
   metrics?: GatewayMetrics;
@@ -69,7 +69,7 @@ export interface AppDependencies {
    * surface is opened only when asked (`gateway serve --console`).
    */
   console?: boolean;
-  /** Webhook delivery and alerts (docs/api.md, "Webhooks"); defaults fit production. */
+  /** Webhook delivery and alerts (docs/api/audit-and-webhooks.md#webhook-endpoints); defaults fit production. */
   webhooks?: WebhookOptions;
 }
 

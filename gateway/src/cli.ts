@@ -119,7 +119,7 @@ async function main(argv: string[]): Promise<void> {
     .option("--db <file>", `SQLite database file, created if missing (default: ${DEFAULT_DB}, unless --database)`)
     .addOption(new Option("--database <url>", "PostgreSQL database shared by many gateway processes: postgres://USER:PASSWORD@HOST:PORT/DB").env(DATABASE_URL_ENV))
     .addOption(
-      new Option("--spend-lease-ms <ms>", "with --database: lease of a spend reservation, renewed while its process lives (docs/api.md)")
+      new Option("--spend-lease-ms <ms>", "with --database: lease of a spend reservation, renewed while its process lives (docs/operators/postgresql.md#postgresql-and-many-processes)")
         .default(30_000)
         .argParser(parseLease),
     )
@@ -142,14 +142,14 @@ async function main(argv: string[]): Promise<void> {
     .addOption(
       new Option("--log-level <level>", "log level").default("info").choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).env("GATEWAY_LOG_LEVEL"),
     )
-    .addOption(new Option("--config <file>", "upstream providers and models, YAML or JSON (docs/api.md, \"Upstream providers\")").env("GATEWAY_CONFIG"))
+    .addOption(new Option("--config <file>", "upstream providers and models, YAML or JSON (docs/operators/upstream.md#upstream-providers)").env("GATEWAY_CONFIG"))
     .addOption(
       new Option("--encryption-key-file <file>", `file holding the reply encryption key, as ${ENCRYPTION_KEY_ENV} would (a mounted secret)`).env(
         ENCRYPTION_KEY_FILE_ENV,
       ),
     )
     .addOption(
-      new Option("--metering-durability <mode>", "fsync of usage and log writes (see docs/api.md)").default("normal").choices(["normal", "full"]),
+      new Option("--metering-durability <mode>", "fsync of usage and log writes (see docs/operators/storage.md#storage-durability-and-secrets-at-rest)").default("normal").choices(["normal", "full"]),
     )
     .addOption(new Option("--metrics-port <port>", "serve Prometheus metrics at GET /metrics on this port (default: off)").argParser(parsePort).env("GATEWAY_METRICS_PORT"))
     .addOption(new Option("--metrics-host <address>", "address of the metrics listener (default: --host)").env("GATEWAY_METRICS_HOST"))
@@ -157,7 +157,7 @@ async function main(argv: string[]): Promise<void> {
     .option("--webhook-allow-private-targets", "let webhooks reach loopback, private and link-local addresses (default: refused, against SSRF)")
     .addOption(new Option("--webhook-timeout <seconds>", "bound on one webhook delivery attempt").default(10).argParser(parseSeconds))
     .addOption(new Option("--webhook-lease <seconds>", "how long a delivery is one process's before another may take it over (after a crash)").default(60).argParser(parseSeconds))
-    .addOption(new Option("--rate-limit <per-second>", "sustained requests per second per credential, in this process (docs/api.md)").default(200).argParser(parseRate))
+    .addOption(new Option("--rate-limit <per-second>", "sustained requests per second per credential, in this process (docs/api/policies.md#policies-on-model-requests)").default(200).argParser(parseRate))
     .addOption(new Option("--rate-burst <requests>", "requests a credential may make at once after being idle, in this process").default(1000).argParser(parseRate))
     .addOption(new Option("--drain-timeout <seconds>", "on SIGTERM/SIGINT, how long requests in flight (streams too) may finish").default(30).argParser(parseSeconds).env("GATEWAY_DRAIN_TIMEOUT"))
     .addOption(

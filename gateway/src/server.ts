@@ -25,7 +25,7 @@ export interface StartGatewayOptions extends Omit<AppDependencies, "store"> {
   storeOptions?: SqliteStoreOptions;
   /**
    * A PostgreSQL database (`postgres://USER:PASSWORD@HOST:PORT/DB`) instead of SQLite, which many
-   * gateway processes may share (docs/api.md, "PostgreSQL and many processes"). Not with `dbPath`.
+   * gateway processes may share (docs/operators/postgresql.md#postgresql-and-many-processes). Not with `dbPath`.
    * Every process needs the same `encryptionKey` (or `GATEWAY_ENCRYPTION_KEY`).
    */
   databaseUrl?: string;

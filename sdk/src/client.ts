@@ -3,20 +3,22 @@ import { GatewayInfo, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, ListPage, Pri
 import { Agent, type Dispatcher } from "undici";
 import type { z } from "zod";
 import { APIPromise } from "./core/api-promise";
-import { AbortError, APIError, ConnectionError, GatewayError, InvalidArgumentError, TimeoutError } from "./core/errors";
+import { AbortError, APIError, ConnectionError, GatewayError, InvalidArgumentError, ResponseValidationError, TimeoutError } from "./core/errors";
 import { Page, PagePromise } from "./core/pagination";
 import type { Logger, ModelRequestOptions, PageSpec, RequestOptions, RequestSpec, WithResponse } from "./core/request-options";
+import type { RequestClient } from "./core/resource";
 import { parseRetryAfter, retryDelay, sleep, type BackoffSettings } from "./internal/backoff";
 import {
-  checkedCredential,
+  baseUrlProblem,
   codeOf,
-  count,
+  countProblem,
+  credentialProblem,
   envelopeCode,
   firstHeader,
   isUndiciArgumentError,
   messageOf,
-  parseBaseUrl,
   queryString,
+  type ArgumentProblem,
   type ResponseHeaders,
 } from "./internal/http";
 import { parseAnswer, tryJson } from "./internal/parse";
@@ -87,7 +89,7 @@ const USER_AGENT = `gateway-keys-sdk/${VERSION} node/${process.version}`;
  * for await (const k of client.apiKeys.list()) console.log(k.keyId, k.state);
  * await client.close();
  */
-export class GatewayClient {
+export class GatewayClient implements RequestClient {
   /** Regular API keys: create, list, get, update, rotate, revoke. */
   readonly apiKeys: ApiKeys;
   /** What the owner's keys spent. */
@@ -119,7 +121,8 @@ export class GatewayClient {
   #ownAgent: Agent | undefined;
 
   constructor(options: ClientOptions) {
-    const url = parseBaseUrl(options.baseUrl);
+    refuse(baseUrlProblem(options.baseUrl));
+    const url = new URL(options.baseUrl);
     this.#origin = url.origin;
     this.#pathPrefix = url.pathname.replace(/\/+$/, "");
     this.#provisioningKey = options.provisioningKey;
@@ -335,9 +338,10 @@ export class GatewayClient {
         secrets,
       });
     }
-    const data = parseAnswer(spec.schema, outcome.status, outcome.text, request);
+    const answer = parseAnswer(spec.schema, outcome.text);
+    if (!answer.ok) throw new ResponseValidationError(outcome.status, answer.issues, request);
     return {
-      data,
+      data: answer.value,
       response: {
         status: outcome.status,
         requestId,
@@ -359,7 +363,10 @@ export class GatewayClient {
   #headers(spec: RequestSpec<unknown>, options: ModelRequestOptions, idempotencyKey: string | undefined): Record<string, string> {
     const headers: Record<string, string> = { accept: "application/json", "user-agent": USER_AGENT };
     const credential = this.#credential(spec, options);
-    if (credential !== undefined) headers.authorization = `Bearer ${checkedCredential(credential)}`;
+    if (credential !== undefined) {
+      refuse(credentialProblem(credential));
+      headers.authorization = `Bearer ${credential}`;
+    }
     if (spec.body !== undefined) headers["content-type"] = "application/json";
     if (idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = idempotencyKey;
     return headers;
@@ -431,4 +438,15 @@ function retryAfterOf(headers: Record<string, string | string[] | undefined>): n
   const ms = Number(Array.isArray(exact) ? exact[0] : exact);
   if (exact !== undefined && Number.isFinite(ms) && ms >= 0) return Math.ceil(ms);
   return parseRetryAfter(headers["retry-after"], Date.now());
+}
+
+/** Throws what an internal check found wrong with an argument, as the SDK's `InvalidArgumentError`. */
+function refuse(problem: ArgumentProblem): void {
+  if (problem !== undefined) throw new InvalidArgumentError("invalid_argument", problem);
+}
+
+/** A count option (retries, milliseconds), or its fallback when left out. */
+function count(name: string, value: number | undefined, fallback: number): number {
+  refuse(countProblem(name, value));
+  return value ?? fallback;
 }

@@ -51,6 +51,7 @@ export { AccountMetrics } from "./resources/metrics";
 export { Models } from "./resources/models";
 export { Responses, outputText, type CreateResponseRequest } from "./resources/responses";
 export { Usage } from "./resources/usage";
+export type { RequestClient } from "./core/resource";
 export { VERSION } from "./version";
 
 /** Wire types, re-exported from the shared contract so callers need one import. */

@@ -103,7 +103,7 @@ test("a key made through one container is served by the other, and refused by it
   const revoked = await account(first, "POST", `/${key.keyId}/revoke`, { expectedVersion: key.version });
   expect(revoked.status).toBe(200);
   const revokedAt = Date.now();
-  // The other process learns of the change through PostgreSQL (docs/api.md: within a second).
+  // The other process learns of the change through PostgreSQL (docs/operators/postgresql.md#postgresql-and-many-processes: within a second).
   let refused = await respond(second, key.secret);
   while (refused.status === 200 && Date.now() - revokedAt < 5000) {
     await refused.arrayBuffer();

@@ -102,7 +102,7 @@ export async function expectNothingLost(
   expect({ lost, duplicated }).toEqual({ lost: [], duplicated: [] });
 
   // A charge whose commit a fault hid is undone in the background once the database answers
-  // again (docs/api.md, "When the database fails"): wait a little for it.
+  // again (docs/operators/storage.md#when-the-database-fails): wait a little for it.
   const answered = attempts.reduce((sum, attempt) => sum + (attempt.costMicros ?? 0n), 0n);
   const spent = async () => parseUnits((await call(cluster.gateways[0]!.url, "GET", `/v1/account/api-keys/${cluster.modelKeyId}`, { bearer: cluster.provisioningKey })).body.spentUnits);
   let charged = await spent();

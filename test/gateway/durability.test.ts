@@ -101,7 +101,7 @@ describe("the CLI server", () => {
       for (const [keyId, version] of acknowledged) {
         expect(byId.get(keyId)?.version ?? 0).toBeGreaterThanOrEqual(version);
       }
-      // Metering survives a process kill too (WAL; see docs/api.md on durability).
+      // Metering survives a process kill too (WAL; see docs/operators/storage.md#storage-durability-and-secrets-at-rest).
       const spent = Number(byId.get(spender.keyId)!.spentUnits);
       expect(Math.round(spent * 1e6)).toBeGreaterThanOrEqual(spentAcknowledged * 1100);
       // Reservations of requests killed in flight were released at start-up: the key can spend.

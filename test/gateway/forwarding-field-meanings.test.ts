@@ -1,5 +1,5 @@
 /**
- * Translation by meaning (docs/api.md): a field with no counterpart on the target wire is judged
+ * Translation by meaning (docs/operators/upstream.md#translation-by-meaning): a field with no counterpart on the target wire is judged
  * by what it asks for. Inert fields (an empty list, a default, a name the call id already gives)
  * pass without a word; hints (an image's detail, a cache marker) pass without the field and are
  * named in `x-gateway-dropped-fields` and the request log; lossy fields are refused by name — or,

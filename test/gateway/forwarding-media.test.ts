@@ -48,7 +48,7 @@ test("a moderation with an image input passes as sent and is charged by the gate
 
   expect(provider.received[0]!.body).toEqual({ model: "mod-up", input });
   expect(moderation.results[0]!.category_applied_input_types).toEqual({ violence: ["text", "image"] });
-  // "hello world" is 2 tokens; an image counts 2000 (docs/api.md, "Reservation").
+  // "hello world" is 2 tokens; an image counts 2000 (docs/api/models.md#model-requests-what-every-family-shares).
   expect(await client.spentUnits()).toBe("2002");
 });
 

@@ -106,7 +106,7 @@ describe("POST /v1/embeddings (hash-embed-1)", () => {
   });
 });
 
-/** Every word or phrase of the built-in moderation model, with the one category it flags (docs/api.md, "Moderations"). */
+/** Every word or phrase of the built-in moderation model, with the one category it flags (docs/api/media.md#post-v1moderations--classify-texts). */
 const MODERATION_WORDS: [category: string, phrase: string][] = [
   ["harassment", "idiot"],
   ["harassment", "loser"],

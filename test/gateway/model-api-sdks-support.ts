@@ -2,7 +2,7 @@
  * Helpers of the tests that drive the text wires (Chat Completions, Responses, Messages) with the
  * official `openai` and `@anthropic-ai/sdk` clients over real HTTP.
  *
- * Prices of the built-in chat models, in credits per token (docs/api.md, "Built-in models"):
+ * Prices of the built-in chat models, in credits per token (docs/operators/providers/built-in.md#built-in-models):
  * echo-1 0.001 in / 0.002 out, reverse-1 0.002 / 0.004, count-1 0.0005 / 0.001. A token is a run of
  * letters or digits, or one other visible character. The prompt is counted as one text: the last
  * user message alone when it is the whole conversation, else `role: text` lines (labels included).

@@ -1,6 +1,6 @@
 /**
  * The model endpoint and its policies: models, spend reservation, model allow-list, logging. Costs
- * are tokens × the model's price per million (docs/api.md, "Built-in models"): a token is a run of
+ * are tokens × the model's price per million (docs/operators/providers/built-in.md#built-in-models): a token is a run of
  * letters or digits, or one other visible character; echo-1 is 0.001 per input and 0.002 per output
  * token, reverse-1 0.002 and 0.004, count-1 0.0005 and 0.001. A request reserves its input tokens
  * plus its bound on output tokens (the model's 4096 unless the request asks for fewer).

@@ -5,7 +5,7 @@
  * dialect of OpenAPI 3.1), which also honours the OpenAPI 3.0 `nullable` keyword the document
  * still carries — so a schema using it is checked, not skipped (openai-conformance.test.ts proves it).
  *
- * Documented deviations (docs/api.md, "OpenAI's document and the gateway") are kept out explicitly,
+ * Documented deviations (docs/api/models.md#openais-document-and-the-gateway) are kept out explicitly,
  * here and nowhere else.
  */
 import { existsSync, readFileSync } from "node:fs";

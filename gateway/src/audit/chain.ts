@@ -1,7 +1,7 @@
 import { AUDIT_GENESIS_HASH, canonicalJson, type AuditActor, type AuditEvent, type AuditVerification } from "@gateway-keys/contract";
 import { createHash } from "node:crypto";
 import { newId } from "../crypto";
-import type { StoredAuditEvent } from "../store/events/rows";
+import type { StoredAuditEvent } from "../store/events/event-rows";
 import type { Store, StoreTransaction } from "../store/types";
 
 /** What the request that made a change says about it: who, under which Idempotency-Key, which request. */
@@ -17,7 +17,7 @@ export type AuditEntry = Pick<StoredAuditEvent, "ownerId" | "action" | "keyId" |
 /**
  * The hash of an event: SHA-256 (hex) of its `prevHash`, a newline, and the canonical JSON
  * (contract/src/canonical-json.ts) of every other field, with `time` as milliseconds since the
- * epoch. Anyone holding the events can recompute it; docs/api.md spells it out.
+ * epoch. Anyone holding the events can recompute it; docs/api/audit-and-webhooks.md#audit-events spells it out.
  */
 export function auditHashOf(event: Omit<StoredAuditEvent, "hash">): string {
   const { prevHash, ...content } = event;

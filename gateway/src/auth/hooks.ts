@@ -2,7 +2,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { keyKindOf, type Scope } from "@gateway-keys/contract";
 import type { GatewayContext } from "../context";
 import { hashesEqual, sha256 } from "../crypto";
-import { isExpired, matchSecret } from "../keys/records";
+import { isExpired, matchSecret } from "../keys/key-records";
 import { GatewayError } from "../errors";
 import type { StoredApiKey, StoredProvisioningKey } from "../store/types";
 import { consoleSessionOf } from "./console-session";

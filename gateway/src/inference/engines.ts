@@ -3,7 +3,7 @@ import type { TextUsage } from "./text";
 /**
  * The engines behind the non-text families: what a model of each family does, whoever runs it
  * (a built-in model here, an upstream provider elsewhere). Each reports its usage in tokens, the
- * one unit every price is in (docs/api.md says what a token is per family).
+ * one unit every price is in (docs/api/media.md#media-endpoints-what-they-share says what a token is per family).
  */
 
 export interface EmbeddingEngine {

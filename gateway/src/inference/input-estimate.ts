@@ -4,7 +4,7 @@ import { countTokens } from "./tokens";
 /**
  * What one image counts as input before a provider says: above what any provider this gateway
  * speaks to counts for one image today (Anthropic's largest images are about 1,600 tokens, OpenAI's
- * 765 at high detail for its 4o models), so a reservation holds it (docs/api.md, "Reservation").
+ * 765 at high detail for its 4o models), so a reservation holds it (docs/api/models.md#model-requests-what-every-family-shares).
  */
 export const IMAGE_INPUT_TOKENS = 2_000;
 

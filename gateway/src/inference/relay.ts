@@ -1,8 +1,8 @@
 import type { TextUsage } from "./text";
-import { providerEvents, sendToProvider, upstreamFailure, type ProviderCall, type UpstreamProvider } from "../upstream/provider";
+import { providerEvents, sendToProvider, upstreamFailure, type ProviderCall, type UpstreamProvider } from "../upstream/send";
 import type { ServerSentEvent } from "../upstream/sse-events";
 import type { GatewayError } from "../errors";
-import type { ProviderWire } from "../upstream/provider";
+import type { ProviderWire } from "../upstream/send";
 
 /**
  * What the gateway watches in a relayed stream: only what it needs — usage for the charge, the end

@@ -31,9 +31,10 @@ export const providerTarget = (wireName: string, modelId: string, options: { ima
 });
 
 /**
- * What a field a translation has no counterpart for means (docs/api.md, "Translation by
- * meaning"). Fields a translation carries or translates are in the wire's translatable schema;
- * a field neither there nor here asks for something the target cannot give (lossy).
+ * What a field a translation has no counterpart for means
+ * (docs/operators/upstream.md#translation-by-meaning). Fields a translation carries or translates
+ * are in the wire's translatable schema; a field neither there nor here asks for something the
+ * target cannot give (lossy).
  * - `inert`: asks for nothing here (an empty list, a default, a name the call id already gives):
  *   passes without a word.
  * - `hint`: the answer means the same without it (an image's detail, a cache marker): dropped,

@@ -58,7 +58,7 @@ const textPrices: Record<string, TokenPricing> = {
 
 /**
  * The models served when no upstream is configured: local, deterministic stand-ins for every
- * family, free of network and weights (docs/api.md, "Built-in models", says what each does).
+ * family, free of network and weights (docs/operators/providers/built-in.md#built-in-models, says what each does).
  */
 export const BUILT_IN_MODELS: readonly CatalogModel[] = [
   ...BUILT_IN_TEXT_MODELS.map(

@@ -8,7 +8,7 @@ import { writeConverseRequest } from "../inference/wires/converse/request";
 import { providerTarget, type TranslationTarget, type UnsupportedFields } from "../inference/translation";
 import { estimateConversationTokens } from "../inference/input-estimate";
 import type { ServerSentEvent } from "../upstream/sse-events";
-import { providerEvents, readJson, sendToProvider, upstreamFailure, type ProviderCall, type ProviderWire, type UpstreamProvider } from "../upstream/provider";
+import { providerEvents, readJson, sendToProvider, upstreamFailure, type ProviderCall, type ProviderWire, type UpstreamProvider } from "../upstream/send";
 
 type UsageFiller = (reported: Partial<TextUsage>) => TextUsage;
 
@@ -56,7 +56,7 @@ const PROVIDER_TEXT_WIRES: Record<ProviderWire, ProviderTextWire> = {
  * Each count a provider left out of its usage, taken at the request's bound: the input as the
  * gateway estimates it, and the most output tokens the request allowed. Those are the figures the
  * reservation was made from, so a provider that reports no usage is charged the reservation —
- * never nothing (docs/api.md, "Metering").
+ * never nothing (docs/operators/upstream.md#families-fallback-errors-and-billing).
  */
 function usageFiller(conversation: Conversation): UsageFiller {
   return (reported) => ({

@@ -4,7 +4,7 @@ import type { CatalogModel } from "./catalog";
 import type { TokenPricing } from "../metering/pricing";
 import type { GatewayMetrics } from "../ops/metrics";
 import type { GatewayConfig } from "./upstream-config";
-import type { UpstreamProvider } from "../upstream/provider";
+import type { UpstreamProvider } from "../upstream/send";
 import { openProvider, type OpenedProvider } from "../upstream/kinds";
 import { translatedEngine } from "./translated-engine";
 

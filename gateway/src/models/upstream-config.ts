@@ -30,7 +30,7 @@ const modelFields = {
 const TokenPrices = z.strictObject({ inputUnitsPerMillionTokens: Price, outputUnitsPerMillionTokens: Price });
 const InputTokenPrice = z.strictObject({ inputUnitsPerMillionTokens: Price });
 
-/** One public model, with the price unit its family needs (docs/api.md, "Upstream providers"). */
+/** One public model, with the price unit its family needs (docs/operators/upstream.md#upstream-providers). */
 export const ModelConfig = z.discriminatedUnion(
   "family",
   [
@@ -40,7 +40,7 @@ export const ModelConfig = z.discriminatedUnion(
       pricing: TokenPrices,
       maxOutputTokens: z.number().int().min(1).max(1_000_000),
       /**
-       * A field a route's provider cannot carry (lossy, docs/api.md "Translation by meaning"):
+       * A field a route's provider cannot carry (lossy, docs/operators/upstream.md#translation-by-meaning):
        * `refuse` it with a 400 naming it (the default), or `drop` it and name it in the
        * `x-gateway-dropped-fields` header.
        */

@@ -19,7 +19,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  * The gateway's Prometheus metrics, in a registry of their own: two gateways in one process (tests
  * do that) never share or clash over a metric. Labels are bounded and never carry a secret, a raw
  * URL or a client-chosen string: routes are Fastify's route patterns, models are catalog ids.
- * docs/api.md ("Metrics") lists every metric and label.
+ * docs/operators/operations.md#metrics lists every metric and label.
  */
 export class GatewayMetrics {
   /** Everything this gateway exports; serve it with `registry.metrics()`. */

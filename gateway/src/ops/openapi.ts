@@ -83,7 +83,7 @@ const transform: SwaggerTransform = (input) => {
       content: Object.fromEntries(Object.entries(answer.content).map(([mediaType, content]) => [mediaType, { schema: mediaSchema(content) }])),
     };
   }
-  response.default = { description: "An error, in the error envelope (docs/api.md, \"Errors\").", $ref: "#/components/schemas/ErrorEnvelope" };
+  response.default = { description: "An error, in the error envelope (docs/api/errors.md#errors).", $ref: "#/components/schemas/ErrorEnvelope" };
   schema.response = response;
   schema.tags ??= [tagOf(transformed.url)];
   schema.security ??= SECURITY_BY_PREFIX.find(({ prefix }) => transformed.url.startsWith(prefix))!.security;
@@ -100,7 +100,7 @@ function addEventStreams(document: { paths?: Record<string, Record<string, OpenA
       const body = operation.requestBody?.content?.["application/json"]?.schema as { properties?: Record<string, unknown> } | undefined;
       const ok = operation.responses?.["200"];
       if (body?.properties?.stream && ok?.content) {
-        ok.content["text/event-stream"] = { schema: { type: "string", description: "Server-sent events, when the request sets `stream: true` (docs/api.md)." } };
+        ok.content["text/event-stream"] = { schema: { type: "string", description: "Server-sent events, when the request sets `stream: true` (docs/api/text.md)." } };
       }
     }
   }
@@ -122,7 +122,7 @@ function addIdempotencyKeys(document: { paths?: Record<string, Record<string, Op
           in: "header",
           required: true,
           description:
-            "A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, \"Idempotency\").",
+            "A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).",
           schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source },
         },
       ];
@@ -181,7 +181,7 @@ export function registerOpenApi(app: FastifyInstance, version: string): void {
       info: {
         title: "gateway-keys",
         version,
-        description: "The gateway's account API (keys as code), model API and operational endpoints. docs/api.md explains every decision.",
+        description: "The gateway's account API (keys as code), model API and operational endpoints. docs/api/README.md documents the wire and docs/decisions.md every decision.",
       },
       tags: [
         { name: "account", description: "Keys, usage and logs of an owner, with a provisioning key." },

@@ -5,7 +5,7 @@ import { GatewayError } from "../errors";
 import { SseStream } from "../inference/sse";
 import type { MediaAnswer, MediaBody, MediaRelay } from "../inference/media-wire";
 import type { RelayRoute } from "../inference/relay";
-import { isRouteFailure, readJson, sendToProvider, upstreamFailure, type ProviderCall, type UpstreamProvider } from "../upstream/provider";
+import { isRouteFailure, readJson, sendToProvider, upstreamFailure, type ProviderCall, type UpstreamProvider } from "../upstream/send";
 import type { MeteredCall } from "./metered-call";
 
 function payloadFor(body: MediaBody, model: string): Record<string, unknown> | FormData {
@@ -31,7 +31,7 @@ async function mediaAnswer(provider: UpstreamProvider, call: ProviderCall, signa
  * Forwards a media request (embeddings, moderations, images, speech, transcription) to a model's
  * routes, in order, as the client sent it but for the model: reserves, sends, settles the cost
  * measured from the answer, and replies with the provider's bytes untouched. The next route is
- * tried on the failures a chat request would retry on (upstream/provider.ts); nothing is charged
+ * tried on the failures a chat request would retry on (upstream/send.ts); nothing is charged
  * for a request no route answered.
  */
 export async function relayMedia(call: MeteredCall, routes: readonly RelayRoute[], relay: MediaRelay, reply: FastifyReply): Promise<FastifyReply> {

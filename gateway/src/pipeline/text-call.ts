@@ -4,7 +4,7 @@ import type { GatewayContext } from "../context";
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
 import type { ModelOf } from "../models/catalog";
-import { isRouteFailure, upstreamFailure } from "../upstream/provider";
+import { isRouteFailure, upstreamFailure } from "../upstream/send";
 import { openRelay, type RelayedAnswer, type RelayedStream } from "../inference/relay";
 import type { ServerSentEvent } from "../upstream/sse-events";
 import { estimateConversationTokens, summariseRelayedRequest } from "../inference/input-estimate";
@@ -57,7 +57,7 @@ function checkedBound(bound: { value: number; param: string } | undefined, model
 }
 
 /**
- * Runs a text request on any wire (docs/api.md, "Upstream providers"): checks it against the
+ * Runs a text request on any wire (docs/operators/upstream.md#upstream-providers): checks it against the
  * model's first route before anything is metered, admits the model under the key's policies,
  * reserves the most it can cost, then tries the model's routes in order until one answers — each
  * relayed as sent to a provider of the client's wire, or read into a conversation for a built-in
@@ -164,7 +164,7 @@ function meteredCallFor<Body extends TextRequestBody>(ctx: GatewayContext, reply
   return { metered: new MeteredCall(ctx, reply, key, call.body.model, summary.text), inputTokens: summary.inputTokens };
 }
 
-/** The client's fields that did not reach the model, named to the client, in its request log row and the process log (docs/api.md, "Translation by meaning"). */
+/** The client's fields that did not reach the model, named to the client, in its request log row and the process log (docs/operators/upstream.md#translation-by-meaning). */
 function nameDropped(fields: string[], metered: MeteredCall, request: FastifyRequest, reply: FastifyReply): void {
   reply.header(DROPPED_FIELDS_HEADER, fields.join(", "));
   metered.noteDroppedFields(fields);

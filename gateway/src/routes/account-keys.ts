@@ -19,7 +19,7 @@ import {
   toWireKey,
   toWireKeyWithSecret,
   windowSpendOf,
-} from "../keys/records";
+} from "../keys/key-records";
 import type { ApiKeyUpdate, LabelSelector, StoredApiKey, StoreTransaction } from "../store/types";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";
@@ -63,7 +63,7 @@ export function sendOutcome<Body>(reply: FastifyReply, outcome: IdempotentOutcom
 
 /**
  * `/v1/account/api-keys`: list, create, read, change, rotate, revoke. Each mutation is one unit of
- * work (idempotency/runner.ts): the key rules of keys/records.ts decide the next record, the store
+ * work (idempotency/runner.ts): the key rules of keys/key-records.ts decide the next record, the store
  * writes it, and the answer is recorded for replay in the same transaction.
  */
 export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app, { ctx }) => {

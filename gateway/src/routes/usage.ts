@@ -13,7 +13,7 @@ import {
 } from "@gateway-keys/contract";
 import { accountOf } from "../context";
 import { GatewayError } from "../errors";
-import { isExpired } from "../keys/records";
+import { isExpired } from "../keys/key-records";
 import type { SpendDay, Store, StoredApiKey, StoredLogEntry, UsageLine } from "../store/types";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 import { decodeCursor, pageOf } from "./pagination";

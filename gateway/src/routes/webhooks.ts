@@ -8,7 +8,7 @@ import { accountOf } from "../context";
 import { GatewayError } from "../errors";
 import { runIdempotent } from "../idempotency/runner";
 import type { WebhookUpdate } from "../store/events/event-tables";
-import type { StoredWebhook } from "../store/events/rows";
+import type { StoredWebhook } from "../store/events/event-rows";
 import type { StoreTransaction } from "../store/types";
 import {
   applySecretRotation,
@@ -21,7 +21,7 @@ import {
   toWireDelivery,
   toWireWebhook,
   webhookSecretHint,
-} from "../webhooks/records";
+} from "../webhooks/webhook-records";
 import { sendOutcome } from "./account-keys";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";

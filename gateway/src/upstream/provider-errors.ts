@@ -63,7 +63,7 @@ async function bodyText(answer: Dispatcher.ResponseData): Promise<string> {
 
 /**
  * A provider's non-2xx answer, as the error the client gets or the route failure that lets the
- * next route be tried (docs/api.md, "Upstream providers"):
+ * next route be tried (docs/operators/upstream.md#upstream-providers):
  * - 400, 404, 409, 413, 415, 422: the provider refused the request itself. The client gets that
  *   status with the provider's message (and, from an OpenAI-wire provider, its type, code and
  *   param) in the client wire's envelope; no other route is tried: it would refuse it too.

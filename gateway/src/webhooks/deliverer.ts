@@ -2,10 +2,10 @@ import { Agent, request } from "undici";
 import { WEBHOOK_LIMITS } from "@gateway-keys/contract";
 import type { ReplyCipher } from "../crypto";
 import type { GatewayMetrics } from "../ops/metrics";
-import type { ClaimedDelivery } from "../store/events/rows";
+import type { ClaimedDelivery } from "../store/events/event-rows";
 import type { DeliveryOutcome } from "../store/events/event-tables";
 import type { Store } from "../store/types";
-import { secretScope } from "./records";
+import { secretScope } from "./webhook-records";
 import { signatureHeader } from "./signing";
 import { assertTargetAllowed, guardedLookup } from "./target-guard";
 

@@ -1,5 +1,5 @@
 import { newId } from "../crypto";
-import type { StoredWebhook } from "../store/events/rows";
+import type { StoredWebhook } from "../store/events/event-rows";
 import type { StoreTransaction } from "../store/types";
 
 /** One event to announce: its type, the owner, the labels of the key it is about (null: no key), its `data`. */

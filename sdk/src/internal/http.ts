@@ -1,5 +1,4 @@
 import { tryJson } from "./parse";
-import { InvalidArgumentError } from "../core/errors";
 
 /** Response headers as undici gives them: lower-case names. */
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
@@ -31,25 +30,22 @@ export function queryString(query: Record<string, string | number | readonly str
   return text ? `?${text}` : "";
 }
 
+/**
+ * What is wrong with an argument, said to the caller (the client throws it as an
+ * `InvalidArgumentError`), or undefined when nothing is.
+ */
+export type ArgumentProblem = string | undefined;
+
 /** Checks `baseUrl` once, in the constructor, so a typo fails there rather than on the first call. */
-export function parseBaseUrl(baseUrl: string): URL {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new InvalidArgumentError("invalid_argument", "baseUrl must be an absolute http(s) URL, e.g. http://127.0.0.1:8787");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new InvalidArgumentError("invalid_argument", "baseUrl must use http: or https:");
-  }
-  return url;
+export function baseUrlProblem(baseUrl: string): ArgumentProblem {
+  if (!URL.canParse(baseUrl)) return "baseUrl must be an absolute http(s) URL, e.g. http://127.0.0.1:8787";
+  const { protocol } = new URL(baseUrl);
+  return protocol === "http:" || protocol === "https:" ? undefined : "baseUrl must use http: or https:";
 }
 
-/** A non-negative integer option, or its fallback when left out. */
-export function count(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError("invalid_argument", `${name} must be a non-negative integer`);
-  return value;
+/** A count option (retries, milliseconds) must be a non-negative integer when given. */
+export function countProblem(name: string, value: number | undefined): ArgumentProblem {
+  return value === undefined || (Number.isInteger(value) && value >= 0) ? undefined : `${name} must be a non-negative integer`;
 }
 
 /** undici refused the request before sending it (e.g. a header value with a newline): retrying cannot help. */
@@ -74,12 +70,8 @@ export function messageOf(error: unknown): string {
  * refused by undici (with a message about the header) or, worse, split the header. Caught here with
  * a message that says where to look, and without the key in it.
  */
-export function checkedCredential(credential: string): string {
-  if (credential.length === 0 || /[\u0000-\u001f\u007f\s]/.test(credential)) {
-    throw new InvalidArgumentError(
-      "invalid_argument",
-      "a credential contains whitespace or a control character (a trailing newline from a file or variable?): trim it",
-    );
-  }
-  return credential;
+export function credentialProblem(credential: string): ArgumentProblem {
+  return credential.length === 0 || /[\u0000-\u001f\u007f\s]/.test(credential)
+    ? "a credential contains whitespace or a control character (a trailing newline from a file or variable?): trim it"
+    : undefined;
 }

@@ -1,6 +1,6 @@
 import { ApiKey, ApiKeyWithSecret, ListPage, PAGE_LIMIT, ROUTES, routePath, SpendWindow, type CreateApiKeyRequest, type RotateApiKeyRequest, type RouteSpec, type UpdateApiKeyRequest, type VersionedRequest } from "@gateway-keys/contract";
 import type { z } from "zod";
-import type { GatewayClient } from "../client";
+import type { RequestClient } from "../core/resource";
 import { APIPromise } from "../core/api-promise";
 import { APIError, InvalidArgumentError, NotFoundError } from "../core/errors";
 import type { ListParams, PagePromise } from "../core/pagination";
@@ -15,7 +15,7 @@ import type { RequestOptions, WithResponse } from "../core/request-options";
  * const renamed = await client.apiKeys.update(key.keyId, { expectedVersion: key.version, name: "ci-2" });
  */
 export class ApiKeys {
-  readonly #client: GatewayClient;
+  readonly #client: RequestClient;
   /**
    * Whether the gateway offers `GET /v1/account/api-keys/{keyId}` (an extension of ours; the seed
    * contract only guarantees the list). Learned on the first `get` and kept for this client.
@@ -23,7 +23,7 @@ export class ApiKeys {
   #singleKeyGet: "unknown" | "supported" | "unsupported" = "unknown";
 
   /** Built by {@link GatewayClient}; reach it as `client.apiKeys`. */
-  constructor(client: GatewayClient) {
+  constructor(client: RequestClient) {
     this.#client = client;
   }
 

@@ -1,5 +1,5 @@
 import { AuditEvent, ROUTES, type AuditAction, type AuditVerification } from "@gateway-keys/contract";
-import type { GatewayClient } from "../client";
+import type { RequestClient } from "../core/resource";
 import type { APIPromise } from "../core/api-promise";
 import type { ListParams, PagePromise } from "../core/pagination";
 import type { RequestOptions } from "../core/request-options";
@@ -24,10 +24,10 @@ export interface AuditEventsListQuery extends ListParams {
  * const { valid } = await client.auditEvents.verify();
  */
 export class AuditEvents {
-  readonly #client: GatewayClient;
+  readonly #client: RequestClient;
 
   /** Built by {@link GatewayClient}; reach it as `client.auditEvents`. */
-  constructor(client: GatewayClient) {
+  constructor(client: RequestClient) {
     this.#client = client;
   }
 

@@ -1,5 +1,5 @@
 import { LogEntry, ROUTES } from "@gateway-keys/contract";
-import type { GatewayClient } from "../client";
+import type { RequestClient } from "../core/resource";
 import type { ListParams, PagePromise } from "../core/pagination";
 import type { RequestOptions } from "../core/request-options";
 
@@ -19,10 +19,10 @@ export interface LogsListQuery extends ListParams {
  * for await (const entry of client.logs.list({ keyId })) console.log(entry.status, entry.costUnits);
  */
 export class Logs {
-  readonly #client: GatewayClient;
+  readonly #client: RequestClient;
 
   /** Built by {@link GatewayClient}; reach it as `client.logs`. */
-  constructor(client: GatewayClient) {
+  constructor(client: RequestClient) {
     this.#client = client;
   }
 

@@ -1,5 +1,5 @@
 import { Metrics, ROUTES } from "@gateway-keys/contract";
-import type { GatewayClient } from "../client";
+import type { RequestClient } from "../core/resource";
 import type { APIPromise } from "../core/api-promise";
 import type { RequestOptions } from "../core/request-options";
 
@@ -9,10 +9,10 @@ import type { RequestOptions } from "../core/request-options";
  * const { keys, requests } = await client.metrics.get();
  */
 export class AccountMetrics {
-  readonly #client: GatewayClient;
+  readonly #client: RequestClient;
 
   /** Built by {@link GatewayClient}; reach it as `client.metrics`. */
-  constructor(client: GatewayClient) {
+  constructor(client: RequestClient) {
     this.#client = client;
   }
 

@@ -1,5 +1,5 @@
 import { Model, ROUTES } from "@gateway-keys/contract";
-import type { GatewayClient } from "../client";
+import type { RequestClient } from "../core/resource";
 import type { PagePromise } from "../core/pagination";
 import type { ModelRequestOptions } from "../core/request-options";
 
@@ -14,10 +14,10 @@ import type { ModelRequestOptions } from "../core/request-options";
  * }
  */
 export class Models {
-  readonly #client: GatewayClient;
+  readonly #client: RequestClient;
 
   /** Built by {@link GatewayClient}; reach it as `client.models`. */
-  constructor(client: GatewayClient) {
+  constructor(client: RequestClient) {
     this.#client = client;
   }
 

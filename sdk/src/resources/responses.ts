@@ -1,5 +1,5 @@
 import { ResponseObject, type ResponsesRequest, ROUTES } from "@gateway-keys/contract";
-import type { GatewayClient } from "../client";
+import type { RequestClient } from "../core/resource";
 import { APIPromise } from "../core/api-promise";
 import { InvalidArgumentError } from "../core/errors";
 import type { ModelRequestOptions } from "../core/request-options";
@@ -7,7 +7,7 @@ import type { ModelRequestOptions } from "../core/request-options";
 /**
  * A whole (not streamed) Responses request: `model`, and `input` as a string or an array of
  * messages; optionally `instructions` and `max_output_tokens`. Other Responses fields may be sent
- * and are ignored by the gateway (docs/api.md, "Responses").
+ * and are ignored by the gateway (docs/api/text.md#post-v1responses--responses).
  */
 export type CreateResponseRequest = Omit<ResponsesRequest, "stream"> & { stream?: false | null };
 
@@ -20,10 +20,10 @@ export type CreateResponseRequest = Omit<ResponsesRequest, "stream"> & { stream?
  * console.log(outputText(answer), answer.usage?.output_tokens);
  */
 export class Responses {
-  readonly #client: GatewayClient;
+  readonly #client: RequestClient;
 
   /** Built by {@link GatewayClient}; reach it as `client.responses`. */
-  constructor(client: GatewayClient) {
+  constructor(client: RequestClient) {
     this.#client = client;
   }
 

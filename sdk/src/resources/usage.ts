@@ -1,5 +1,5 @@
 import { UsageSummary, ROUTES, type TimelineBucket, type UsageTimeline } from "@gateway-keys/contract";
-import type { GatewayClient } from "../client";
+import type { RequestClient } from "../core/resource";
 import type { APIPromise } from "../core/api-promise";
 import type { RequestOptions } from "../core/request-options";
 
@@ -9,10 +9,10 @@ import type { RequestOptions } from "../core/request-options";
  * const { spentUnits, byKey } = await client.usage.summary();
  */
 export class Usage {
-  readonly #client: GatewayClient;
+  readonly #client: RequestClient;
 
   /** Built by {@link GatewayClient}; reach it as `client.usage`. */
-  constructor(client: GatewayClient) {
+  constructor(client: RequestClient) {
     this.#client = client;
   }
 

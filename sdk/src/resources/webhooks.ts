@@ -9,7 +9,7 @@ import {
   type UpdateWebhookRequest,
   type WebhookWithSecret,
 } from "@gateway-keys/contract";
-import type { GatewayClient } from "../client";
+import type { RequestClient } from "../core/resource";
 import { APIPromise } from "../core/api-promise";
 import { InvalidArgumentError } from "../core/errors";
 import type { ListParams, PagePromise } from "../core/pagination";
@@ -23,10 +23,10 @@ import type { RequestOptions } from "../core/request-options";
  * // hook.secret (whsec_…) is shown this once: store it where the receiver reads it.
  */
 export class Webhooks {
-  readonly #client: GatewayClient;
+  readonly #client: RequestClient;
 
   /** Built by {@link GatewayClient}; reach it as `client.webhooks`. */
-  constructor(client: GatewayClient) {
+  constructor(client: RequestClient) {
     this.#client = client;
   }
 

@@ -7,7 +7,7 @@ import (
 )
 
 // APIError is an answer of the gateway in its error envelope: a status and a stable code
-// (docs/api.md, "Errors"), with the fields some codes carry.
+// (docs/api/errors.md#errors), with the fields some codes carry.
 type APIError struct {
 	Status  int
 	Code    string

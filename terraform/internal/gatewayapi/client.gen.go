@@ -1122,49 +1122,49 @@ type ListKeysParamsLabel1 = []string
 
 // CreateKeyParams defines parameters for CreateKey.
 type CreateKeyParams struct {
-	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, "Idempotency").
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
 
 // UpdateKeyParams defines parameters for UpdateKey.
 type UpdateKeyParams struct {
-	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, "Idempotency").
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
 
 // RevokeKeyParams defines parameters for RevokeKey.
 type RevokeKeyParams struct {
-	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, "Idempotency").
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
 
 // RotateKeyParams defines parameters for RotateKey.
 type RotateKeyParams struct {
-	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, "Idempotency").
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
 
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
-	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, "Idempotency").
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
 
 // DeleteWebhookParams defines parameters for DeleteWebhook.
 type DeleteWebhookParams struct {
-	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, "Idempotency").
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
 
 // UpdateWebhookParams defines parameters for UpdateWebhook.
 type UpdateWebhookParams struct {
-	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, "Idempotency").
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
 
 // RotateWebhookSecretParams defines parameters for RotateWebhookSecret.
 type RotateWebhookSecretParams struct {
-	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api.md, "Idempotency").
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
 

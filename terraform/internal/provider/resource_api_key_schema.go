@@ -22,7 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// Bounds of the contract (contract/src/policies.ts, docs/api.md "Key policies"), checked at plan
+// Bounds of the contract (contract/src/policies.ts, docs/api/policies.md#key-policies), checked at plan
 // time so a bad value is named before anything is sent; the gateway checks them again.
 var (
 	limitUnitsPattern = regexp.MustCompile(`^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$`)

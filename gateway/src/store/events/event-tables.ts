@@ -14,7 +14,7 @@ import {
   type StoredDelivery,
   type StoredWebhook,
   type WebhookRow,
-} from "./rows";
+} from "./event-rows";
 
 /** Filters of an audit-event page, newest first below `beforeSeq`. */
 export interface AuditEventFilter {

@@ -5,7 +5,7 @@ const INT8_OID = 20;
 
 /**
  * Reads BIGINT as a bigint (pg's default is a string, as it may pass 2^53): credits can, and the
- * row helpers (store/rows.ts) take a bigint or a number. Set per connection, never globally, so
+ * row helpers (store/account-rows.ts) take a bigint or a number. Set per connection, never globally, so
  * other users of `pg` in the process are unaffected.
  */
 export const TYPES: pg.CustomTypesConfig = {

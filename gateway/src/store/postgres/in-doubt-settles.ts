@@ -24,7 +24,7 @@ export class InDoubtSettles {
     this.#schedule();
   }
 
-  /** Tries once more now, then stops: what is still pending stays charged (the note in docs/api.md). */
+  /** Tries once more now, then stops: what is still pending stays charged (docs/operators/storage.md#when-the-database-fails). */
   async close(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;

@@ -6,7 +6,7 @@ import { ADVISORY_LOCK_CLASS } from "./locks";
  * migrations; never edit one that has shipped.
  *
  * The tables, columns and meanings are the SQLite store's (sqlite/migrations.ts, at its version 3),
- * so rows read the same way (store/rows.ts): times are milliseconds since the epoch in BIGINT,
+ * so rows read the same way (store/account-rows.ts): times are milliseconds since the epoch in BIGINT,
  * credits integer micro-units in BIGINT, booleans 0/1 in INTEGER. What only a shared database
  * needs is added: spend reservations with a lease, the function that reserves, and the trigger
  * that tells every process of a changed key.

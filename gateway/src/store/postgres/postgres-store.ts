@@ -41,7 +41,7 @@ import {
   type LogRow,
   type ProvisioningKeyRow,
   type UsageRow,
-} from "../rows";
+} from "../account-rows";
 import { checkDatabaseUrl, TYPES } from "./connection";
 import { KeyChangeNotifications, type KeyChangeTiming } from "./key-change-listener";
 import { migrate, SCHEMA_VERSION } from "./migrations";
@@ -90,7 +90,7 @@ const MAX_ATTEMPTS = 5;
 /**
  * Opens the gateway's store on a PostgreSQL database (`postgres://USER:PASSWORD@HOST:PORT/DB`),
  * creating or migrating its schema as needed, and starts listening for key changes. Many gateway
- * processes may share one database: see docs/api.md, "PostgreSQL and many processes".
+ * processes may share one database: see docs/operators/postgresql.md#postgresql-and-many-processes.
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
   checkDatabaseUrl(url);
@@ -117,8 +117,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 
 /**
  * The settings of every connection: bounded connects, statements and idle transactions, so that
- * a database that is down or stalled answers each request within a known time (docs/api.md,
- * "When the database is down") instead of holding it.
+ * a database that is down or stalled answers each request within a known time
+ * (docs/operators/storage.md#when-the-database-fails) instead of holding it.
  */
 function connectionConfig(url: string, options: PostgresStoreOptions): pg.ClientConfig {
   const statementTimeoutMs = options.statementTimeoutMs ?? 5000;

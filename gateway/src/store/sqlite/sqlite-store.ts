@@ -41,7 +41,7 @@ import {
   type LogRow,
   type ProvisioningKeyRow,
   type UsageRow,
-} from "../rows";
+} from "../account-rows";
 import { startCheckpointer } from "./checkpointer";
 import { ConnectionGate } from "./connection-gate";
 import { GroupCommitter } from "./group-commit";

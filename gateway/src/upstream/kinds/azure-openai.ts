@@ -24,7 +24,7 @@ export const AzureOpenAIProviderConfig = z
     apiVersion: z.string().regex(/^(\d{4}-\d{2}-\d{2}(-preview)?|preview|latest)$/, { error: 'expected an api-version such as "2024-10-21" or "2025-04-01-preview"' }).optional(),
     /** Name of the environment variable holding the resource's key, sent as the `api-key` header. */
     apiKeyEnv: EnvironmentVariableName.optional(),
-    /** Microsoft Entra ID instead of a key: a bearer token from @azure/identity's DefaultAzureCredential (see docs/api.md). */
+    /** Microsoft Entra ID instead of a key: a bearer token from @azure/identity's DefaultAzureCredential (see docs/operators/providers/azure-openai.md). */
     entraId: z.literal(true, { error: "expected true (Microsoft Entra ID through DefaultAzureCredential)" }).optional(),
     ...commonProviderFields,
   })

@@ -3,8 +3,9 @@ import { isEmpty, type FieldMeaning } from "../../translation";
 const isFalse = (value: unknown) => value === false || value == null;
 
 /**
- * Chat Completions fields a translation has no counterpart for, and what they mean (docs/api.md,
- * "Translation by meaning"); any other field outside ChatCompletionTranslatable is lossy.
+ * Chat Completions fields a translation has no counterpart for, and what they mean
+ * (docs/operators/upstream.md#translation-by-meaning); any other field outside
+ * ChatCompletionTranslatable is lossy.
  */
 export const CHAT_FIELD_MEANINGS: readonly FieldMeaning[] = [
   // A tool message's name repeats what its tool_call_id already says (LangChain sends it).

@@ -6,7 +6,7 @@ import { unsupportedField, untranslatable, type TranslationTarget } from "../../
  * Writes a conversation as an Amazon Bedrock Converse request (`POST /model/{modelId}/converse`
  * and `/converse-stream`: the same body). The model is a path segment, never a body field; the
  * kind (upstream/kinds/bedrock) puts it there. What Converse has no field for is judged by its
- * meaning, like every other translation (docs/api.md, "Translation by meaning"): a hint (an image's
+ * meaning, like every other translation (docs/operators/upstream.md#translation-by-meaning): a hint (an image's
  * detail, the end user's id) is left out and named in `conversation.dropped`; a lossy field is
  * refused by name, or left out and named on a model that drops unsupported fields; a part Converse
  * cannot hold (an image by link) is refused.

@@ -1,8 +1,9 @@
 import { isEmpty, type FieldMeaning } from "../../translation";
 
 /**
- * Messages fields a translation has no counterpart for, and what they mean (docs/api.md,
- * "Translation by meaning"); any other field outside MessagesTranslatable is lossy.
+ * Messages fields a translation has no counterpart for, and what they mean
+ * (docs/operators/upstream.md#translation-by-meaning); any other field outside MessagesTranslatable
+ * is lossy.
  */
 export const MESSAGES_FIELD_MEANINGS: readonly FieldMeaning[] = [
   // Tool input streams in pieces on every target (`@ai-sdk/anthropic` sets this on every tool).

@@ -34,7 +34,7 @@ export interface MessageAnswerBody {
 
 /**
  * Usage as the Messages wire reports it. Its `input_tokens` leaves out the tokens read from or
- * written to the prompt cache; the gateway counts them all as input (docs/api.md, "Metering").
+ * written to the prompt cache; the gateway counts them all as input (docs/operators/upstream.md#families-fallback-errors-and-billing).
  */
 export function messagesReportedUsage(usage: MessagesUsageBody | undefined): Partial<TextUsage> {
   const read = usage?.cache_read_input_tokens ?? 0;

@@ -1,8 +1,9 @@
 import { isEmpty, type FieldMeaning } from "../../translation";
 
 /**
- * Responses fields a translation has no counterpart for, and what they mean (docs/api.md,
- * "Translation by meaning"); any other field outside ResponsesTranslatable is lossy.
+ * Responses fields a translation has no counterpart for, and what they mean
+ * (docs/operators/upstream.md#translation-by-meaning); any other field outside ResponsesTranslatable
+ * is lossy.
  */
 export const RESPONSES_FIELD_MEANINGS: readonly FieldMeaning[] = [
   // The OpenAI Agents SDK sends `include: []` on every request.

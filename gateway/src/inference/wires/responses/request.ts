@@ -19,7 +19,7 @@ function partsOf(content: ContentPart, path: string, target: TranslationTarget, 
 /**
  * A Responses request as a conversation: `instructions` and system/developer messages are the
  * system text; function calls join the assistant turn, their outputs the next user turn. No state
- * is kept between responses (docs/api.md): the whole conversation is in `input`.
+ * is kept between responses (docs/api/text.md#post-v1responses--responses): the whole conversation is in `input`.
  */
 export function readResponsesRequest(body: unknown, target: TranslationTarget, boundWhenUnset: number): Conversation {
   const { request, dropped } = readTranslatable(ResponsesTranslatable, body, target, RESPONSES_FIELD_MEANINGS);

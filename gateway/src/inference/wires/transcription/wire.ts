@@ -17,7 +17,7 @@ const ForwardedTranscriptionFields = z.looseObject({ model: ModelName });
 /**
  * The most seconds a forwarded transcription can be charged, known before it runs: a WAV's own
  * length, else its size at 6 kbit/s (750 bytes a second), below the bitrate of any speech codec
- * providers take, so the bound holds for any audio (docs/api.md, "Upstream providers").
+ * providers take, so the bound holds for any audio (docs/operators/upstream.md#upstream-providers).
  */
 function transcriptionSecondsBound(audio: Buffer): number {
   const seconds = wavDurationSeconds(audio);

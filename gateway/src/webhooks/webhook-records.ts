@@ -3,7 +3,7 @@ import type { CreateWebhookParams, UpdateWebhookParams, Webhook, WebhookDelivery
 import { newId, type ReplyCipher } from "../crypto";
 import { versionConflict } from "../errors";
 import type { WebhookUpdate } from "../store/events/event-tables";
-import type { StoredDelivery, StoredWebhook } from "../store/events/rows";
+import type { StoredDelivery, StoredWebhook } from "../store/events/event-rows";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
