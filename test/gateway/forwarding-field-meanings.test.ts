@@ -85,6 +85,37 @@ describe("hints: passed without the field, named to the client", () => {
     const { response } = await client.openai.chat.completions.create({ model: "claude", messages: [{ role: "user", content: "hi", name: "ann" }] }).withResponse();
     expect(droppedIn(response.headers)).toEqual(["messages[0].name"]);
   });
+
+  test("a replayed answer's filled citations and token probabilities are hints: its text reaches the provider, they are named", async () => {
+    answersAsAnthropic();
+    const client = await clientsOf(forwarding());
+    const citation = { type: "url_citation", url: "https://example.test/weather", title: "Weather", start_index: 0, end_index: 5 };
+    const logprob = { token: "Sunny", logprob: -0.1, bytes: [83], top_logprobs: [] };
+    const { response } = await client.openai.responses
+      .create({
+        model: "claude",
+        input: [
+          { role: "user", content: "Weather?" },
+          { type: "message", id: "msg_1", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Sunny", annotations: [citation], logprobs: [logprob] }] },
+          { role: "user", content: "Thanks." },
+        ],
+      } as never)
+      .withResponse();
+    expect(droppedIn(response.headers)).toEqual(["input[1].content[0].annotations", "input[1].content[0].logprobs"]);
+    expect(forwarding().provider.received[0]!.body).toMatchObject({
+      messages: [
+        { role: "user", content: [{ type: "text", text: "Weather?" }] },
+        { role: "assistant", content: [{ type: "text", text: "Sunny" }] },
+        { role: "user", content: [{ type: "text", text: "Thanks." }] },
+      ],
+    });
+
+    answersAsAnthropic();
+    const chat = await client.openai.chat.completions
+      .create({ model: "claude", messages: [{ role: "user", content: "Weather?" }, { role: "assistant", content: "Sunny", annotations: [{ type: "url_citation", url_citation: citation }] } as never, { role: "user", content: "Thanks." }] })
+      .withResponse();
+    expect(droppedIn(chat.response.headers)).toEqual(["messages[1].annotations"]);
+  });
 });
 
 describe("inert fields: pass without a word", () => {

@@ -1,5 +1,7 @@
 import { isEmpty, type FieldMeaning } from "../../translation";
 
+const isOutputText = (_value: unknown, part: Record<string, unknown>) => part.type === "output_text";
+
 /**
  * Responses fields a translation has no counterpart for, and what they mean (docs/api.md,
  * "Translation by meaning"); any other field outside ResponsesTranslatable is lossy.
@@ -12,6 +14,18 @@ export const RESPONSES_FIELD_MEANINGS: readonly FieldMeaning[] = [
   { path: ["top_logprobs"], meaning: "inert", when: (value) => value == null || value === 0 },
   { path: ["reasoning"], meaning: "inert", when: (value) => isEmpty(value) || Object.values(value as object).every((setting) => setting == null) },
   { path: ["text", "verbosity"], meaning: "inert", when: (value) => value == null || value === "medium" },
+  // A previous answer sent back as input (`input.concat(response.output)`): its text parts carry
+  // `annotations` and `logprobs` — empty in every answer the gateway writes, so they ask for
+  // nothing. Filled (a provider's citations, token probabilities) they describe the text that was
+  // said, not anything the next answer should do: the text carries it, so they are hints.
+  { path: ["input", "*", "content", "*", "annotations"], meaning: "inert", when: (value, part) => isOutputText(value, part) && isEmpty(value) },
+  { path: ["input", "*", "content", "*", "logprobs"], meaning: "inert", when: (value, part) => isOutputText(value, part) && isEmpty(value) },
+  { path: ["input", "*", "content", "*", "annotations"], meaning: "hint", when: isOutputText },
+  { path: ["input", "*", "content", "*", "logprobs"], meaning: "hint", when: isOutputText },
+  // The openai client's `finalResponse()` and `responses.parse()` add their own reading of a text
+  // part and of a call's arguments: it repeats `text` and `arguments`, which are carried.
+  { path: ["input", "*", "content", "*", "parsed"], meaning: "inert", when: isOutputText },
+  { path: ["input", "*", "parsed_arguments"], meaning: "inert", when: (_value, item) => item.type === "function_call" },
   { path: ["service_tier"], meaning: "hint" },
   { path: ["prompt_cache_key"], meaning: "hint" },
   { path: ["prompt_cache_retention"], meaning: "hint" },
