@@ -165,6 +165,42 @@ describe("inert fields: pass without a word", () => {
     const sent = forwarding().provider.received[0]!.body as { tools: object[] };
     expect(sent.tools).toEqual([{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }]);
   });
+
+  test("what the openai client adds as it assembles an answer — its parse of the text and of a call's arguments — goes back without a word", async () => {
+    answersAsAnthropic();
+    const client = await clientsOf(forwarding());
+    const tools = [{ type: "function", name: "lookup", parameters: { type: "object" }, strict: true }];
+    const { response } = await client.openai.responses
+      .create({
+        model: "claude",
+        tools,
+        input: [
+          { role: "user", content: "Paris" },
+          { type: "message", id: "msg_1", status: "completed", role: "assistant", content: [{ type: "output_text", text: '{"ok":true}', annotations: [], logprobs: [], parsed: { ok: true } }] },
+          { type: "function_call", id: "fc_1", call_id: "call_1", name: "lookup", arguments: '{"city":"Paris"}', status: "completed", parsed_arguments: { city: "Paris" } },
+          { type: "function_call_output", call_id: "call_1", output: "sunny" },
+        ],
+      } as never)
+      .withResponse();
+    expect(response.headers.get(DROPPED_FIELDS_HEADER)).toBeNull();
+    expect(forwarding().provider.received[0]!.body).toMatchObject({
+      messages: [{}, { role: "assistant", content: [{ type: "text", text: '{"ok":true}' }, { type: "tool_use", id: "call_1", name: "lookup", input: { city: "Paris" } }] }, {}],
+    });
+
+    answersAsAnthropic();
+    const chat = await client.openai.chat.completions
+      .create({
+        model: "claude",
+        tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object" }, strict: true } }],
+        messages: [
+          { role: "user", content: "Paris" },
+          { role: "assistant", content: null, refusal: null, parsed: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: '{"city":"Paris"}', parsed_arguments: { city: "Paris" } } }] } as never,
+          { role: "tool", tool_call_id: "call_1", content: "sunny" },
+        ],
+      })
+      .withResponse();
+    expect(chat.response.headers.get(DROPPED_FIELDS_HEADER)).toBeNull();
+  });
 });
 
 describe("lossy fields", () => {
