@@ -1,6 +1,9 @@
 import { isEmpty, type FieldMeaning } from "../../translation";
 
-const isOutputText = (_value: unknown, part: Record<string, unknown>) => part.type === "output_text";
+/** Whether the field is on a replayed answer's text part (`output_text`). */
+const onOutputText = (_value: unknown, part: Record<string, unknown>) => part.type === "output_text";
+/** …and holds nothing. */
+const emptyOnOutputText = (value: unknown, part: Record<string, unknown>) => onOutputText(value, part) && isEmpty(value);
 
 /**
  * Responses fields a translation has no counterpart for, and what they mean (docs/api.md,
@@ -18,13 +21,13 @@ export const RESPONSES_FIELD_MEANINGS: readonly FieldMeaning[] = [
   // `annotations` and `logprobs` — empty in every answer the gateway writes, so they ask for
   // nothing. Filled (a provider's citations, token probabilities) they describe the text that was
   // said, not anything the next answer should do: the text carries it, so they are hints.
-  { path: ["input", "*", "content", "*", "annotations"], meaning: "inert", when: (value, part) => isOutputText(value, part) && isEmpty(value) },
-  { path: ["input", "*", "content", "*", "logprobs"], meaning: "inert", when: (value, part) => isOutputText(value, part) && isEmpty(value) },
-  { path: ["input", "*", "content", "*", "annotations"], meaning: "hint", when: isOutputText },
-  { path: ["input", "*", "content", "*", "logprobs"], meaning: "hint", when: isOutputText },
+  { path: ["input", "*", "content", "*", "annotations"], meaning: "inert", when: emptyOnOutputText },
+  { path: ["input", "*", "content", "*", "logprobs"], meaning: "inert", when: emptyOnOutputText },
+  { path: ["input", "*", "content", "*", "annotations"], meaning: "hint", when: onOutputText },
+  { path: ["input", "*", "content", "*", "logprobs"], meaning: "hint", when: onOutputText },
   // The openai client's `finalResponse()` and `responses.parse()` add their own reading of a text
   // part and of a call's arguments: it repeats `text` and `arguments`, which are carried.
-  { path: ["input", "*", "content", "*", "parsed"], meaning: "inert", when: isOutputText },
+  { path: ["input", "*", "content", "*", "parsed"], meaning: "inert", when: onOutputText },
   { path: ["input", "*", "parsed_arguments"], meaning: "inert", when: (_value, item) => item.type === "function_call" },
   { path: ["service_tier"], meaning: "hint" },
   { path: ["prompt_cache_key"], meaning: "hint" },
