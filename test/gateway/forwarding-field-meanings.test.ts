@@ -166,7 +166,7 @@ describe("inert fields: pass without a word", () => {
     expect(sent.tools).toEqual([{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }]);
   });
 
-  test("what the openai client adds as it assembles an answer — its parse of the text and of a call's arguments — goes back without a word", async () => {
+  test("what a client keeps as it assembles an answer — the openai client's parse of the text and of a call's arguments, a streamed call's index — goes back without a word", async () => {
     answersAsAnthropic();
     const client = await clientsOf(forwarding());
     const tools = [{ type: "function", name: "lookup", parameters: { type: "object" }, strict: true }];
@@ -194,7 +194,7 @@ describe("inert fields: pass without a word", () => {
         tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object" }, strict: true } }],
         messages: [
           { role: "user", content: "Paris" },
-          { role: "assistant", content: null, refusal: null, parsed: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: '{"city":"Paris"}', parsed_arguments: { city: "Paris" } } }] } as never,
+          { role: "assistant", content: null, refusal: null, parsed: null, tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "lookup", arguments: '{"city":"Paris"}', parsed_arguments: { city: "Paris" } } }] } as never,
           { role: "tool", tool_call_id: "call_1", content: "sunny" },
         ],
       })

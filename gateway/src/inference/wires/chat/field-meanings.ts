@@ -21,6 +21,8 @@ export const CHAT_FIELD_MEANINGS: readonly FieldMeaning[] = [
   // their own reading of the content and of a call's arguments: it repeats what is carried.
   { path: ["messages", "*", "parsed"], meaning: "inert", when: (_value, message) => message.role === "assistant" },
   { path: ["messages", "*", "tool_calls", "*", "function", "parsed_arguments"], meaning: "inert" },
+  // A call assembled from a stream's deltas keeps their `index`: its place in the list, which the list already says.
+  { path: ["messages", "*", "tool_calls", "*", "index"], meaning: "inert", when: (value) => value == null || Number.isInteger(value) },
   { path: ["logprobs"], meaning: "inert", when: isFalse },
   { path: ["top_logprobs"], meaning: "inert", when: (value) => value == null || value === 0 },
   { path: ["logit_bias"], meaning: "inert", when: isEmpty },
