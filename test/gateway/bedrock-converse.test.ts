@@ -261,6 +261,51 @@ describe("Messages to Bedrock Converse", () => {
   });
 });
 
+describe("prompt-cache figures from Converse, on every client wire", () => {
+  // Converse's inputTokens leaves out what was read from and written to the cache: 10 + 20 + 30
+  // input tokens, each charged once at the input price, and 6 output at 2: 72.
+  const CACHED_USAGE = { inputTokens: 10, outputTokens: 6, totalTokens: 66, cacheReadInputTokens: 20, cacheWriteInputTokens: 30 };
+  const cachedStream = () =>
+    converseStream([
+      { type: "messageStart", payload: { role: "assistant" } },
+      { type: "contentBlockDelta", payload: { contentBlockIndex: 0, delta: { text: "Cached." } } },
+      { type: "contentBlockStop", payload: { contentBlockIndex: 0 } },
+      { type: "messageStop", payload: { stopReason: "end_turn" } },
+      { type: "metadata", payload: { usage: CACHED_USAGE, metrics: { latencyMs: 40 } } },
+    ]);
+
+  test("a Messages client reads the cache write as cache_creation_input_tokens and the read as cache_read_input_tokens, whole and streamed; charged once", async () => {
+    const { bedrock } = forwarding();
+    const client = await clients();
+    bedrock.answer(() => ({ json: converseAnswer([{ text: "Cached." }], "end_turn", CACHED_USAGE) }));
+    const whole = await client.anthropic.messages.create({ model: "nova", max_tokens: 50, messages: [{ role: "user", content: "hi" }] });
+    expect(whole.usage).toEqual({ input_tokens: 10, output_tokens: 6, cache_creation_input_tokens: 30, cache_read_input_tokens: 20 });
+    expect(await client.spentUnits()).toBe("72");
+
+    bedrock.answer(cachedStream);
+    const streamed = await client.anthropic.messages.stream({ model: "nova", max_tokens: 50, messages: [{ role: "user", content: "hi" }] }).finalMessage();
+    expect(streamed.usage).toMatchObject({ input_tokens: 10, output_tokens: 6, cache_creation_input_tokens: 30, cache_read_input_tokens: 20 });
+    expect(await client.spentUnits()).toBe("144");
+  });
+
+  test("a Responses client reads them in input_tokens_details, a Chat Completions client the read in prompt_tokens_details; input counts both", async () => {
+    const { bedrock } = forwarding();
+    const client = await clients();
+    bedrock.answer(() => ({ json: converseAnswer([{ text: "Cached." }], "end_turn", CACHED_USAGE) }));
+    const response = await client.openai.responses.create({ model: "nova", input: "hi" });
+    expect(response.usage).toMatchObject({ input_tokens: 60, input_tokens_details: { cached_tokens: 20, cache_write_tokens: 30 }, output_tokens: 6, total_tokens: 66 });
+
+    bedrock.answer(cachedStream);
+    const final = await client.openai.responses.stream({ model: "nova", input: "hi" }).finalResponse();
+    expect(final.usage).toMatchObject({ input_tokens: 60, input_tokens_details: { cached_tokens: 20, cache_write_tokens: 30 } });
+
+    const completion = await client.openai.chat.completions.stream({ model: "nova", messages: [{ role: "user", content: "hi" }], stream_options: { include_usage: true } }).finalChatCompletion();
+    // Chat Completions has no field for a cache write: prompt_tokens counts it.
+    expect(completion.usage).toEqual({ prompt_tokens: 60, completion_tokens: 6, total_tokens: 66, prompt_tokens_details: { cached_tokens: 20 } });
+    expect(await client.spentUnits()).toBe(String(3 * 72));
+  });
+});
+
 describe("Bedrock's errors in the client's terms", () => {
   test("a ValidationException (400) reaches each client as a 400 with Bedrock's message, sent once, nothing charged", async () => {
     const { bedrock } = forwarding();

@@ -85,6 +85,37 @@ describe("hints: passed without the field, named to the client", () => {
     const { response } = await client.openai.chat.completions.create({ model: "claude", messages: [{ role: "user", content: "hi", name: "ann" }] }).withResponse();
     expect(droppedIn(response.headers)).toEqual(["messages[0].name"]);
   });
+
+  test("a replayed answer's filled citations and token probabilities are hints: its text reaches the provider, they are named", async () => {
+    answersAsAnthropic();
+    const client = await clientsOf(forwarding());
+    const citation = { type: "url_citation", url: "https://example.test/weather", title: "Weather", start_index: 0, end_index: 5 };
+    const logprob = { token: "Sunny", logprob: -0.1, bytes: [83], top_logprobs: [] };
+    const { response } = await client.openai.responses
+      .create({
+        model: "claude",
+        input: [
+          { role: "user", content: "Weather?" },
+          { type: "message", id: "msg_1", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Sunny", annotations: [citation], logprobs: [logprob] }] },
+          { role: "user", content: "Thanks." },
+        ],
+      } as never)
+      .withResponse();
+    expect(droppedIn(response.headers)).toEqual(["input[1].content[0].annotations", "input[1].content[0].logprobs"]);
+    expect(forwarding().provider.received[0]!.body).toMatchObject({
+      messages: [
+        { role: "user", content: [{ type: "text", text: "Weather?" }] },
+        { role: "assistant", content: [{ type: "text", text: "Sunny" }] },
+        { role: "user", content: [{ type: "text", text: "Thanks." }] },
+      ],
+    });
+
+    answersAsAnthropic();
+    const chat = await client.openai.chat.completions
+      .create({ model: "claude", messages: [{ role: "user", content: "Weather?" }, { role: "assistant", content: "Sunny", annotations: [{ type: "url_citation", url_citation: citation }] } as never, { role: "user", content: "Thanks." }] })
+      .withResponse();
+    expect(droppedIn(chat.response.headers)).toEqual(["messages[1].annotations"]);
+  });
 });
 
 describe("inert fields: pass without a word", () => {
@@ -133,6 +164,42 @@ describe("inert fields: pass without a word", () => {
     expect((await stream.finalMessage()).content).toEqual([{ type: "text", text: "ok" }]);
     const sent = forwarding().provider.received[0]!.body as { tools: object[] };
     expect(sent.tools).toEqual([{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }]);
+  });
+
+  test("what a client keeps as it assembles an answer — the openai client's parse of the text and of a call's arguments, a streamed call's index — goes back without a word", async () => {
+    answersAsAnthropic();
+    const client = await clientsOf(forwarding());
+    const tools = [{ type: "function", name: "lookup", parameters: { type: "object" }, strict: true }];
+    const { response } = await client.openai.responses
+      .create({
+        model: "claude",
+        tools,
+        input: [
+          { role: "user", content: "Paris" },
+          { type: "message", id: "msg_1", status: "completed", role: "assistant", content: [{ type: "output_text", text: '{"ok":true}', annotations: [], logprobs: [], parsed: { ok: true } }] },
+          { type: "function_call", id: "fc_1", call_id: "call_1", name: "lookup", arguments: '{"city":"Paris"}', status: "completed", parsed_arguments: { city: "Paris" } },
+          { type: "function_call_output", call_id: "call_1", output: "sunny" },
+        ],
+      } as never)
+      .withResponse();
+    expect(response.headers.get(DROPPED_FIELDS_HEADER)).toBeNull();
+    expect(forwarding().provider.received[0]!.body).toMatchObject({
+      messages: [{}, { role: "assistant", content: [{ type: "text", text: '{"ok":true}' }, { type: "tool_use", id: "call_1", name: "lookup", input: { city: "Paris" } }] }, {}],
+    });
+
+    answersAsAnthropic();
+    const chat = await client.openai.chat.completions
+      .create({
+        model: "claude",
+        tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object" }, strict: true } }],
+        messages: [
+          { role: "user", content: "Paris" },
+          { role: "assistant", content: null, refusal: null, parsed: null, tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "lookup", arguments: '{"city":"Paris"}', parsed_arguments: { city: "Paris" } } }] } as never,
+          { role: "tool", tool_call_id: "call_1", content: "sunny" },
+        ],
+      })
+      .withResponse();
+    expect(chat.response.headers.get(DROPPED_FIELDS_HEADER)).toBeNull();
   });
 });
 

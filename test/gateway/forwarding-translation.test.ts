@@ -292,6 +292,17 @@ describe("Responses to an Anthropic-wire provider", () => {
     expect(final.output).toMatchObject([{ type: "function_call", call_id: "toolu_1", name: "get_weather", arguments: '{"city":"Paris"}' }]);
     expect(final.usage).toMatchObject({ input_tokens: 10, output_tokens: 6 });
   });
+
+  test("the provider's cache read and write reach input_tokens_details; input_tokens counts both, charged once", async () => {
+    const { provider } = forwarding();
+    const client = await clientsOf(forwarding());
+    const usage = { input_tokens: 10, output_tokens: 6, cache_read_input_tokens: 20, cache_creation_input_tokens: 30 };
+    provider.answer(() => ({ json: { ...anthropicToolAnswer([{ type: "text", text: "Cached." }]), stop_reason: "end_turn", usage } }));
+    const response = await client.openai.responses.create({ model: "claude", input: "hi" });
+
+    expect(response.usage).toMatchObject({ input_tokens: 60, input_tokens_details: { cached_tokens: 20, cache_write_tokens: 30 }, output_tokens: 6, total_tokens: 66 });
+    expect(await client.spentUnits()).toBe("72");
+  });
 });
 
 describe("fields the target wire cannot say", () => {

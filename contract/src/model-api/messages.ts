@@ -98,6 +98,7 @@ export type MessagesStopReason = z.infer<typeof MessagesStopReason>;
 export const MessagesUsage = z.object({
   input_tokens: z.number().int(),
   output_tokens: z.number().int(),
+  cache_creation_input_tokens: z.number().int().nullable().optional(),
   cache_read_input_tokens: z.number().int().nullable().optional(),
 });
 

@@ -71,8 +71,10 @@ export type FinishReason = "end" | "length" | "stop_sequence" | "tool_calls" | "
 export interface TextUsage {
   inputTokens: number;
   outputTokens: number;
-  /** Input tokens read from the provider's prompt cache, when it says. */
+  /** Input tokens read from the provider's prompt cache, when it says (part of `inputTokens`). */
   cachedInputTokens?: number;
+  /** Input tokens written to the provider's prompt cache, when it says (part of `inputTokens`). */
+  cacheWriteInputTokens?: number;
 }
 
 export type AnswerPart = TextPart | ToolCallPart;

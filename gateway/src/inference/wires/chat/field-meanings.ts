@@ -14,7 +14,16 @@ export const CHAT_FIELD_MEANINGS: readonly FieldMeaning[] = [
   { path: ["messages", "*", "name"], meaning: "hint" },
   { path: ["messages", "*", "function_call"], meaning: "inert", when: (value) => value == null },
   { path: ["messages", "*", "audio"], meaning: "inert", when: (value) => value == null },
+  // A replayed answer's citations describe the text that was said, not what the next answer
+  // should do: empty they ask for nothing, filled they are a hint (the text carries what was said).
   { path: ["messages", "*", "annotations"], meaning: "inert", when: isEmpty },
+  { path: ["messages", "*", "annotations"], meaning: "hint", when: (_value, message) => message.role === "assistant" },
+  // The openai client's stream helper (`finalChatCompletion()`) and `chat.completions.parse()` add
+  // their own reading of the content and of a call's arguments: it repeats what is carried.
+  { path: ["messages", "*", "parsed"], meaning: "inert", when: (_value, message) => message.role === "assistant" },
+  { path: ["messages", "*", "tool_calls", "*", "function", "parsed_arguments"], meaning: "inert" },
+  // A call assembled from a stream's deltas keeps their `index`: its place in the list, which the list already says.
+  { path: ["messages", "*", "tool_calls", "*", "index"], meaning: "inert", when: (value) => value == null || Number.isInteger(value) },
   { path: ["logprobs"], meaning: "inert", when: isFalse },
   { path: ["top_logprobs"], meaning: "inert", when: (value) => value == null || value === 0 },
   { path: ["logit_bias"], meaning: "inert", when: isEmpty },

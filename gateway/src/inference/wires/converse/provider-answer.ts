@@ -40,7 +40,8 @@ export interface ConverseAnswerBody {
 
 /**
  * Usage as Converse reports it. Its `inputTokens` leaves out the tokens read from or written to
- * the prompt cache; the gateway counts them all as input, as on the Messages wire.
+ * the prompt cache; the gateway counts them all as input, as on the Messages wire, and keeps how
+ * many were read and written for the wires that report them.
  */
 export function converseReportedUsage(usage: ConverseUsageBody | undefined): Partial<TextUsage> {
   const read = usage?.cacheReadInputTokens ?? 0;
@@ -49,6 +50,7 @@ export function converseReportedUsage(usage: ConverseUsageBody | undefined): Par
     inputTokens: usage?.inputTokens === undefined ? undefined : usage.inputTokens + read + written,
     outputTokens: usage?.outputTokens,
     ...(usage?.cacheReadInputTokens !== undefined && { cachedInputTokens: read }),
+    ...(usage?.cacheWriteInputTokens !== undefined && { cacheWriteInputTokens: written }),
   };
 }
 

@@ -14,13 +14,19 @@ export const MESSAGES_STOP: Record<FinishReason, MessagesStopReason> = {
 };
 
 
-/** Usage on the Messages wire, whose `input_tokens` leaves out what was read from the cache. */
+/**
+ * Usage on the Messages wire, whose `input_tokens` leaves out what was read from or written to
+ * the prompt cache: those are `cache_read_input_tokens` and `cache_creation_input_tokens`, which
+ * Anthropic's clients add back (and show as cache use).
+ */
 function usageOf(usage: TextUsage): MessageObject["usage"] {
-  const cached = usage.cachedInputTokens;
+  const read = usage.cachedInputTokens;
+  const written = usage.cacheWriteInputTokens;
   return {
-    input_tokens: usage.inputTokens - (cached ?? 0),
+    input_tokens: usage.inputTokens - (read ?? 0) - (written ?? 0),
     output_tokens: usage.outputTokens,
-    ...(cached !== undefined && { cache_read_input_tokens: cached }),
+    ...(written !== undefined && { cache_creation_input_tokens: written }),
+    ...(read !== undefined && { cache_read_input_tokens: read }),
   };
 }
 

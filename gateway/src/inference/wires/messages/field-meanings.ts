@@ -14,6 +14,9 @@ export const MESSAGES_FIELD_MEANINGS: readonly FieldMeaning[] = [
   { path: ["messages", "*", "content", "*", "cache_control"], meaning: "hint" },
   { path: ["messages", "*", "content", "*", "content", "*", "cache_control"], meaning: "hint" },
   { path: ["messages", "*", "content", "*", "citations"], meaning: "inert", when: isEmpty },
+  // Filled (a replayed answer's), citations describe where the text came from, not what the next
+  // answer should do: the text carries what was said, so they are a hint.
+  { path: ["messages", "*", "content", "*", "citations"], meaning: "hint", when: (_value, block) => block.type === "text" },
   { path: ["thinking"], meaning: "inert", when: (value) => value == null || (value as { type?: unknown }).type === "disabled" },
   { path: ["mcp_servers"], meaning: "inert", when: isEmpty },
   { path: ["service_tier"], meaning: "hint" },

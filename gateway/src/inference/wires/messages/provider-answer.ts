@@ -43,6 +43,7 @@ export function messagesReportedUsage(usage: MessagesUsageBody | undefined): Par
     inputTokens: usage?.input_tokens === undefined ? undefined : usage.input_tokens + read + written,
     outputTokens: usage?.output_tokens,
     ...(usage?.cache_read_input_tokens != null && { cachedInputTokens: read }),
+    ...(usage?.cache_creation_input_tokens != null && { cacheWriteInputTokens: written }),
   };
 }
 
