@@ -86,8 +86,9 @@ export class SecretUseTables {
     return this.#run.dialect === "postgres" ? `decode(${expression}, 'hex')` : `unhex(${expression})`;
   }
 
+  /** The larger of a nullable `a` and `b` (SQLite's MAX is null when either is). */
   #greatest(a: string, b: string): string {
-    return this.#run.dialect === "postgres" ? `GREATEST(${a}, ${b})` : `MAX(${a}, ${b})`;
+    return this.#run.dialect === "postgres" ? `GREATEST(${a}, ${b})` : `MAX(COALESCE(${a}, ${b}), ${b})`;
   }
 
   #least(a: string, b: string): string {
@@ -137,15 +138,18 @@ export class SecretUseTables {
     );
     if (clients.length > 0) {
       await this.#run.all(
-        `INSERT INTO secret_clients (key_id, secret_hash, user_agent, address, counted_from, first_seen_at, last_seen_at, requests)
-        SELECT b.key_id, ${this.#unhex("b.hash")}, b.user_agent, b.address, b.counted_from, b.first_seen_at, b.last_seen_at, b.requests
+        // A client's requests count when its tally's start is its secret's (just merged above) or later.
+        `INSERT INTO secret_clients (key_id, secret_hash, user_agent, address, first_seen_at, last_seen_at, requests)
+        SELECT b.key_id, u.secret_hash, b.user_agent, b.address, b.first_seen_at, b.last_seen_at,
+          CASE WHEN b.counted_from >= u.counted_from THEN b.requests ELSE 0 END
         FROM ${this.#rows({
           key_id: "TEXT", hash: "TEXT", user_agent: "TEXT", address: "TEXT", counted_from: "BIGINT", first_seen_at: "BIGINT", last_seen_at: "BIGINT", requests: "BIGINT",
-        })} WHERE true
+        })}
+        JOIN secret_use u ON u.key_id = b.key_id AND u.secret_hash = ${this.#unhex("b.hash")} WHERE true
         ON CONFLICT (key_id, secret_hash, user_agent, address) DO UPDATE SET
           first_seen_at = ${this.#least("secret_clients.first_seen_at", "excluded.first_seen_at")},
           last_seen_at = ${this.#greatest("secret_clients.last_seen_at", "excluded.last_seen_at")},
-          requests = secret_clients.requests + CASE WHEN excluded.counted_from >= secret_clients.counted_from THEN excluded.requests ELSE 0 END`,
+          requests = secret_clients.requests + excluded.requests`,
         [JSON.stringify(clients)],
       );
       await this.#run.all(
@@ -165,7 +169,7 @@ export class SecretUseTables {
     const figures: KeySecretFigures = new Map();
     if (keyIds.length === 0) return figures;
     const ids = JSON.stringify([...new Set(keyIds)]);
-    const uses = await this.#run.all<{ key_id: string; secret_hash: Uint8Array; last_used_at: number | bigint; requests: number | bigint }>(
+    const uses = await this.#run.all<{ key_id: string; secret_hash: Uint8Array; last_used_at: number | bigint | null; requests: number | bigint }>(
       `SELECT key_id, secret_hash, last_used_at, requests FROM secret_use WHERE key_id IN ${this.#keyIds()}`,
       [ids],
     );
@@ -218,8 +222,14 @@ export class SecretUseTables {
     }
     await this.#run.all("DELETE FROM secret_use WHERE key_id = ? AND secret_hash <> ?", [keyId, replacedHash]);
     await this.#run.all("DELETE FROM secret_clients WHERE key_id = ? AND secret_hash <> ?", [keyId, replacedHash]);
-    await this.#run.all("UPDATE secret_use SET counted_from = ?, requests = 0 WHERE key_id = ? AND secret_hash = ?", [at, keyId, replacedHash]);
-    await this.#run.all("UPDATE secret_clients SET counted_from = ?, requests = 0 WHERE key_id = ? AND secret_hash = ?", [at, keyId, replacedHash]);
+    // Written even when no flush has told of the secret yet: a tally from before the rotation,
+    // flushed after it, must find the rotation's start here and not count as since it.
+    await this.#run.all(
+      `INSERT INTO secret_use (key_id, secret_hash, counted_from, last_used_at, requests) VALUES (?, ?, ?, NULL, 0)
+      ON CONFLICT (key_id, secret_hash) DO UPDATE SET counted_from = excluded.counted_from, requests = 0`,
+      [keyId, replacedHash, at],
+    );
+    await this.#run.all("UPDATE secret_clients SET requests = 0 WHERE key_id = ? AND secret_hash = ?", [keyId, replacedHash]);
   }
 
   /**

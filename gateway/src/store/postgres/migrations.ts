@@ -904,7 +904,7 @@ const MIGRATIONS: readonly string[] = [
     key_id       TEXT NOT NULL,
     secret_hash  BYTEA NOT NULL,
     counted_from BIGINT NOT NULL,  -- requests count those authenticated against the key as rotated at or after this (ms)
-    last_used_at BIGINT NOT NULL,
+    last_used_at BIGINT,            -- NULL: not used since its figures started (a secret rotated away before any flush)
     requests     BIGINT NOT NULL,
     PRIMARY KEY (key_id, secret_hash)
   );
@@ -913,7 +913,6 @@ const MIGRATIONS: readonly string[] = [
     secret_hash   BYTEA NOT NULL,
     user_agent    TEXT NOT NULL,     -- '' when none was sent
     address       TEXT NOT NULL,     -- '' when unknown
-    counted_from  BIGINT NOT NULL,
     first_seen_at BIGINT NOT NULL,
     last_seen_at  BIGINT NOT NULL,
     requests      BIGINT NOT NULL,

@@ -257,7 +257,7 @@ const MIGRATIONS: readonly string[] = [
     key_id       TEXT NOT NULL,
     secret_hash  BLOB NOT NULL,
     counted_from INTEGER NOT NULL,  -- requests count those authenticated against the key as rotated at or after this (ms)
-    last_used_at INTEGER NOT NULL,
+    last_used_at INTEGER,            -- NULL: not used since its figures started (a secret rotated away before any flush)
     requests     INTEGER NOT NULL,
     PRIMARY KEY (key_id, secret_hash)
   ) WITHOUT ROWID;
@@ -266,7 +266,6 @@ const MIGRATIONS: readonly string[] = [
     secret_hash   BLOB NOT NULL,
     user_agent    TEXT NOT NULL,     -- '' when none was sent
     address       TEXT NOT NULL,     -- '' when unknown
-    counted_from  INTEGER NOT NULL,
     first_seen_at INTEGER NOT NULL,
     last_seen_at  INTEGER NOT NULL,
     requests      INTEGER NOT NULL,
