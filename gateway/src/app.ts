@@ -93,6 +93,11 @@ export interface SecretUseOptions {
    * `retireWhenIdleSeconds` plus twice this, so a use still in another process's memory never retires it.
    */
   flushIntervalMs?: number;
+  /**
+   * Default true. False counts nothing (the key record shows no use, no previous secret retires
+   * idle or is reported in use): the baseline a benchmark measures the tracking's cost against.
+   */
+  track?: boolean;
 }
 
 /** How this process takes part in webhooks. */
@@ -155,7 +160,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     credentialThrottle: new CredentialThrottle(deps.rateLimit),
     models: new ModelCatalog(deps.models, Math.floor(now() / 1000)),
     keys: new KeyCache(deps.store),
-    secretUse: new SecretUseTracker(deps.store),
+    secretUse: new SecretUseTracker(deps.store, deps.secretUse?.track !== false),
     spend: ledgerFor(deps.store),
     rates: rateLimitsFor(deps.store),
     consoleEnabled: deps.console === true,

@@ -26,11 +26,14 @@ interface PendingSecret {
  */
 export class SecretUseTracker {
   readonly #store: Store;
+  readonly #tracking: boolean;
   #pending = new Map<string, PendingSecret>();
   #flushing: Promise<void> = Promise.resolve();
 
-  constructor(store: Store) {
+  /** `tracking` false counts nothing (a benchmark's baseline: the same gateway without the tracking). */
+  constructor(store: Store, tracking = true) {
     this.#store = store;
+    this.#tracking = tracking;
   }
 
   /**
@@ -38,6 +41,7 @@ export class SecretUseTracker {
    * `userAgent` (cut to its bound) from `address` (as the trusted proxy reports it).
    */
   seen(key: StoredApiKey, which: Exclude<SecretMatch, "none">, userAgent: string | undefined, address: string | undefined, at: number): void {
+    if (!this.#tracking) return;
     const countedFrom = key.rotatedAt ?? key.createdAt;
     const id = `${key.id}\u0000${which}\u0000${countedFrom}`;
     let secret = this.#pending.get(id);
