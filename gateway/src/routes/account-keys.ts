@@ -88,7 +88,7 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     const now = next.updatedAt;
     // Extension secret_use: the previous secret a rotation replaces or a revoke ends is retired by it.
     const endsPrevious = action !== "update" && previousSecretLive(current, now) && current.previousSecret !== null;
-    const before = endsPrevious || action === "rotate" ? await tx.secretUse.figuresOf([keyId]) : undefined;
+    const before = endsPrevious ? await tx.secretUse.figuresOf([keyId]) : undefined;
     ctx.keys.forget(keyId);
     const updated = await tx.updateApiKey(keyId, current.version, next);
     await auditKey(tx, request, action, current, updated);
