@@ -16,13 +16,12 @@ import {
   assertFutureExpiry,
   assertReferenceFree,
   newApiKey,
-  previousSecretLive,
   toWireKey,
   toWireKeyWithSecret,
   windowSpendOf,
 } from "../keys/records";
 import type { ApiKeyUpdate, LabelSelector, StoredApiKey, StoreTransaction } from "../store/types";
-import { announcePreviousSecretRetired } from "../webhooks/previous-secret-alerts";
+import { recordSecretChange } from "../webhooks/previous-secret-alerts";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 
@@ -85,19 +84,11 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     const current = await tx.getApiKey(ownerId, keyId);
     if (!current) throw keyNotFound();
     const next = change(current);
-    const now = next.updatedAt;
-    // Extension secret_use: the previous secret a rotation replaces or a revoke ends is retired by it.
-    const endsPrevious = action !== "update" && previousSecretLive(current, now) && current.previousSecret !== null;
-    const before = endsPrevious ? await tx.secretUse.figuresOf([keyId]) : undefined;
     ctx.keys.forget(keyId);
     const updated = await tx.updateApiKey(keyId, current.version, next);
     await auditKey(tx, request, action, current, updated);
-    if (action === "rotate") await tx.secretUse.rotated(keyId, updated.previousSecretHash, now);
-    if (endsPrevious) {
-      const figures = before?.get(keyId)?.get(current.previousSecretHash!.toString("hex")) ?? { lastUsedAt: null, requests: 0, clients: [] };
-      const reason = action === "rotate" ? "rotated" : "revoked";
-      await announcePreviousSecretRetired(tx, { ...current, version: updated.version }, { hint: current.previousSecret!.hint, figures }, now, reason, now);
-    }
+    // Extension secret_use: the figures move with the secrets; a previous secret this ends is retired by it.
+    if (action !== "update") await recordSecretChange(tx, action, current, updated, next.updatedAt);
     return updated;
   };
 
