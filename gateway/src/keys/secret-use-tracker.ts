@@ -1,7 +1,7 @@
 import { SECRET_USE_LIMITS } from "@gateway-keys/contract";
 import type { SecretClientTally, SecretUseTally } from "../store/secret-use-tables";
 import type { Store, StoredApiKey } from "../store/types";
-import type { SecretMatch } from "./records";
+import type { SecretMatch } from "./key-records";
 
 /** How often each process adds what it saw to the database, unless configured. */
 export const DEFAULT_SECRET_USE_FLUSH_MS = 2000;

@@ -1,6 +1,6 @@
 import { SECRET_USE_LIMITS } from "@gateway-keys/contract";
 import type { SqlRunner } from "./events/sql-runner";
-import { num, numOrNull } from "./events/rows";
+import { num, numOrNull } from "./events/event-rows";
 
 /** Extension `secret_use`: why a previous secret stopped authenticating (the contract's reasons). */
 export type PreviousSecretRetireReason = "idle" | "expired" | "revoked" | "rotated";

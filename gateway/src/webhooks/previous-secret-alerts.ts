@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { recordChange } from "../audit/record";
 import type { AuditOrigin } from "../audit/chain";
 import type { PreviousSecretRetireReason, SecretFigures } from "../store/secret-use-tables";
-import { previousSecretLive } from "../keys/records";
+import { previousSecretLive } from "../keys/key-records";
 import type { StoredApiKey, StoreTransaction } from "../store/types";
 import type { AlertSubject } from "./alerts";
 import { enqueueEvent } from "./outbox";
