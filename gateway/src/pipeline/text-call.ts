@@ -8,6 +8,7 @@ import { isRouteFailure, upstreamFailure } from "../upstream/provider";
 import { openRelay, type RelayedAnswer, type RelayedStream } from "../inference/relay";
 import type { ServerSentEvent } from "../upstream/sse-events";
 import { estimateConversationTokens, summariseRelayedRequest } from "../inference/input-estimate";
+import { textRequestTokensBound } from "../inference/input-bound";
 import { MeteredCall } from "./metered-call";
 import { asDatabaseUnavailable } from "../store/faults";
 import type { StoredApiKey } from "../store/types";
@@ -96,13 +97,15 @@ export async function runTextCall<Body extends TextRequestBody>(
   const model = await metered.admit("chat");
   const bound = checkedBound(spec.bound(body), model);
   // A request without a bound gets the model's, or on a key that cannot afford it, what the key's budget affords.
-  const outputBound = await metered.reserveText(model, inputTokens, bound ?? model.maxOutputTokens, bound !== undefined);
+  const input = { estimate: inputTokens, bound: inputTokensBound(model, body, inputTokens) };
+  const choices = spec.choices(body);
+  const outputBound = await metered.reserveText(model, input, bound ?? model.maxOutputTokens, bound !== undefined, choices);
   if (bound === undefined) {
     call.boundWhenUnset = outputBound;
     if (call.conversation) call.conversation.maxOutputTokens = outputBound;
   }
-  // Each count a provider leaves out of its usage is taken at the figure the reservation used.
-  const filled = (usage: Partial<TextUsage>): TextUsage => ({ ...usage, inputTokens: usage.inputTokens ?? inputTokens, outputTokens: usage.outputTokens ?? outputBound });
+  // Each count a provider leaves out of its usage is taken at the gateway's: its input count, the output bound (for each answer asked).
+  const filled = (usage: Partial<TextUsage>): TextUsage => ({ ...usage, inputTokens: usage.inputTokens ?? inputTokens, outputTokens: usage.outputTokens ?? outputBound * choices });
 
   const sse = call.stream ? new SseStream(reply) : undefined;
   const signal = sse?.signal ?? SseStream.clientGone(reply);
@@ -153,7 +156,17 @@ export async function runTextCall<Body extends TextRequestBody>(
 }
 
 /**
- * The request's metering, and its input tokens as estimated for the reservation. The prompt's text
+ * The most input tokens the model's routes can count for the request, held by its reservation: the
+ * gateway's own count when built-in engines serve every route (they count by the gateway's rule),
+ * else the bound of inference/input-bound.ts, which holds whatever tokenizer a provider uses.
+ */
+function inputTokensBound(model: ChatModel, body: TextRequestBody, estimate: number): number {
+  if (model.routes.every((route) => route.kind === "builtin")) return estimate;
+  return Math.max(estimate, textRequestTokensBound(body as unknown as Record<string, unknown>, model.inputTokensPerImage));
+}
+
+/**
+ * The request's metering, and its input tokens as the gateway counts them (the rate limit's figure). The prompt's text
  * is built here and handed to the call, which keeps it only for a key that logs requests: an open
  * stream (whose frame outlives every await) holds no copy of it.
  */
