@@ -88,7 +88,7 @@ describe("a text answer on a key with a spend limit is charged the provider's co
   });
 
   test("requests at once near the limit: each served one charged in full, the rest refused, the limit never passed", async () => {
-    const client = await limited("120");
+    const client = await limited("300");
     const [, send] = CALLS[0]!;
     const outcomes = await Promise.all(Array.from({ length: 10 }, () => send(client).then((cost) => cost, (error: { status?: number }) => error.status)));
     const served = outcomes.filter((outcome) => typeof outcome === "string");
@@ -98,7 +98,7 @@ describe("a text answer on a key with a spend limit is charged the provider's co
     expect(served.length).toBeLessThan(10);
     const spent = Number(await client.spentUnits());
     expect(spent).toBe(served.length * Number(CHARGE));
-    expect(spent).toBeLessThanOrEqual(120);
+    expect(spent).toBeLessThanOrEqual(300);
   });
 });
 

@@ -281,6 +281,11 @@ describe("webhooks", () => {
     expect(JSON.parse(ofKey("key.expiring")[0]!.body)).toMatchObject({ type: "key.expiring", data: { keyId: key.keyId, expiryWarningSeconds: 3600 } });
     expect(ofKey("key.rotation_due")).toHaveLength(1);
     expect(JSON.parse(ofKey("key.rotation_due")[0]!.body)).toMatchObject({ type: "key.rotation_due", data: { keyId: key.keyId, rotateAfterSeconds: 60 } });
+    // Their instants are the key record's, as it shows them.
+    const record = (await account.get(key.keyId)).body;
+    expect(JSON.parse(ofKey("key.expiring")[0]!.body).data.expiresAt).toBe(record.expiresAt);
+    const due = JSON.parse(ofKey("key.rotation_due")[0]!.body).data as { secretCreatedAt: string; dueAt: string };
+    expect([due.secretCreatedAt, due.dueAt]).toEqual([record.createdAt, new Date(Date.parse(record.createdAt) + 60_000).toISOString()]);
   });
 
   test("during a secret rotation's overlap a delivery verifies with the old secret and with the new one", async () => {

@@ -194,12 +194,14 @@ export class MeteredCall {
   }
 
   /**
-   * Ends a call that cannot say what it used — a stream cut before its end, an upstream that
-   * reported no usage — by charging the whole reservation.
+   * Ends a call that cannot say what it used — a stream cut or failed before its end — by charging
+   * what it may have used, `usage` (its input as counted, its whole output bound), never more than
+   * the reservation. Safe to call after settling (no-op).
    */
-  async chargeReservation(status: number, output: string | null): Promise<void> {
+  async chargeUnfinished(model: PricedModel, status: number, usage: TextUsage, output: string | null): Promise<void> {
     const reservation = this.#requireReservation();
-    await this.#settle(reservation, status, reservation.micros, output, "succeeded");
+    const cost = costOf(model.pricing, usage);
+    await this.#settle(reservation, status, cost < reservation.micros ? cost : reservation.micros, output, "succeeded");
   }
 
   /** Ends a call whose model failed before answering: nothing is charged. Safe to call after settling (no-op). */

@@ -64,7 +64,7 @@ function checkedBound(bound: { value: number; param: string } | undefined, model
  * relayed as sent to a provider of the client's wire, or read into a conversation for a built-in
  * model or a provider of another wire. It settles the actual cost and only then sends the answer
  * (or a stream's last event). A stream the client cuts, or that fails midway, is charged its
- * reservation. Returns the answer the route's schema serialises, or the reply once written.
+ * input and its whole output bound. Returns the answer the route's schema serialises, or the reply once written.
  */
 export async function runTextCall<Body extends TextRequestBody>(
   ctx: GatewayContext,
@@ -106,6 +106,8 @@ export async function runTextCall<Body extends TextRequestBody>(
   }
   // Each count a provider leaves out of its usage is taken at the gateway's: its input count, the output bound (for each answer asked).
   const filled = (usage: Partial<TextUsage>): TextUsage => ({ ...usage, inputTokens: usage.inputTokens ?? inputTokens, outputTokens: usage.outputTokens ?? outputBound * choices });
+  // A stream cut or failed before its end may have used its whole output bound, whatever it reported so far.
+  const unfinished = (usage: Partial<TextUsage>): TextUsage => filled({ inputTokens: usage.inputTokens });
 
   const sse = call.stream ? new SseStream(reply) : undefined;
   const signal = sse?.signal ?? SseStream.clientGone(reply);
@@ -147,10 +149,10 @@ export async function runTextCall<Body extends TextRequestBody>(
       return spec.clientWire(body, ctx.now()).answer(opened.completion, model.id);
     }
     case "stream":
-      await pipeRelayedStream(opened, sse!, metered, model, filled, spec);
+      await pipeRelayedStream(opened, sse!, metered, model, { filled, unfinished }, spec);
       return reply;
     case "deltas":
-      await writeStream(opened, sse!, metered, model, spec.clientWire(body, ctx.now()), inputTokens, reply);
+      await writeStream(opened, sse!, metered, model, spec.clientWire(body, ctx.now()), unfinished({}), reply);
       return reply;
   }
 }
@@ -228,10 +230,10 @@ async function writeStream(
   metered: MeteredCall,
   model: ChatModel,
   wire: ReturnType<TextWireSpec<TextRequestBody>["clientWire"]>,
-  inputTokens: number,
+  unfinished: TextUsage,
   reply: FastifyReply,
 ): Promise<void> {
-  const writer = wire.stream(sse, model.id, inputTokens);
+  const writer = wire.stream(sse, model.id, unfinished.inputTokens);
   let text = "";
   let failure: GatewayError | undefined;
   try {
@@ -252,10 +254,10 @@ async function writeStream(
       failure = new GatewayError("internal_error", "The model failed while streaming.");
     } else reply.log.warn({ err: error }, "a stream ended with an error event");
   } finally {
-    // Cut by the client, or failed before its end: the reservation is the charge, committed before
-    // the error event goes out, as every answer waits for its charge.
+    // Cut by the client, or failed before its end: its input and whole output bound are the charge,
+    // committed before the error event goes out, as every answer waits for its charge.
     try {
-      await metered.chargeReservation(200, text);
+      await metered.chargeUnfinished(model, 200, unfinished, text);
     } catch (error) {
       // The charge could not be committed: the answer is not acknowledged, its end is an error.
       failure ??= chargeFailure(error);
@@ -276,7 +278,7 @@ async function pipeRelayedStream<Body extends TextRequestBody>(
   sse: SseStream,
   metered: MeteredCall,
   model: ChatModel,
-  filled: (usage: Partial<TextUsage>) => TextUsage,
+  usage: { filled: (usage: Partial<TextUsage>) => TextUsage; unfinished: (usage: Partial<TextUsage>) => TextUsage },
   spec: TextWireSpec<Body>,
 ): Promise<void> {
   const { watch } = opened;
@@ -300,7 +302,7 @@ async function pipeRelayedStream<Body extends TextRequestBody>(
       if (full) await full;
     }
     if (watch.ended) {
-      await metered.succeed(model, filled(watch.usage), watch.text || null);
+      await metered.succeed(model, usage.filled(watch.usage), watch.text || null);
       sse.sendEvent(held!.event, held!.data);
     } else if (!watch.failed && !sse.cut) {
       failure = upstreamFailure(opened.provider, new Error("the stream ended before its last event"));
@@ -311,7 +313,7 @@ async function pipeRelayedStream<Body extends TextRequestBody>(
   } finally {
     await opened.rest.return?.();
     try {
-      await metered.chargeReservation(200, watch.text || null);
+      await metered.chargeUnfinished(model, 200, usage.unfinished(watch.usage), watch.text || null);
     } catch (error) {
       failure ??= chargeFailure(error);
     } finally {
