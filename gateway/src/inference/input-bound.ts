@@ -73,7 +73,7 @@ export function textRequestTokensBound(body: Record<string, unknown>, tokensPerI
  */
 export function embeddingsInputTokensBound(input: unknown): number {
   if (typeof input === "string") return textTokensBound(input) + TOKENS_PER_EMBEDDED_TEXT;
-  if (!Array.isArray(input)) return 0;
+  if (!Array.isArray(input) || input.length === 0) return 0;
   if (input.every((item) => typeof item === "number")) return input.length + TOKENS_PER_EMBEDDED_TEXT;
   return input.reduce<number>((sum, item) => sum + embeddingsInputTokensBound(item), 0);
 }
