@@ -10,6 +10,8 @@ import type { Script } from "@gateway-keys/testkit/scripted-provider";
 import { chatAnswer, clientsOf, useForwarding } from "./forwarding-support";
 
 const forwarding = useForwarding([
+  // Counts images as gpt-4o-mini does: 2,833 + 5,667 per 512-pixel tile.
+  { id: "mini", family: "chat", routes: [{ provider: "oai", model: "mini-up" }], pricing: { inputUnitsPerMillionTokens: "1000000", outputUnitsPerMillionTokens: "2000000" }, maxOutputTokens: 100, inputTokensPerImage: 50_000 },
   { id: "embed", family: "embeddings", routes: [{ provider: "oai", model: "emb-up" }], pricing: { inputUnitsPerMillionTokens: "1000000" } },
   { id: "listen", family: "transcription", routes: [{ provider: "oai", model: "stt-up" }], pricing: { unitsPerMinute: "60" } },
 ]);
@@ -114,6 +116,21 @@ test("a Chat Completions request for n answers reserves n times its bound: the p
   expect(provider.received[0]!.body).toMatchObject({ n: 10, max_completion_tokens: 100 });
   expect(response.headers.get(COST_HEADER)).toBe("2014");
   expect(await client.spentUnits()).toBe("2014");
+});
+
+test("an image is reserved at its model's inputTokensPerImage, so a model that counts an image above the default is charged in full", async () => {
+  const { provider } = forwarding();
+  // A 1024×1024 image at detail high on gpt-4o-mini: 2,833 + 4 × 5,667 tokens, and 6 of text.
+  provider.answer(() => ({ json: chatAnswer({ role: "assistant", content: "a cat" }, "stop", { prompt_tokens: 25_507, completion_tokens: 2, total_tokens: 25_509 }) }));
+  const client = await limited("100000");
+  const content = [
+    { type: "text" as const, text: PROMPT },
+    { type: "image_url" as const, image_url: { url: "https://example.com/cat.png", detail: "high" as const } },
+  ];
+  const { response } = await client.openai.chat.completions.create({ model: "mini", messages: [{ role: "user", content }], max_completion_tokens: 2 }).withResponse();
+
+  expect(response.headers.get(COST_HEADER)).toBe("25511");
+  expect(await client.spentUnits()).toBe("25511");
 });
 
 describe("embeddings on a key with a spend limit are charged the provider's count in full", () => {

@@ -255,7 +255,7 @@ describe("webhooks", () => {
       const windows = await call<ListPage<{ startedAt: string }>>(gateway.baseUrl, "GET", `/v1/account/api-keys/${key.keyId}/spend-windows`, auth());
       const { data } = await eventOf(key.keyId);
       expect([data.windowStartedAt, data.windowResetsAt]).toEqual([record.createdAt, null]);
-      expect([record.spendWindow.startedAt, windows.body.data[0]!.startedAt]).toEqual([record.createdAt, record.createdAt]);
+      expect([record.spendWindow?.startedAt, windows.body.data[0]!.startedAt]).toEqual([record.createdAt, record.createdAt]);
     }
   });
 

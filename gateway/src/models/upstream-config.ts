@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { describeIssues, fieldIssues, LimitUnits } from "@gateway-keys/contract";
 import { parse as parseYaml } from "yaml";
-import { IMAGE_INPUT_TOKENS } from "../inference/input-estimate";
 import { familiesOf, ProviderConfig } from "../upstream/kinds";
 
 export { ProviderConfig } from "../upstream/kinds";
@@ -42,11 +41,11 @@ export const ModelConfig = z.discriminatedUnion(
       maxOutputTokens: z.number().int().min(1).max(1_000_000),
       /**
        * The most input tokens a route's model counts for one image: what a spend reservation holds
-       * for each (docs/api.md, "How a reservation bounds each family's charge"). The default is
-       * above what Anthropic's and OpenAI's gpt-4o count; a model that counts more (gpt-4o-mini:
-       * up to 48,169) needs its own.
+       * for each (docs/api.md, "How a reservation bounds each family's charge"). Without it,
+       * IMAGE_INPUT_TOKENS: above what Anthropic's models and OpenAI's gpt-4o count; a model that
+       * counts more (gpt-4o-mini: up to 48,169) needs its own.
        */
-      inputTokensPerImage: z.number().int().min(1).max(1_000_000).default(IMAGE_INPUT_TOKENS),
+      inputTokensPerImage: z.number().int().min(1).max(1_000_000).optional(),
       /**
        * A field a route's provider cannot carry (lossy, docs/api.md "Translation by meaning"):
        * `refuse` it with a 400 naming it (the default), or `drop` it and name it in the
