@@ -5,9 +5,10 @@ import { IMAGE_INPUT_TOKENS, IMAGE_TYPES } from "./input-estimate";
  * reservation holds for a forwarded model, so that the provider's own count is charged in full and
  * the key's limit still holds (docs/api.md, "How a reservation bounds each family's charge").
  *
- * Why bytes: the tokenizers behind these providers (byte-level BPE — OpenAI's, Anthropic's, Llama's
- * and Titan's families —, SentencePiece with byte fallback, WordPiece) each cut text into pieces of
- * at least one byte, so text of n UTF-8 bytes is at most n tokens. What can add to that is bounded
+ * Why bytes: the tokenizers behind these providers (byte-level BPE — OpenAI's, Anthropic's, Llama
+ * 3's —, SentencePiece with byte fallback, WordPiece) each cut text into pieces of at least one
+ * byte, so text of n UTF-8 bytes is at most n tokens (test/gateway/input-bound.test.ts checks
+ * OpenAI's and Claude's published tokenizers on hostile text). What can add to that is bounded
  * apart: a tokenizer that normalises text first (NFKC turns "ﷺ", 3 bytes, into 33), so a text
  * counts the larger of its bytes and its NFKC form's; the tokens a provider adds around each piece
  * (begin and end markers, a message's role header, the reply's priming), covered by the JSON around
