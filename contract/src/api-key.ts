@@ -59,7 +59,7 @@ export const GracePeriodSeconds = z
   .min(0, { error: GRACE_MESSAGE })
   .max(KEY_EXTENSION_LIMITS.gracePeriodSecondsMax, { error: GRACE_MESSAGE });
 
-/** Bounds of extension `secret_use` (docs/api.md records them). */
+/** Bounds of extension `secret_use` (docs/api/keys.md#which-secret-is-in-use-extension-secret_use records them). */
 export const SECRET_USE_LIMITS = {
   /** Distinct clients kept per secret: the most recently seen. */
   clientsPerSecret: 20,
@@ -71,7 +71,7 @@ export const SECRET_USE_LIMITS = {
 
 /**
  * Extension `secret_use`: one client seen presenting a secret, told apart by its `User-Agent` and
- * source address (the address as the gateway's trusted proxy reports it; docs/api.md says which).
+ * source address (the address as the gateway's trusted proxy reports it; docs/api/keys.md#which-secret-is-in-use-extension-secret_use says which).
  */
 export const SecretClient = z.object({
   /** The `User-Agent` it sent (cut to {@link SECRET_USE_LIMITS.userAgentMaxLength}), or null when it sent none. */

@@ -41,6 +41,18 @@ export function windowEndOf(period: ResetPeriod, start: number): number | null {
   }
 }
 
+/**
+ * The spend window of `period` that holds `at`, as every reader shows it (the key record's
+ * `spendWindow`, `…/spend-windows`, the `key.budget_threshold` event): `start` is where its spend
+ * is counted from ({@link windowStartOf}: the epoch for a lifetime cap); `startedAt` when the window
+ * began for the key — a lifetime window at the key's creation (`keyCreatedAt`), any other at its
+ * boundary; `endsAt` the next window's start, `null` for a lifetime cap.
+ */
+export function spendWindowOf(period: ResetPeriod, at: number, keyCreatedAt: number): { start: number; startedAt: number; endsAt: number | null } {
+  const start = windowStartOf(period, at);
+  return { start, startedAt: period === "never" ? keyCreatedAt : start, endsAt: windowEndOf(period, start) };
+}
+
 /** The UTC day that holds `at`: where a charge is kept, so any window's spend is a sum of days. */
 export function dayOf(at: number): number {
   return Math.floor(at / DAY_MS) * DAY_MS;

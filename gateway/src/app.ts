@@ -80,7 +80,7 @@ export interface AppDependencies {
    * anonymous callers' rate limit.
    */
   trustProxy?: boolean | number | string | string[];
-  /** Extension `secret_use` (docs/api.md): how each secret's use is tracked. */
+  /** Extension `secret_use` (docs/api/keys.md#which-secret-is-in-use-extension-secret_use): how each secret's use is tracked. */
   secretUse?: SecretUseOptions;
 }
 

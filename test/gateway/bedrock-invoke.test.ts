@@ -13,7 +13,7 @@ import { anthropicToolStream } from "./forwarding-support";
 import { CLAUDE, clientsOf, ENV_KEYS, expectNoGatewayKey, modelPath, REGION, TITAN, useBedrock } from "./bedrock-support";
 
 const forwarding = useBedrock();
-const clients = () => clientsOf({ provider: forwarding().bedrock, gateway: forwarding().gateway });
+const clients = (key: Parameters<typeof clientsOf>[1] = {}) => clientsOf({ provider: forwarding().bedrock, gateway: forwarding().gateway }, key);
 
 const CITY_SCHEMA = { type: "object", properties: { city: { type: "string" } }, required: ["city"] } as const;
 const UPSTREAM_MESSAGE = { id: "msg_bdrk_01", type: "message", role: "assistant", model: "claude-sonnet-4-5-20250929" };
@@ -272,6 +272,21 @@ describe("embeddings through InvokeModel (Titan Text Embeddings)", () => {
     expect(answer.usage).toEqual({ prompt_tokens: 5, total_tokens: 5 });
     expect(answer.model).toBe(TITAN);
     expect(await client.spentUnits()).toBe("5");
+  });
+
+  test("on a key with a spend limit, Titan's token counts are charged in full, above the gateway's own count", async () => {
+    const { bedrock } = forwarding();
+    const client = await clients({ spendPolicy: { limitUnits: "1000" } });
+    // Titan counts markers around each text: 15 tokens in all where the gateway counts 3.
+    bedrock.answer((request) => {
+      const { inputText } = request.body as { inputText: string };
+      return { json: { embedding: [0.5], inputTextTokenCount: inputText.split(" ").length + 6, embeddingsByType: { float: [0.5] } } };
+    });
+    const { data, response } = await client.openai.embeddings.create({ model: "titan", input: ["hello world", "bonjour"] }).withResponse();
+
+    expect(data.usage).toEqual({ prompt_tokens: 15, total_tokens: 15 });
+    expect(response.headers.get("x-gateway-cost-units")).toBe("15");
+    expect(await client.spentUnits()).toBe("15");
   });
 
   test("float vectors when asked; token input is refused naming input, nothing sent or charged", async () => {

@@ -67,7 +67,7 @@ afterAll(async () => {
   delete process.env[WRONG_KEY_ENV];
 });
 
-const clients = () => clientsOf({ provider: azure, gateway });
+const clients = (key: Parameters<typeof clientsOf>[1] = {}) => clientsOf({ provider: azure, gateway }, key);
 
 /** Azure's stream opens with a chunk of content filter results and no choices. */
 const filterChunk = { id: "", object: "", created: 0, model: "", choices: [], prompt_filter_results: [{ prompt_index: 0, content_filter_results: {} }] };
@@ -304,6 +304,16 @@ describe("Azure's media families", () => {
     expect([azure.received[0]!.path, azure.received[0]!.query, azure.received[0]!.headers["api-key"]]).toEqual(["/openai/deployments/embed-prod/embeddings", { "api-version": API_VERSION }, AZURE_KEY]);
     expect(data.data[0]!.embedding).toEqual([0.5, -0.25]);
     expect(response.headers.get("x-gateway-cost-units")).toBe("4");
+  });
+
+  test("on a key with a spend limit, embeddings are charged Azure's token count in full, above the gateway's own count", async () => {
+    const client = await clients({ spendPolicy: { limitUnits: "1000" } });
+    // The gateway counts 4 tokens; Azure's model counted 10.
+    azure.answer(() => ({ json: { object: "list", data: [{ object: "embedding", index: 0, embedding: [0.5] }], model: "text-embedding-3-large", usage: { prompt_tokens: 10, total_tokens: 10 } } }));
+    const { response } = await client.openai.embeddings.create({ model: "azure-embed", input: "four tokens of text", encoding_format: "float" }).withResponse();
+
+    expect(response.headers.get("x-gateway-cost-units")).toBe("10");
+    expect(await client.spentUnits()).toBe("10");
   });
 
   test("an image generation goes to the deployment's images path and is charged per image", async () => {

@@ -236,6 +236,29 @@ describe("webhooks", () => {
     expect(ofKey().map((event) => [event.data.threshold, event.data.spentUnits])).toEqual([[0.1, "0.006"]]);
   });
 
+  test("a budget event dates a lifetime window from the key's creation, as the key record and its spend windows do, whether a charge or the scan sends it", async () => {
+    await createWebhook({ url: receiver.url, events: ["key.budget_threshold"], labelSelector: { team: "lifetime" } });
+    const charged = await gateway.createRegularKey({ name: "lifetime", labels: { team: "lifetime" }, spendPolicy: { limitUnits: "0.03" }, budgetAlertThresholds: [0.1] });
+    const scanned = await gateway.createRegularKey({ name: "lifetime", labels: { team: "lifetime" }, spendPolicy: { limitUnits: "0.03" } });
+    const ping = { model: "echo-1", input: "ping", max_output_tokens: 1 };
+    expect((await respond(gateway, charged.secret, ping)).status).toBe(200);
+    expect((await respond(gateway, scanned.secret, ping)).status).toBe(200);
+    expect((await account.patch(scanned.keyId, { expectedVersion: 1, budgetAlertThresholds: [0.1] })).status).toBe(200);
+    await gateway.gateway.app.gateway.scanAlerts();
+    const eventOf = async (keyId: string) => {
+      const isEvent = (d: { body: string }) => d.body.includes(keyId) && d.body.includes('"key.budget_threshold"');
+      const accepted = await receiver.waitFor((deliveries) => deliveries.some(isEvent));
+      return JSON.parse(accepted.find(isEvent)!.body) as { data: { windowStartedAt: string; windowResetsAt: string | null } };
+    };
+    for (const key of [charged, scanned]) {
+      const record = (await account.get(key.keyId)).body;
+      const windows = await call<ListPage<{ startedAt: string }>>(gateway.baseUrl, "GET", `/v1/account/api-keys/${key.keyId}/spend-windows`, auth());
+      const { data } = await eventOf(key.keyId);
+      expect([data.windowStartedAt, data.windowResetsAt]).toEqual([record.createdAt, null]);
+      expect([record.spendWindow?.startedAt, windows.body.data[0]!.startedAt]).toEqual([record.createdAt, record.createdAt]);
+    }
+  });
+
   test("the expiry and rotation scan sends key.expiring and key.rotation_due once each", async () => {
     await createWebhook({ url: receiver.url, events: ["key.expiring", "key.rotation_due"], labelSelector: { team: "scan" } });
     const key = await gateway.createRegularKey({
@@ -258,6 +281,11 @@ describe("webhooks", () => {
     expect(JSON.parse(ofKey("key.expiring")[0]!.body)).toMatchObject({ type: "key.expiring", data: { keyId: key.keyId, expiryWarningSeconds: 3600 } });
     expect(ofKey("key.rotation_due")).toHaveLength(1);
     expect(JSON.parse(ofKey("key.rotation_due")[0]!.body)).toMatchObject({ type: "key.rotation_due", data: { keyId: key.keyId, rotateAfterSeconds: 60 } });
+    // Their instants are the key record's, as it shows them.
+    const record = (await account.get(key.keyId)).body;
+    expect(JSON.parse(ofKey("key.expiring")[0]!.body).data.expiresAt).toBe(record.expiresAt);
+    const due = JSON.parse(ofKey("key.rotation_due")[0]!.body).data as { secretCreatedAt: string; dueAt: string };
+    expect([due.secretCreatedAt, due.dueAt]).toEqual([record.createdAt, new Date(Date.parse(record.createdAt) + 60_000).toISOString()]);
   });
 
   test("during a secret rotation's overlap a delivery verifies with the old secret and with the new one", async () => {

@@ -24,7 +24,7 @@ export function estimateConversationTokens(conversation: Conversation): number {
 /** Keys under which a relayed body holds text a model reads. */
 const TEXT_KEYS = new Set(["content", "text", "input", "instructions", "system", "arguments", "output", "prompt"]);
 /** Part types that are images, on each wire. */
-const IMAGE_TYPES = new Set(["image_url", "input_image", "image"]);
+export const IMAGE_TYPES = new Set(["image_url", "input_image", "image"]);
 
 /**
  * A request relayed as sent, read only as far as metering needs: its text (for the request log and

@@ -36,7 +36,7 @@ export interface MediaRelay {
   body: MediaBody;
   /** The most the request can cost, reserved before it is sent. */
   reserveMicros: bigint;
-  /** What the answer costs, measured in the family's unit (never more than the reservation under a limit). */
+  /** What the answer costs, measured in the family's unit (the pipeline charges no more than the reservation under a limit). */
   cost(answer: MediaAnswer): bigint;
   /** For a family priced in tokens: the most the request can use, and what it used, as a key's tokensPerMinute counts them. */
   tokens?: { reserved: number; used(answer: MediaAnswer): number };

@@ -17,6 +17,11 @@ export interface TextWireSpec<Body extends TextRequestBody> {
   relay: RelayWire;
   /** The client's bound on output tokens, and the field that carries it. */
   bound(body: Body): { value: number; param: string } | undefined;
+  /**
+   * How many answers the request asks for, each up to the bound (Chat Completions' `n`; 1 on the
+   * other wires): a relayed request's output can be this many times its bound.
+   */
+  choices(body: Body): number;
   /** Whether the client asked a stream for its usage (Chat Completions' `stream_options.include_usage`; the others always carry it). */
   clientAskedUsage(body: Body): boolean;
   /** The request as a conversation, for a built-in model or a provider of another wire; refuses what it cannot carry. */

@@ -2,7 +2,7 @@ import {
   formatUnits,
   hintOf,
   parseUnits,
-  windowEndOf,
+  spendWindowOf,
   windowStartOf,
   type ApiKey,
   type ApiKeyWithSecret,
@@ -45,9 +45,8 @@ export function isExpired(key: Pick<StoredApiKey, "expiresAt">, now: number): bo
  * hold it (none for a key just created).
  */
 export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: number, figures: SecretFiguresByHash = new Map()): Promise<ApiKey> {
-  const windowStart = windowStartOf(key.resetPeriod, now);
+  const window = spendWindowOf(key.resetPeriod, now, key.createdAt);
   const lifetime = key.resetPeriod === "never";
-  const windowEnd = windowEndOf(key.resetPeriod, windowStart);
   return {
     object: "api_key",
     keyId: key.id,
@@ -67,9 +66,9 @@ export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: numb
     lastUsedAt: isoOrNull(key.lastRequestAt),
     spentUnits: formatUnits(key.spentMicros),
     spendWindow: {
-      startedAt: iso(lifetime ? key.createdAt : windowStart),
-      resetsAt: isoOrNull(windowEnd),
-      spentUnits: formatUnits(lifetime ? key.spentMicros : await spend.spentSince(key.id, windowStart)),
+      startedAt: iso(window.startedAt),
+      resetsAt: isoOrNull(window.endsAt),
+      spentUnits: formatUnits(lifetime ? key.spentMicros : await spend.spentSince(key.id, window.start)),
     },
     createdAt: iso(key.createdAt),
     updatedAt: iso(key.updatedAt),

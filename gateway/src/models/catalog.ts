@@ -33,7 +33,12 @@ type Served<Family extends ModelFamily, Engine> = { family: Family } & ({ engine
 /** A model the gateway serves, with the engine that runs it (its kind follows the family). */
 export type CatalogModel = CatalogModelBase &
   (
-    | { family: "chat"; routes: readonly TextRoute[] }
+    | {
+        family: "chat";
+        routes: readonly TextRoute[];
+        /** A forwarded model's allowance of input tokens per image, in its spend reservation (inference/input-bound.ts). */
+        inputTokensPerImage?: number;
+      }
     | Served<"embeddings", MediaEngines["embeddings"]>
     | Served<"moderation", MediaEngines["moderation"]>
     | Served<"images", MediaEngines["images"]>

@@ -42,6 +42,7 @@ export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = 
           ...common,
           family: "chat",
           maxOutputTokens: model.maxOutputTokens,
+          ...(model.inputTokensPerImage !== undefined && { inputTokensPerImage: model.inputTokensPerImage }),
           pricing: tokenPricing(model.pricing.inputUnitsPerMillionTokens, model.pricing.outputUnitsPerMillionTokens),
           routes: relays.map((relay) => {
             const engine = translatedEngine(relay.provider, relay.model, model.id, model.unsupportedFields);

@@ -40,6 +40,13 @@ export const ModelConfig = z.discriminatedUnion(
       pricing: TokenPrices,
       maxOutputTokens: z.number().int().min(1).max(1_000_000),
       /**
+       * The most input tokens a route's model counts for one image: what a spend reservation holds
+       * for each (docs/api/policies.md#how-a-reservation-bounds-each-familys-charge). Without it,
+       * IMAGE_INPUT_TOKENS: above what Anthropic's models and OpenAI's gpt-4o count; a model that
+       * counts more (gpt-4o-mini: up to 48,169) needs its own.
+       */
+      inputTokensPerImage: z.number().int().min(1).max(1_000_000).optional(),
+      /**
        * A field a route's provider cannot carry (lossy, docs/operators/upstream.md#translation-by-meaning):
        * `refuse` it with a 400 naming it (the default), or `drop` it and name it in the
        * `x-gateway-dropped-fields` header.

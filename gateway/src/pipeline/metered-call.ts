@@ -95,23 +95,27 @@ export class MeteredCall {
   }
 
   /**
-   * Admits and reserves a text request of `inputTokens` with up to `outputBound` output tokens, and
-   * returns the output bound reserved. When the client set no bound (`clientBound` false) and the
-   * key cannot afford the model's whole output, the bound shrinks to what its remaining budget
+   * Admits and reserves a text request of `choices` answers of up to `outputBound` output tokens
+   * each, and returns the output bound reserved. Its input is `input.bound` tokens in the
+   * reservation (the most its routes can count) and `input.estimate` under the rate limit policy
+   * (its tokens as the gateway counts them). When the client set no bound (`clientBound` false) and
+   * the key cannot afford the model's whole output, the bound shrinks to what its remaining budget
    * affords: the request is refused (402) only when its input and one output token do not fit.
    */
-  async reserveText(model: ModelOf<"chat">, inputTokens: number, outputBound: number, clientBound: boolean): Promise<number> {
-    const costFor = (outputTokens: number) => costOf(model.pricing, { inputTokens, outputTokens });
+  async reserveText(model: ModelOf<"chat">, input: { estimate: number; bound: number }, outputBound: number, clientBound: boolean, choices = 1): Promise<number> {
+    const inputTokens = input.bound;
+    const costFor = (outputTokens: number) => costOf(model.pricing, { inputTokens, outputTokens: outputTokens * choices });
     if (clientBound) {
-      await this.reserveMicros(costFor(outputBound), inputTokens + outputBound);
+      await this.reserveMicros(costFor(outputBound), input.estimate + outputBound * choices);
       return outputBound;
     }
-    await this.#admitRate(inputTokens + outputBound);
+    await this.#admitRate(input.estimate + outputBound * choices);
     const affordable = await this.#releasingOnError(async () => {
       this.#reservation = await this.#ctx.spend.reserve(this.#key, costFor(outputBound), this.#now);
       if (this.#reservation) return outputBound;
       const headroom = await this.#ctx.spend.headroom(this.#key, this.#now);
-      const tokens = headroom === null || model.pricing.unit !== "tokens" ? 0 : affordableOutputTokens(model.pricing, inputTokens, headroom, outputBound);
+      const total = headroom === null || model.pricing.unit !== "tokens" ? 0 : affordableOutputTokens(model.pricing, inputTokens, headroom, outputBound * choices);
+      const tokens = Math.floor(total / choices);
       if (tokens < 1) return 0;
       this.#reservation = await this.#ctx.spend.reserve(this.#key, costFor(tokens), this.#now);
       return this.#reservation ? tokens : 0;
@@ -169,8 +173,10 @@ export class MeteredCall {
 
   /**
    * Charges what `usage` costs and records the answer; resolves once committed. Returns the cost.
-   * Under a spend limit the charge is never more than the reservation (the limit is never passed);
-   * a key without one is charged what the provider reported, however much that is.
+   * Under a spend limit the charge is never more than the reservation, so the limit is never
+   * passed: the reservation is the most the request can be counted (inference/input-bound.ts), so
+   * this cap holds back only what a provider counted from outside the request. A key without a
+   * limit is charged what the provider reported, however much that is.
    */
   async succeed(model: PricedModel, usage: TextUsage, output: string | null): Promise<bigint> {
     return this.succeedMicros(costOf(model.pricing, usage), output, tokensOf(model, usage));
@@ -188,12 +194,14 @@ export class MeteredCall {
   }
 
   /**
-   * Ends a call that cannot say what it used — a stream cut before its end, an upstream that
-   * reported no usage — by charging the whole reservation.
+   * Ends a call that cannot say what it used — a stream cut or failed before its end — by charging
+   * what it may have used, `usage` (its input as counted, its whole output bound), never more than
+   * the reservation. Safe to call after settling (no-op).
    */
-  async chargeReservation(status: number, output: string | null): Promise<void> {
+  async chargeUnfinished(model: PricedModel, status: number, usage: TextUsage, output: string | null): Promise<void> {
     const reservation = this.#requireReservation();
-    await this.#settle(reservation, status, reservation.micros, output, "succeeded");
+    const cost = costOf(model.pricing, usage);
+    await this.#settle(reservation, status, cost < reservation.micros ? cost : reservation.micros, output, "succeeded");
   }
 
   /** Ends a call whose model failed before answering: nothing is charged. Safe to call after settling (no-op). */

@@ -8,6 +8,7 @@ import { isRouteFailure, upstreamFailure } from "../upstream/send";
 import { openRelay, type RelayedAnswer, type RelayedStream } from "../inference/relay";
 import type { ServerSentEvent } from "../upstream/sse-events";
 import { estimateConversationTokens, summariseRelayedRequest } from "../inference/input-estimate";
+import { textRequestTokensBound } from "../inference/input-bound";
 import { MeteredCall } from "./metered-call";
 import { asDatabaseUnavailable } from "../store/faults";
 import type { StoredApiKey } from "../store/types";
@@ -63,7 +64,7 @@ function checkedBound(bound: { value: number; param: string } | undefined, model
  * relayed as sent to a provider of the client's wire, or read into a conversation for a built-in
  * model or a provider of another wire. It settles the actual cost and only then sends the answer
  * (or a stream's last event). A stream the client cuts, or that fails midway, is charged its
- * reservation. Returns the answer the route's schema serialises, or the reply once written.
+ * input and its whole output bound. Returns the answer the route's schema serialises, or the reply once written.
  */
 export async function runTextCall<Body extends TextRequestBody>(
   ctx: GatewayContext,
@@ -96,13 +97,17 @@ export async function runTextCall<Body extends TextRequestBody>(
   const model = await metered.admit("chat");
   const bound = checkedBound(spec.bound(body), model);
   // A request without a bound gets the model's, or on a key that cannot afford it, what the key's budget affords.
-  const outputBound = await metered.reserveText(model, inputTokens, bound ?? model.maxOutputTokens, bound !== undefined);
+  const input = { estimate: inputTokens, bound: inputTokensBound(model, body, inputTokens) };
+  const choices = spec.choices(body);
+  const outputBound = await metered.reserveText(model, input, bound ?? model.maxOutputTokens, bound !== undefined, choices);
   if (bound === undefined) {
     call.boundWhenUnset = outputBound;
     if (call.conversation) call.conversation.maxOutputTokens = outputBound;
   }
-  // Each count a provider leaves out of its usage is taken at the figure the reservation used.
-  const filled = (usage: Partial<TextUsage>): TextUsage => ({ ...usage, inputTokens: usage.inputTokens ?? inputTokens, outputTokens: usage.outputTokens ?? outputBound });
+  // Each count a provider leaves out of its usage is taken at the gateway's: its input count, the output bound (for each answer asked).
+  const filled = (usage: Partial<TextUsage>): TextUsage => ({ ...usage, inputTokens: usage.inputTokens ?? inputTokens, outputTokens: usage.outputTokens ?? outputBound * choices });
+  // A stream cut or failed before its end may have used its whole output bound, whatever it reported so far.
+  const unfinished = (usage: Partial<TextUsage>): TextUsage => filled({ inputTokens: usage.inputTokens });
 
   const sse = call.stream ? new SseStream(reply) : undefined;
   const signal = sse?.signal ?? SseStream.clientGone(reply);
@@ -144,16 +149,26 @@ export async function runTextCall<Body extends TextRequestBody>(
       return spec.clientWire(body, ctx.now()).answer(opened.completion, model.id);
     }
     case "stream":
-      await pipeRelayedStream(opened, sse!, metered, model, filled, spec);
+      await pipeRelayedStream(opened, sse!, metered, model, { filled, unfinished }, spec);
       return reply;
     case "deltas":
-      await writeStream(opened, sse!, metered, model, spec.clientWire(body, ctx.now()), inputTokens, reply);
+      await writeStream(opened, sse!, metered, model, spec.clientWire(body, ctx.now()), unfinished({}), reply);
       return reply;
   }
 }
 
 /**
- * The request's metering, and its input tokens as estimated for the reservation. The prompt's text
+ * The most input tokens the model's routes can count for the request, held by its reservation: the
+ * gateway's own count when built-in engines serve every route (they count by the gateway's rule),
+ * else the bound of inference/input-bound.ts, which holds whatever tokenizer a provider uses.
+ */
+function inputTokensBound(model: ChatModel, body: TextRequestBody, estimate: number): number {
+  if (model.routes.every((route) => route.kind === "builtin")) return estimate;
+  return Math.max(estimate, textRequestTokensBound(body as unknown as Record<string, unknown>, model.inputTokensPerImage));
+}
+
+/**
+ * The request's metering, and its input tokens as the gateway counts them (the rate limit's figure). The prompt's text
  * is built here and handed to the call, which keeps it only for a key that logs requests: an open
  * stream (whose frame outlives every await) holds no copy of it.
  */
@@ -215,10 +230,10 @@ async function writeStream(
   metered: MeteredCall,
   model: ChatModel,
   wire: ReturnType<TextWireSpec<TextRequestBody>["clientWire"]>,
-  inputTokens: number,
+  unfinished: TextUsage,
   reply: FastifyReply,
 ): Promise<void> {
-  const writer = wire.stream(sse, model.id, inputTokens);
+  const writer = wire.stream(sse, model.id, unfinished.inputTokens);
   let text = "";
   let failure: GatewayError | undefined;
   try {
@@ -239,10 +254,10 @@ async function writeStream(
       failure = new GatewayError("internal_error", "The model failed while streaming.");
     } else reply.log.warn({ err: error }, "a stream ended with an error event");
   } finally {
-    // Cut by the client, or failed before its end: the reservation is the charge, committed before
-    // the error event goes out, as every answer waits for its charge.
+    // Cut by the client, or failed before its end: its input and whole output bound are the charge,
+    // committed before the error event goes out, as every answer waits for its charge.
     try {
-      await metered.chargeReservation(200, text);
+      await metered.chargeUnfinished(model, 200, unfinished, text);
     } catch (error) {
       // The charge could not be committed: the answer is not acknowledged, its end is an error.
       failure ??= chargeFailure(error);
@@ -263,7 +278,7 @@ async function pipeRelayedStream<Body extends TextRequestBody>(
   sse: SseStream,
   metered: MeteredCall,
   model: ChatModel,
-  filled: (usage: Partial<TextUsage>) => TextUsage,
+  usage: { filled: (usage: Partial<TextUsage>) => TextUsage; unfinished: (usage: Partial<TextUsage>) => TextUsage },
   spec: TextWireSpec<Body>,
 ): Promise<void> {
   const { watch } = opened;
@@ -287,7 +302,7 @@ async function pipeRelayedStream<Body extends TextRequestBody>(
       if (full) await full;
     }
     if (watch.ended) {
-      await metered.succeed(model, filled(watch.usage), watch.text || null);
+      await metered.succeed(model, usage.filled(watch.usage), watch.text || null);
       sse.sendEvent(held!.event, held!.data);
     } else if (!watch.failed && !sse.cut) {
       failure = upstreamFailure(opened.provider, new Error("the stream ended before its last event"));
@@ -298,7 +313,7 @@ async function pipeRelayedStream<Body extends TextRequestBody>(
   } finally {
     await opened.rest.return?.();
     try {
-      await metered.chargeReservation(200, watch.text || null);
+      await metered.chargeUnfinished(model, 200, usage.unfinished(watch.usage), watch.text || null);
     } catch (error) {
       failure ??= chargeFailure(error);
     } finally {

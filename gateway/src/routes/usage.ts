@@ -6,7 +6,7 @@ import {
   ROUTES,
   TIMELINE_BUCKETS,
   UsageSummary,
-  windowEndOf,
+  spendWindowOf,
   windowStartOf,
   type SpendWindow,
   type UsageTimeline,
@@ -48,11 +48,11 @@ function windowsOf(key: StoredApiKey, days: SpendDay[], now: number, limit: numb
   const windowAt = (start: number): SpendWindow => {
     let window = windows.get(start);
     if (!window) {
-      const end = windowEndOf(key.resetPeriod, start);
+      const { startedAt, endsAt } = spendWindowOf(key.resetPeriod, start, key.createdAt);
       window = {
         object: "spend_window",
-        startedAt: new Date(key.resetPeriod === "never" ? key.createdAt : start).toISOString(),
-        endsAt: end === null ? null : new Date(end).toISOString(),
+        startedAt: new Date(startedAt).toISOString(),
+        endsAt: endsAt === null ? null : new Date(endsAt).toISOString(),
         requests: 0,
         spentUnits: "0",
       };

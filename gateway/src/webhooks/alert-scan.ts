@@ -29,7 +29,7 @@ export async function scanTimedAlerts(store: Store, now: number): Promise<number
     const thresholds = key.alerts.budgetAlertThresholds ?? [];
     if (thresholds.length > 0 && key.spendLimitMicros !== null) {
       const resetPeriod = key.resetPeriod as ResetPeriod;
-      const metered = { id: key.id, ownerId: key.ownerId, name: key.name, labels: key.labels, resetPeriod, spendLimitMicros: key.spendLimitMicros };
+      const metered = { id: key.id, ownerId: key.ownerId, name: key.name, labels: key.labels, createdAt: key.createdAt, resetPeriod, spendLimitMicros: key.spendLimitMicros };
       await sendCrossedThresholds(store, metered, key.spendLimitMicros, windowStartOf(resetPeriod, now), thresholds, () => now, () => sent++);
     }
     const rotateAfter = key.alerts.rotateAfterSeconds;

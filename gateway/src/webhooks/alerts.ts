@@ -1,4 +1,4 @@
-import { formatUnits, windowEndOf, windowStartOf, type ResetPeriod } from "@gateway-keys/contract";
+import { formatUnits, spendWindowOf, type ResetPeriod } from "@gateway-keys/contract";
 import type { StoreTransaction } from "../store/types";
 import { enqueueEvent } from "./outbox";
 
@@ -10,6 +10,8 @@ export interface AlertSubject {
   ownerId: string;
   name: string;
   labels: Record<string, string>;
+  /** When the key was created: where a lifetime spend window starts. */
+  createdAt: number;
 }
 
 /**
@@ -35,18 +37,21 @@ export async function sendAlertOnce(
   return true;
 }
 
-/** The `key.budget_threshold` alert of one crossed threshold of a spend window. */
-export function budgetThresholdAlert(threshold: number, limitMicros: bigint, spentMicros: bigint, resetPeriod: ResetPeriod, at: number) {
-  const windowStart = windowStartOf(resetPeriod, at);
-  const windowEnd = windowEndOf(resetPeriod, windowStart);
+/**
+ * The `key.budget_threshold` alert of one crossed threshold of the key's spend window that holds
+ * `at`: the window as the key record shows it (a lifetime window from the key's creation). Its mark
+ * is the window's start as spend counts it, so each window's threshold is sent once.
+ */
+export function budgetThresholdAlert(threshold: number, limitMicros: bigint, spentMicros: bigint, key: { resetPeriod: ResetPeriod; createdAt: number }, at: number) {
+  const window = spendWindowOf(key.resetPeriod, at, key.createdAt);
   return {
-    mark: { kind: "budget_threshold" as const, at: windowStart, thresholdPpm: Math.round(threshold * 1_000_000) },
+    mark: { kind: "budget_threshold" as const, at: window.start, thresholdPpm: Math.round(threshold * 1_000_000) },
     data: {
       threshold,
       limitUnits: formatUnits(limitMicros),
       spentUnits: formatUnits(spentMicros),
-      windowStartedAt: iso(windowStart),
-      windowResetsAt: windowEnd === null ? null : iso(windowEnd),
+      windowStartedAt: iso(window.startedAt),
+      windowResetsAt: window.endsAt === null ? null : iso(window.endsAt),
     },
   };
 }

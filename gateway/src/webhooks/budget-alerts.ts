@@ -10,7 +10,7 @@ export type AlertedKey = MeteredKey & AlertSubject;
 /** Whether a key metering reserved for carries what an alert names (a stored key does). */
 function isAlertedKey(key: MeteredKey): key is AlertedKey {
   const subject = key as Partial<AlertSubject>;
-  return typeof subject.ownerId === "string" && typeof subject.name === "string" && typeof subject.labels === "object";
+  return typeof subject.ownerId === "string" && typeof subject.name === "string" && typeof subject.labels === "object" && typeof subject.createdAt === "number";
 }
 
 /** What this process knows of one key's current window. */
@@ -142,7 +142,7 @@ export async function sendCrossedThresholds(
   const spent = await store.spentSince(key.id, windowStart);
   const crossed = thresholds.filter((threshold) => spent >= thresholdMicros(limitMicros, threshold));
   for (const threshold of crossed.slice(alreadySent)) {
-    const alert = budgetThresholdAlert(threshold, limitMicros, spent, key.resetPeriod, windowStart);
+    const alert = budgetThresholdAlert(threshold, limitMicros, spent, key, windowStart);
     if (await store.transaction((tx) => sendAlertOnce(tx, key, alert.mark, alert.data, now()))) onSent();
   }
   return { spent, crossed: crossed.length };

@@ -11,6 +11,11 @@ export const CHAT_COMPLETIONS: TextWireSpec<ChatCompletionRequest> = {
     const value = body.max_completion_tokens ?? body.max_tokens;
     return value == null ? undefined : { value, param: body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens" };
   },
+  // `n` is the provider's to check (a relay relays); a value it would refuse reserves one answer.
+  choices: (body) => {
+    const n: unknown = (body as { n?: unknown }).n;
+    return typeof n === "number" && Number.isSafeInteger(n) && n > 1 ? n : 1;
+  },
   clientAskedUsage: (body) => body.stream_options?.include_usage === true,
   read: readChatRequest,
   clientWire: (body, nowMs) => chatWire(body.stream_options?.include_usage === true, nowMs),

@@ -3,6 +3,7 @@ import { GatewayError } from "../../../errors";
 import { parseBody } from "../../../http/validation";
 import { costOf } from "../../../metering/pricing";
 import { answerJson, type MediaAnswer, type MediaWire } from "../../media-wire";
+import { embeddingsInputTokensBound } from "../../input-bound";
 import { countTokens } from "../../tokens";
 
 /** Little-endian float32 bytes in base64: what the openai SDK asks for by default, and decodes. */
@@ -38,7 +39,8 @@ export const EMBEDDINGS: MediaWire<"embeddings", EmbeddingsRequest, Parsed, Floa
     return {
       path: "/embeddings",
       body: { json: body },
-      reserveMicros: costOf(model.pricing, { inputTokens: estimate, outputTokens: 0 }),
+      // The most any tokenizer counts, so the provider's count is charged in full (the rate limit counts the estimate).
+      reserveMicros: costOf(model.pricing, { inputTokens: Math.max(estimate, embeddingsInputTokensBound(body.input)), outputTokens: 0 }),
       cost: (answer) => costOf(model.pricing, { inputTokens: inputTokens(answer), outputTokens: 0 }),
       tokens: { reserved: estimate, used: inputTokens },
     };

@@ -8,6 +8,7 @@ import { readMessagesRequest } from "./request";
 export const MESSAGES: TextWireSpec<MessagesRequest> = {
   relay: MESSAGES_RELAY,
   bound: (body) => ({ value: body.max_tokens, param: "max_tokens" }),
+  choices: () => 1,
   clientAskedUsage: () => true,
   read: (body, target) => readMessagesRequest(body, target),
   clientWire: () => messagesWire(),

@@ -8,6 +8,7 @@ import { readResponsesRequest } from "./request";
 export const RESPONSES: TextWireSpec<ResponsesRequest> = {
   relay: RESPONSES_RELAY,
   bound: (body) => (body.max_output_tokens == null ? undefined : { value: body.max_output_tokens, param: "max_output_tokens" }),
+  choices: () => 1,
   clientAskedUsage: () => true,
   read: readResponsesRequest,
   clientWire: responsesWire,

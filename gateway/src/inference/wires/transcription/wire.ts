@@ -51,7 +51,8 @@ export const TRANSCRIPTIONS: MediaWire<"transcription", TranscriptionUpload, Par
       path: "/audio/transcriptions",
       body: { form: upload },
       reserveMicros: costOf(model.pricing, { inputTokens: bound, outputTokens: 0 }),
-      cost: (answer) => costOf(model.pricing, { inputTokens: Math.min(bound, reportedSeconds(answer) ?? bound), outputTokens: 0 }),
+      // The provider's seconds in full; under a spend limit the charge stops at the reservation (pipeline/metered-call.ts).
+      cost: (answer) => costOf(model.pricing, { inputTokens: reportedSeconds(answer) ?? bound, outputTokens: 0 }),
       logged: (answer) => (answer.contentType.startsWith("text/") ? answer.bytes.toString("utf8") : ((answerJson(answer)?.text as string | undefined) ?? null)),
     };
   },
