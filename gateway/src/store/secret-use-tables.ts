@@ -49,6 +49,7 @@ export interface PreviousSecretCandidate {
   name: string;
   labels: Record<string, string>;
   version: number;
+  createdAt: number;
   rotatedAt: number;
   previousSecretHash: Buffer;
   previousSecretExpiresAt: number;
@@ -256,10 +257,10 @@ export class SecretUseTables {
   /** Keys with a previous secret that is neither retired nor revoked, rotated with secret_use terms. */
   async previousSecretCandidates(): Promise<PreviousSecretCandidate[]> {
     const rows = await this.#run.all<{
-      id: string; owner_id: string; name: string; labels: string; version: number | bigint; rotated_at: number | bigint;
+      id: string; owner_id: string; name: string; labels: string; version: number | bigint; created_at: number | bigint; rotated_at: number | bigint;
       previous_secret_hash: Uint8Array; previous_secret_expires_at: number | bigint; previous_secret: string;
     }>(
-      `SELECT id, owner_id, name, labels, version, rotated_at, previous_secret_hash, previous_secret_expires_at, previous_secret
+      `SELECT id, owner_id, name, labels, version, created_at, rotated_at, previous_secret_hash, previous_secret_expires_at, previous_secret
       FROM api_keys WHERE previous_secret_hash IS NOT NULL AND previous_secret_retired_at IS NULL AND previous_secret IS NOT NULL`,
       [],
     );
@@ -269,6 +270,7 @@ export class SecretUseTables {
       name: row.name,
       labels: JSON.parse(row.labels) as Record<string, string>,
       version: num(row.version),
+      createdAt: num(row.created_at),
       rotatedAt: num(row.rotated_at),
       previousSecretHash: Buffer.from(row.previous_secret_hash),
       previousSecretExpiresAt: num(row.previous_secret_expires_at),
