@@ -1,10 +1,9 @@
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { ApiKey, ApiKeyWithSecret, NULLABLE_POLICIES, REPLAYED_HEADER, ROUTES, type CreateApiKeyParams } from "@gateway-keys/contract";
+import { ApiKey, ApiKeyWithSecret, NULLABLE_POLICIES, parseLabelSelector, REPLAYED_HEADER, ROUTES, type CreateApiKeyParams } from "@gateway-keys/contract";
 import type { FastifyRequest } from "fastify";
-import { keyChanges } from "../audit/key-changes";
 import { originOf } from "../audit/origin";
-import { recordChange } from "../audit/record";
+import { recordKeyChange } from "../audit/record";
 import { accountOf } from "../context";
 import { newSecret } from "../crypto";
 import { GatewayError } from "../errors";
@@ -20,7 +19,7 @@ import {
   toWireKeyWithSecret,
   windowSpendOf,
 } from "../keys/records";
-import type { ApiKeyUpdate, LabelSelector, StoredApiKey, StoreTransaction } from "../store/types";
+import type { ApiKeyUpdate, StoredApiKey, StoreTransaction } from "../store/types";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 
@@ -45,14 +44,6 @@ function createMeaning(body: CreateApiKeyParams): Record<string, unknown> {
     meaning.spendPolicy = spendPolicy;
   }
   return meaning;
-}
-
-/** Label selectors of the list query (`name=value`, or `name` for any value). */
-function selectorsOf(label: readonly string[] | undefined): LabelSelector[] {
-  return (label ?? []).map((selector) => {
-    const split = selector.indexOf("=");
-    return split < 0 ? { name: selector, value: null } : { name: selector.slice(0, split), value: selector.slice(split + 1) };
-  });
 }
 
 /** Sends an idempotent operation's answer; a replay says so in a header. */
@@ -91,28 +82,14 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
 
   /** The audit event (and its webhook event) of a key change, in the change's unit of work. */
   const auditKey = (tx: StoreTransaction, request: FastifyRequest, action: string, before: StoredApiKey | null, after: StoredApiKey) =>
-    recordChange(
-      tx,
-      {
-        ownerId: after.ownerId,
-        action,
-        keyId: after.id,
-        webhookId: null,
-        versionBefore: before?.version ?? null,
-        versionAfter: after.version,
-        changes: keyChanges(before, after),
-        time: after.updatedAt,
-      },
-      originOf(request),
-      after.labels,
-    );
+    recordKeyChange(tx, action, before, after, originOf(request));
 
   app.route({
     ...routeOf(ctx, ROUTES.listKeys),
     handler: async (request) => {
       const { limit, after, label } = request.query;
       const afterSeq = after === undefined ? 0 : decodeCursor("keys", after);
-      const rows = await ctx.store.listApiKeys(accountOf(request).ownerId, afterSeq, limit + 1, selectorsOf(label));
+      const rows = await ctx.store.listApiKeys(accountOf(request).ownerId, afterSeq, limit + 1, (label ?? []).map(parseLabelSelector));
       const now = ctx.now();
       const page = pageOf("keys", rows, limit, (key) => key);
       const spend = await windowSpendOf(ctx.store, page.data, now);

@@ -17,6 +17,7 @@ export const EXTENSIONS = [
   "whoami", // GET /v1/account/whoami
   "client_reference", // create with clientReference: unique among the owner's live keys; 409 names the holder
   "rotation_grace", // rotate with gracePeriodSeconds: the replaced secret works until previousSecretExpiresAt
+  "bulk_rotation", // POST /v1/account/api-keys/bulk-rotate: rotate the keys a label selector selects, after a dry run
 ] as const;
 
 /** The gateway's version, from its package.json. */
