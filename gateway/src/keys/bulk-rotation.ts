@@ -2,8 +2,8 @@ import { BULK_ROTATION_LIMITS, labelsMatch, type BulkRotationOutcome, type Parse
 import { GatewayError } from "../errors";
 import type { StoredApiKey, StoreTransaction } from "../store/types";
 
-/** What a bulk rotation reads keys through: the store for a dry run, the unit of work for a rotation. */
-export type KeyReader = Pick<StoreTransaction, "listApiKeys" | "getApiKey" | "spentSince">;
+/** What selecting keys reads through: a unit of work. */
+export type KeyReader = Pick<StoreTransaction, "listApiKeys">;
 
 /** Keys read per page while selecting. */
 const SELECT_PAGE = 200;

@@ -6,7 +6,6 @@ import { originOf } from "../audit/origin";
 import { recordKeyChange } from "../audit/record";
 import { accountOf } from "../context";
 import { newSecret } from "../crypto";
-import { GatewayError } from "../errors";
 import { runIdempotent, type IdempotentOutcome } from "../idempotency/runner";
 import {
   applyRevoke,
@@ -20,13 +19,9 @@ import {
   windowSpendOf,
 } from "../keys/records";
 import type { ApiKeyUpdate, StoredApiKey, StoreTransaction } from "../store/types";
+import { changeKeyIn, keyNotFound, type KeyChangeAction } from "./key-change";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";
-
-function keyNotFound(): GatewayError {
-  // Also the answer for another owner's key: existence is never revealed across owners.
-  return new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
-}
 
 /**
  * A create as the contract reads it, for its idempotency fingerprint: a policy sent as null and one
@@ -58,27 +53,18 @@ export function sendOutcome<Body>(reply: FastifyReply, outcome: IdempotentOutcom
  * writes it, and the answer is recorded for replay in the same transaction.
  */
 export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app, { ctx }) => {
-  /**
-   * One change of one key, checked and written in the caller's unit of work: the key is read (and
-   * held) in the transaction, `change` applies the lifecycle rules, and the key cache forgets the
-   * key before the write commits.
-   */
-  const changeKey = async (
+  /** One change of one key in the caller's unit of work (key-change.ts), made by this request. */
+  const changeKey = (
     tx: StoreTransaction,
     request: FastifyRequest,
-    action: "update" | "rotate" | "revoke",
+    action: KeyChangeAction,
     keyId: string,
     change: (current: StoredApiKey) => ApiKeyUpdate,
-  ): Promise<StoredApiKey> => {
-    const ownerId = accountOf(request).ownerId;
-    const current = await tx.getApiKey(ownerId, keyId);
-    if (!current) throw keyNotFound();
-    const next = change(current);
-    ctx.keys.forget(keyId);
-    const updated = await tx.updateApiKey(keyId, current.version, next);
-    await auditKey(tx, request, action, current, updated);
-    return updated;
-  };
+  ): Promise<StoredApiKey> => changeKeyIn(ctx, tx, { ownerId: accountOf(request).ownerId, origin: originOf(request) }, action, keyId, change);
+
+  /** The key record of a key read in a unit of work, with its secrets' use. */
+  const wireKey = async (tx: StoreTransaction, key: StoredApiKey, now: number) =>
+    toWireKey(tx, key, now, (await tx.secretUse.figuresOf([key.id])).get(key.id));
 
   /** The audit event (and its webhook event) of a key change, in the change's unit of work. */
   const auditKey = (tx: StoreTransaction, request: FastifyRequest, action: string, before: StoredApiKey | null, after: StoredApiKey) =>
@@ -93,7 +79,8 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
       const now = ctx.now();
       const page = pageOf("keys", rows, limit, (key) => key);
       const spend = await windowSpendOf(ctx.store, page.data, now);
-      return { ...page, data: await Promise.all(page.data.map((key) => toWireKey(spend, key, now))) };
+      const figures = await ctx.store.transaction((tx) => tx.secretUse.figuresOf(page.data.map((key) => key.id)));
+      return { ...page, data: await Promise.all(page.data.map((key) => toWireKey(spend, key, now, figures.get(key.id)))) };
     },
   });
 
@@ -127,7 +114,8 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     handler: async (request) => {
       const key = await ctx.store.getApiKey(accountOf(request).ownerId, request.params.keyId);
       if (!key) throw keyNotFound();
-      return toWireKey(ctx.store, key, ctx.now());
+      const figures = await ctx.store.transaction((tx) => tx.secretUse.figuresOf([key.id]));
+      return toWireKey(ctx.store, key, ctx.now(), figures.get(key.id));
     },
   });
 
@@ -136,7 +124,7 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     handler: async (request, reply) => {
       const now = ctx.now();
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
-        toWireKey(tx, await changeKey(tx, request, "update", request.params.keyId, (current) => applyUpdate(current, request.body, now)), now),
+        wireKey(tx, await changeKey(tx, request, "update", request.params.keyId, (current) => applyUpdate(current, request.body, now)), now),
       );
       return sendOutcome(reply, outcome);
     },
@@ -147,11 +135,12 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     handler: async (request, reply) => {
       const now = ctx.now();
       const secret = newSecret("regular");
-      const { expectedVersion, gracePeriodSeconds = 0 } = request.body;
-      const rotate = (current: StoredApiKey) => applyRotate(current, expectedVersion, secret, now, gracePeriodSeconds * 1000);
-      const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKeyWithSecret }, async (tx) =>
-        toWireKeyWithSecret(tx, await changeKey(tx, request, "rotate", request.params.keyId, rotate), secret, now),
-      );
+      const { expectedVersion, gracePeriodSeconds = 0, ...previous } = request.body;
+      const rotate = (current: StoredApiKey) => applyRotate(current, expectedVersion, secret, now, gracePeriodSeconds * 1000, previous);
+      const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKeyWithSecret }, async (tx) => {
+        const rotated = await changeKey(tx, request, "rotate", request.params.keyId, rotate);
+        return toWireKeyWithSecret(tx, rotated, secret, now, (await tx.secretUse.figuresOf([rotated.id])).get(rotated.id));
+      });
       return sendOutcome(reply, outcome);
     },
   });
@@ -162,7 +151,7 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
       const now = ctx.now();
       const { expectedVersion } = request.body;
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
-        toWireKey(tx, await changeKey(tx, request, "revoke", request.params.keyId, (current) => applyRevoke(current, expectedVersion, now)), now),
+        wireKey(tx, await changeKey(tx, request, "revoke", request.params.keyId, (current) => applyRevoke(current, expectedVersion, now)), now),
       );
       return sendOutcome(reply, outcome);
     },

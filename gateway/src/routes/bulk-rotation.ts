@@ -8,14 +8,14 @@ import {
   type BulkRotationItem,
 } from "@gateway-keys/contract";
 import { originOf } from "../audit/origin";
-import { recordKeyChange } from "../audit/record";
 import { accountOf } from "../context";
 import { newSecret } from "../crypto";
 import { runIdempotent } from "../idempotency/runner";
-import { bulkOutcomeOf, selectKeys, type BulkMode, type KeyReader } from "../keys/bulk-rotation";
+import { bulkOutcomeOf, selectKeys, type BulkMode } from "../keys/bulk-rotation";
 import { applyRotate, toWireKey } from "../keys/records";
 import type { StoredApiKey, StoreTransaction } from "../store/types";
 import { sendOutcome } from "./account-keys";
+import { changeKeyIn } from "./key-change";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 
 /**
@@ -31,28 +31,30 @@ function bulkMeaning(body: BulkRotateParams): Record<string, unknown> {
 }
 
 /**
- * Runs a bulk rotation, or its dry run, over `reader`: selects the keys, decides each one's outcome
- * and, for each `rotated`, calls `rotate` (a dry run passes none). Keys are visited in key id order,
- * so two bulk rotations over the same keys take their rows in one order and cannot deadlock.
+ * Runs a bulk rotation, or its dry run, in the unit of work `tx`: selects the keys, decides each
+ * one's outcome and, for each `rotated`, calls `rotate` (a dry run passes none). Keys are visited in
+ * key id order, so two bulk rotations over the same keys take their rows in one order and cannot
+ * deadlock.
  */
 async function bulkRotate(
   run: { ownerId: string; body: BulkRotateParams; requestId: string; now: number },
-  reader: KeyReader,
+  tx: StoreTransaction,
   rotate: ((current: StoredApiKey) => Promise<{ updated: StoredApiKey; secret: string }>) | null,
 ): Promise<BulkRotation> {
   const { ownerId, body, now } = run;
   const selectors = body.label.map(parseLabelSelector);
   const mode: BulkMode = { dryRun: body.dryRun, pins: body.expectedVersions ?? null };
-  const selected = new Map((await selectKeys(reader, ownerId, selectors)).map((key) => [key.id, key]));
+  const selected = new Map((await selectKeys(tx, ownerId, selectors)).map((key) => [key.id, key]));
   const ids = [...new Set([...selected.keys(), ...Object.keys(mode.pins ?? {})])].sort();
+  const figures = await tx.secretUse.figuresOf(ids);
 
   const keys: BulkRotationItem[] = [];
   for (const keyId of ids) {
     const pinned = mode.pins?.[keyId];
     // A pinned key is read again in the unit of work (held there until it ends): it is the one that may change.
-    const key = pinned === undefined ? selected.get(keyId) : await reader.getApiKey(ownerId, keyId);
+    const key = pinned === undefined ? selected.get(keyId) : await tx.getApiKey(ownerId, keyId);
     const outcome = bulkOutcomeOf(key, pinned, selectors, mode);
-    const before = key === undefined ? null : await toWireKey(reader, key, now);
+    const before = key === undefined ? null : await toWireKey(tx, key, now, figures.get(keyId));
     const item = {
       keyId,
       outcome,
@@ -63,7 +65,7 @@ async function bulkRotate(
     };
     if (outcome === "rotated" && key !== undefined && rotate !== null) {
       const { updated, secret } = await rotate(key);
-      keys.push({ ...item, key: await toWireKey(reader, updated, now), secret });
+      keys.push({ ...item, key: await toWireKey(tx, updated, now, (await tx.secretUse.figuresOf([keyId])).get(keyId)), secret });
     } else keys.push(item);
   }
   return {
@@ -91,15 +93,15 @@ export const bulkRotationRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = asy
     ...routeOf(ctx, ROUTES.bulkRotateKeys),
     handler: async (request, reply) => {
       const run = { ownerId: accountOf(request).ownerId, body: request.body, requestId: request.id, now: ctx.now() };
-      if (run.body.dryRun) return bulkRotate(run, ctx.store, null);
-      const { now } = run;
-      const graceMs = (request.body.gracePeriodSeconds ?? 0) * 1000;
+      // A dry run writes nothing; it reads in a unit of work only to see the keys and their use at one instant.
+      if (run.body.dryRun) return ctx.store.transaction((tx) => bulkRotate(run, tx, null));
+      const { gracePeriodSeconds = 0, retireWhenIdleSeconds, inUseWarningSeconds } = run.body;
+      const previous = { retireWhenIdleSeconds, inUseWarningSeconds };
+      const by = { ownerId: run.ownerId, origin: originOf(request) };
       const rotateIn = (tx: StoreTransaction) => async (current: StoredApiKey) => {
         const secret = newSecret("regular");
-        ctx.keys.forget(current.id);
-        const updated = await tx.updateApiKey(current.id, current.version, applyRotate(current, current.version, secret, now, graceMs));
-        await recordKeyChange(tx, "rotate", current, updated, originOf(request));
-        return { updated, secret };
+        const rotate = (held: StoredApiKey) => applyRotate(held, current.version, secret, run.now, gracePeriodSeconds * 1000, previous);
+        return { updated: await changeKeyIn(ctx, tx, by, "rotate", current.id, rotate), secret };
       };
       const outcome = await runIdempotent(
         ctx,
