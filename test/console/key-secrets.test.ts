@@ -98,7 +98,14 @@ describeWithBrowser("the key page's secrets", () => {
     const previousClients = await rows(previousSection);
     expect(currentClients.map((row) => [row[0], row[1], row[4]])).toEqual(current.clients.map((client) => [client.userAgent, client.address, String(client.requests)]));
     expect(currentClients.map((row) => row[0])).toEqual([BILLING]);
-    expect(previousClients.map((row) => [row[0], row[1], row[4]])).toEqual([[SEARCH, previous.clients[0]!.address, "2"]]);
+    // Both services used the secret before the rotation; only search has used it since.
+    expect(previousClients.map((row) => [row[0], row[4]])).toEqual(
+      previous.clients.map((client) => [client.userAgent, client.requests === 0 ? "0: not since the rotation" : String(client.requests)]),
+    );
+    expect(previousClients.map((row) => [row[0], row[4]]).sort()).toEqual([
+      [BILLING, "0: not since the rotation"],
+      [SEARCH, "2"],
+    ]);
     expect(previousClients[0]![2]).toMatch(/ago \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\)$/);
 
     const state = await previousSection.locator("[data-previous-state]").textContent();

@@ -14,7 +14,7 @@ function At({ iso, now }: { iso: string | null; now: number }) {
   );
 }
 
-function Clients({ use, now, caption }: { use: SecretUse; now: number; caption: string }) {
+function Clients({ use, now, caption, sinceRotation }: { use: SecretUse; now: number; caption: string; sinceRotation: boolean }) {
   if (use.clients.length === 0) return <p class="muted">No client seen with this secret.</p>;
   return (
     <Table
@@ -25,7 +25,10 @@ function Clients({ use, now, caption }: { use: SecretUse; now: number; caption: 
         { title: "Address", cell: (client) => client.address ?? <span class="muted">unknown</span> },
         { title: "First seen", cell: (client) => <At iso={client.firstSeenAt} now={now} /> },
         { title: "Last seen", cell: (client) => <At iso={client.lastSeenAt} now={now} /> },
-        { title: "Requests", cell: (client) => client.requests },
+        {
+          title: sinceRotation ? "Requests since rotation" : "Requests",
+          cell: (client) => (sinceRotation && client.requests === 0 ? <span class="muted">0: not since the rotation</span> : client.requests),
+        },
       ]}
       rows={use.clients}
       rowKey={(client) => `${client.userAgent}|${client.address}`}
@@ -93,13 +96,15 @@ export function Secrets({ apiKey: key, now }: { apiKey: ApiKey; now: number }) {
     return <p class="muted">This gateway does not report which secret clients use (extension secret_use).</p>;
   }
   const inUse = previousSecretInUse(previous, now);
-  const clients = previous?.clients.length ?? 0;
+  // A client of the secret from before the rotation stays listed with 0 requests since: only those that presented it since still use it.
+  const clients = previous?.clients.filter((client) => client.requests > 0).length ?? 0;
+  const who = clients === 0 ? "The previous secret is still in use" : clients === 1 ? "1 client still uses the previous secret" : `${clients} clients still use the previous secret`;
   return (
     <>
       {inUse && previous ? (
         <p class="warning" role="status" data-warning="previous-secret-in-use">
           <strong>
-            {clients === 1 ? "1 client still uses" : `${clients} clients still use`} the previous secret; it stops {relative(previous.expiresAt, now)}
+            {who}; it stops {relative(previous.expiresAt, now)}
           </strong>{" "}
           ({dateTime(previous.expiresAt)}). Give them the current secret before then, or they get 401.
         </p>
@@ -113,7 +118,7 @@ export function Secrets({ apiKey: key, now }: { apiKey: ApiKey; now: number }) {
               <At iso={key.rotatedAt ?? key.createdAt} now={now} />
             </dd>
           </Figures>
-          <Clients use={current} now={now} caption="Clients using the current secret, most recent first" />
+          <Clients use={current} now={now} sinceRotation={false} caption="Clients using the current secret, most recent first" />
         </section>
         <section class="secret" aria-labelledby="previous-secret">
           <h3 id="previous-secret">Previous secret</h3>
@@ -127,7 +132,7 @@ export function Secrets({ apiKey: key, now }: { apiKey: ApiKey; now: number }) {
                   <PreviousState previous={previous} now={now} />
                 </dd>
               </Figures>
-              <Clients use={previous} now={now} caption="Clients still using the previous secret, most recent first" />
+              <Clients use={previous} now={now} sinceRotation caption="Clients of the previous secret, most recent first: those with requests since the rotation still use it" />
             </>
           )}
         </section>

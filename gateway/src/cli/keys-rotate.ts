@@ -192,7 +192,8 @@ function clientsOf(use: SecretUse | null): string {
 function previousOf(item: BulkRotationItem, now: number): string {
   const previous = item.key?.previousSecret ?? null;
   if (previous === null || previous.retiredAt !== null || Date.parse(previous.expiresAt) <= now) return "—";
-  const state = previousSecretInUse(previous, now) ? `IN USE by ${previous.clients.length} client(s)` : "idle";
+  const since = previous.clients.filter((client) => client.requests > 0).length;
+  const state = previousSecretInUse(previous, now) ? `IN USE by ${since} client(s)` : "idle";
   return `${state}, works until ${previous.expiresAt.slice(0, 16).replace("T", " ")} UTC`;
 }
 
