@@ -17,7 +17,8 @@ useGateway(
     gateway = started;
     account = client;
   },
-  { rateLimit: { ratePerSecond: 100_000, burst: 100_000 } },
+  // Use figures reach the key record at each flush: a short one, so a dry run sees them soon.
+  { rateLimit: { ratePerSecond: 100_000, burst: 100_000 }, secretUse: { flushIntervalMs: 200 } },
 );
 
 const bulk = (body: unknown, idempotencyKey = randomUUID(), provisioningKey = gateway.provisioningKey) =>
@@ -63,6 +64,42 @@ test("a dry run lists the selected keys with their version and use, leaves out r
   for (const key of keys) expect((await respond(gateway, key.secret)).status).toBe(200);
   // A selector of two labels needs both.
   expect(answer(await bulk({ label: [label, "env=prod"], dryRun: true })).keys).toEqual([]);
+});
+
+test("a dry run names each key's clients and warns where rotating would cut off a previous secret still in use; the rotation carries the terms", async () => {
+  const { label, keys } = await team(2);
+  const [busy, quiet] = keys as [ApiKeyWithSecret, ApiKeyWithSecret];
+  const rotated = await account.rotate(busy.keyId, { expectedVersion: 1, gracePeriodSeconds: 3600 });
+  expect(rotated.status).toBe(200);
+  const asClient = (secret: string, userAgent: string) =>
+    call(gateway.baseUrl, "POST", "/v1/responses", { bearer: secret, body: { model: "echo-1", input: "hi" }, headers: { "user-agent": userAgent } });
+  expect((await asClient(busy.secret, "legacy-worker/1.0")).status).toBe(200);
+  expect((await asClient(rotated.body.secret, "api-server/3.2")).status).toBe(200);
+  expect((await asClient(quiet.secret, "api-server/3.2")).status).toBe(200);
+
+  let plan: BulkRotation | undefined;
+  for (let tries = 0; tries < 50; tries++) {
+    plan = answer(await bulk({ label: [label], dryRun: true }));
+    if (plan.keys.every((item) => (item.key!.currentSecret?.requestsSinceRotation ?? 0) > 0)) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const busyItem = plan!.keys.find((item) => item.keyId === busy.keyId)!;
+  const quietItem = plan!.keys.find((item) => item.keyId === quiet.keyId)!;
+  expect(busyItem.endsPreviousSecretInUse).toBe(true);
+  expect(busyItem.key!.previousSecret!.clients.map((client) => client.userAgent)).toContain("legacy-worker/1.0");
+  expect(busyItem.key!.currentSecret!.clients.map((client) => client.userAgent)).toEqual(["api-server/3.2"]);
+  expect(quietItem.endsPreviousSecretInUse).toBe(false);
+  expect(quietItem.key!.currentSecret!.clients.map((client) => client.userAgent)).toEqual(["api-server/3.2"]);
+
+  const done = answer(await bulk({ label: [label], expectedVersions: pinsOf(plan!), gracePeriodSeconds: 600, retireWhenIdleSeconds: 60, inUseWarningSeconds: 120 }));
+  for (const item of done.keys) {
+    expect(item.outcome).toBe("rotated");
+    expect(item.key!.previousSecret).toMatchObject({ retireWhenIdleSeconds: 60, retiredAt: null });
+    expect(Date.parse(item.key!.previousSecret!.expiresAt) - Date.parse(item.key!.previousSecret!.inUseWarningAt!)).toBe(120_000);
+  }
+  // The busy key's old previous secret (legacy-worker's) was replaced, so it stopped now.
+  expect((await respond(gateway, busy.secret)).status).toBe(401);
+  expect((await respond(gateway, rotated.body.secret)).status).toBe(200);
 });
 
 test("rotates every pinned key once with one grace: new secrets work, old ones until the grace ends, each with its rotate audit event tied to the request", async () => {
