@@ -6,14 +6,20 @@
  * (the internal `secretUse.track: false`). Each runs in its own worker thread. After a warm-up, the
  * two take turns round after round, in alternating order, so a slower spell of this shared machine
  * falls on both; each figure is a median over the rounds and the ratio the median of the rounds'
- * ratios. Afterwards the tracked gateway's key must show the requests it counted, and the other's none.
+ * ratios. Beside throughput, each gateway thread's own CPU time per request (read from /proc): on a
+ * machine busy with other work, throughput swings with what else runs, while the CPU a request
+ * costs the gateway thread moves much less. Afterwards the tracked gateway's key must show the
+ * requests it counted, and the other's none.
  *
  * Run: npm run bench -- secret-use        (BENCH_SECONDS=N per cell, default 5; BENCH_ROUNDS, default 6)
  * Target (issue 36): tracking costs < 2% of whole-chat throughput (ratio ≥ 0.98).
+ * The machine's load average while it ran is printed with the table: read the figures with it.
  */
+import { cpus, loadavg } from "node:os";
 import { ApiKey } from "@gateway-keys/contract";
 import { chatTarget, MODEL, startWorker } from "./lib/gateway-paths.ts";
 import { loadWhole, type WholeCell } from "./lib/load.ts";
+import { threadCpuSeconds } from "./lib/process-cpu.ts";
 import { median, printTable } from "./lib/report.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -41,11 +47,18 @@ export async function main(): Promise<void> {
       chatTarget(gateways[variant].url, { authorization: `Bearer ${gateways[variant].secret}`, "user-agent": `bench-secret-use/${variant}` }, MODEL, false);
     for (const variant of VARIANTS) await loadWhole(target(variant), CONNECTIONS, WARM_SECONDS);
 
-    const rounds: Record<Variant, WholeCell>[] = [];
+    /** One gateway's cell of a round: its load figures and its thread's CPU microseconds per answered request. */
+    type Cell = WholeCell & { cpuMicrosPerRequest: number };
+    const rounds: Record<Variant, Cell>[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? VARIANTS : ([...VARIANTS].reverse() as unknown as typeof VARIANTS);
-      const cells = {} as Record<Variant, WholeCell>;
-      for (const variant of order) cells[variant] = await loadWhole(target(variant), CONNECTIONS, SECONDS);
+      const cells = {} as Record<Variant, Cell>;
+      for (const variant of order) {
+        const cpuBefore = threadCpuSeconds(gateways[variant].threadStat!);
+        const cell = await loadWhole(target(variant), CONNECTIONS, SECONDS);
+        const cpu = threadCpuSeconds(gateways[variant].threadStat!) - cpuBefore;
+        cells[variant] = { ...cell, cpuMicrosPerRequest: (cpu * 1e6) / (cell.requestsPerSecond * SECONDS) };
+      }
       rounds.push(cells);
     }
     const errors = rounds.reduce((sum, cells) => sum + cells.tracked.errors + cells.untracked.errors, 0);
@@ -57,6 +70,7 @@ export async function main(): Promise<void> {
       tracked: (await keyRecord(gateways.tracked.url, gateways.tracked.provisioningKey!)).currentSecret?.requestsSinceRotation ?? 0,
     };
 
+    console.log(`load average while measuring (1, 5, 15 min): ${loadavg().map((load) => load.toFixed(1)).join(", ")} on ${cpus().length} cores`);
     printTable(
       `secret use tracking: whole chat at ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per gateway, alternating (requests/s)`,
       rounds.map((cells, round) => ({
@@ -66,15 +80,19 @@ export async function main(): Promise<void> {
         ratio: (cells.tracked.requestsPerSecond / cells.untracked.requestsPerSecond).toFixed(3),
         "untracked p50 ms": cells.untracked.p50.toFixed(1),
         "tracked p50 ms": cells.tracked.p50.toFixed(1),
+        "untracked CPU µs/req": cells.untracked.cpuMicrosPerRequest.toFixed(0),
+        "tracked CPU µs/req": cells.tracked.cpuMicrosPerRequest.toFixed(0),
       })),
     );
     const ratio = median(rounds.map((cells) => cells.tracked.requestsPerSecond / cells.untracked.requestsPerSecond));
+    const cpuRatio = median(rounds.map((cells) => cells.tracked.cpuMicrosPerRequest / cells.untracked.cpuMicrosPerRequest));
     printTable("secret use tracking: medians", [
       {
         "untracked req/s": median(rounds.map((cells) => cells.untracked.requestsPerSecond)).toFixed(0),
         "tracked req/s": median(rounds.map((cells) => cells.tracked.requestsPerSecond)).toFixed(0),
         "ratio (median of rounds)": ratio.toFixed(3),
-        "cost": `${((1 - ratio) * 100).toFixed(1)}%`,
+        "throughput cost": `${((1 - ratio) * 100).toFixed(1)}%`,
+        "CPU per request (tracked / untracked)": `${cpuRatio.toFixed(3)} (${((cpuRatio - 1) * 100).toFixed(1)}%)`,
         "target": "< 2%",
         "errors": errors,
         "requests counted (untracked / tracked)": `${counted.untracked} / ${counted.tracked}`,

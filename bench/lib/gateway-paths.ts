@@ -13,6 +13,7 @@ import type { ApiKeyWithSecret } from "@gateway-keys/contract";
 import { startChatUpstream } from "./chat-upstream.ts";
 import { startFloorProxy } from "./floor-proxy.ts";
 import type { Target } from "./load.ts";
+import { ownThreadStatPath } from "./process-cpu.ts";
 
 /** The gateway's model id; the upstream's own is `bench-upstream`. */
 export const MODEL = "bench-chat";
@@ -79,6 +80,8 @@ export interface Ready {
   limitedSecret?: string;
   /** The gateway's provisioning key, to read the keys back. */
   provisioningKey?: string;
+  /** The `stat` file of the gateway's worker thread, for its CPU time (bench/lib/process-cpu.ts). */
+  threadStat?: string;
 }
 
 /** Worker side: the gateway on a fresh SQLite file, forwarding `bench-chat` to the upstream, with the two bench keys. */
@@ -95,7 +98,7 @@ async function serveGateway(upstreamUrl: string, trackSecretUse = true): Promise
   });
   const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench");
   const limitedSecret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench-limited", UNREACHED_RATE_POLICY);
-  parentPort!.postMessage({ url: `${gateway.url}/v1`, secret, limitedSecret, provisioningKey: gateway.provisioningKey! } satisfies Ready);
+  parentPort!.postMessage({ url: `${gateway.url}/v1`, secret, limitedSecret, provisioningKey: gateway.provisioningKey!, threadStat: ownThreadStatPath() } satisfies Ready);
   parentPort!.once("message", async () => {
     await gateway.close();
     rmSync(dir, { recursive: true, force: true });
