@@ -15,7 +15,6 @@ import { ledgerFor, rateLimitsFor } from "./metering";
 import { observedLedger } from "./ops/observed-ledger";
 import { CredentialThrottle, type RateLimitOptions } from "./http/credential-throttle";
 import { accountKeyRoutes } from "./routes/account-keys";
-import { bulkRotationRoutes } from "./routes/bulk-rotation";
 import { auditEventRoutes } from "./routes/audit-events";
 import { webhookRoutes } from "./routes/webhooks";
 import { mediaRoutes } from "./routes/media";
@@ -95,8 +94,8 @@ export interface SecretUseOptions {
    */
   flushIntervalMs?: number;
   /**
-   * Internal: false tracks nothing, so the key records show no use. Only the benchmark that
-   * measures what tracking costs turns it off (bench/secret-use.ts); default true.
+   * Default true. False counts nothing (the key record shows no use, no previous secret retires
+   * idle or is reported in use): the baseline a benchmark measures the tracking's cost against.
    */
   track?: boolean;
 }
@@ -226,7 +225,6 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.register(textGenerationRoutes, { ctx });
   app.register(mediaRoutes, { ctx });
   app.register(accountKeyRoutes, { ctx });
-  app.register(bulkRotationRoutes, { ctx });
   app.register(auditEventRoutes, { ctx });
   app.register(webhookRoutes, { ctx });
   app.register(usageRoutes, { ctx });

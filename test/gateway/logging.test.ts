@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call, respond } from "./helpers";
+import { maskedAddress } from "@gateway-keys/gateway/dist/http/request-log";
 
 const REPO_ROOT = join(__dirname, "..", "..");
 
@@ -72,8 +73,9 @@ test("a secret put in a path, a query and a header never reaches the log; the ro
   expect(urls.length).toBeGreaterThanOrEqual(asked.length + 2);
   expect(log).not.toContain(key.secret);
   expect(log).not.toContain(key.secret.slice(4, 36));
-  // What an operator needs stays: the route pattern, and the ids the gateway issued.
-  expect(urls).toContainEqual({ url: `/v1/account/api-keys/${key.keyId}`, route: "/v1/account/api-keys/:keyId", method: "GET", remoteAddress: "127.0.0.1" });
+  // What an operator needs stays: the route pattern, the ids the gateway issued, and the client's
+  // network (never its full address: extension secret_use).
+  expect(urls).toContainEqual({ url: `/v1/account/api-keys/${key.keyId}`, route: "/v1/account/api-keys/:keyId", method: "GET", remoteAddress: "127.0.0.x" });
   expect(urls.map((req) => req.url)).toContain("/v1/account/api-keys/[redacted]/rotate");
   expect(urls.map((req) => req.url)).toContain("/v1/account/api-keys?after=[redacted]&limit=5");
 });
@@ -105,4 +107,15 @@ test("a gateway logs nothing when no logger is asked for, and logs to stdout whe
   // The positive case proves the capture sees pino's writes, so the empty one means something.
   expect(await outputOfGatewayProcess("on")).toContain("incoming request");
   expect(await outputOfGatewayProcess("default")).toBe("");
+});
+
+test("the request log masks a client's address: IPv4 without its last byte, IPv6 to its first three groups", () => {
+  expect(["203.0.113.7", "::ffff:10.1.2.3", "2001:db8:1:2:3:4:5:6", "2001:db8::1", "::1", "unknown"].map(maskedAddress)).toEqual([
+    "203.0.113.x",
+    "10.1.2.x",
+    "2001:db8:1::x",
+    "2001:db8::x",
+    "::x",
+    "x",
+  ]);
 });

@@ -87,3 +87,49 @@ testWithPostgres("a schema-1 database migrates to running spend totals that equa
     await client.end();
   }
 });
+
+testWithPostgres("a schema-10 database upgrades in place to extension secret_use: a grace that already ended is recorded as retired, a running one is not, and the upgraded store takes a flush", async () => {
+  server ??= await startPostgres();
+  const url = await server.createDatabase();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  let store: Store | undefined;
+  try {
+    await migrate(client, 10);
+    const insertKey = (id: string, hash: string, previousHash: string, previousExpiresAt: number) =>
+      client.query(
+        `INSERT INTO api_keys (id, owner_id, name, state, version, secret_hash, hint, spend_limit_micros, store_request, store_response,
+          retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, previous_secret_hash, previous_secret_expires_at)
+        VALUES ($1, 'owner', 'old', 'active', 2, $2, 'x', NULL, 0, 0, 30, 'all', '[]', 0, 0, 0, $3, $4)`,
+        [id, Buffer.from(hash), Buffer.from(previousHash), previousExpiresAt],
+      );
+    await insertKey("k_ended", "h1", "p1", Date.now() - 60_000);
+    await insertKey("k_running", "h2", "p2", Date.now() + 3_600_000);
+
+    await migrate(client);
+    const keys = await client.query(
+      "SELECT id, version, previous_secret, previous_secret_retired_reason AS reason FROM api_keys ORDER BY id",
+    );
+    expect(keys.rows).toEqual([
+      { id: "k_ended", version: 2, previous_secret: null, reason: "expired" },
+      { id: "k_running", version: 2, previous_secret: null, reason: null },
+    ]);
+
+    store = await openPostgresStore(url);
+    const at = Date.now();
+    await store.transaction((tx) =>
+      tx.secretUse.merge([
+        { keyId: "k_running", secretHash: Buffer.from("h2"), countedFrom: 0, lastUsedAt: at, requests: 2, clients: [{ userAgent: "svc/1", address: "10.0.0.1", firstSeenAt: at, lastSeenAt: at, requests: 2 }] },
+      ]),
+    );
+    const figures = await store.transaction((tx) => tx.secretUse.figuresOf(["k_running"]));
+    expect(figures.get("k_running")?.get(Buffer.from("h2").toString("hex"))).toEqual({
+      lastUsedAt: at,
+      requests: 2,
+      clients: [{ userAgent: "svc/1", address: "10.0.0.1", firstSeenAt: at, lastSeenAt: at, requests: 2 }],
+    });
+  } finally {
+    await store?.close();
+    await client.end();
+  }
+});

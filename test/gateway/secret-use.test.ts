@@ -4,11 +4,13 @@
  * a real signing receiver for the events. Time is the wall clock, with graces of seconds: the
  * flush and the scan run on their own timers, as in production, only faster.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import OpenAI from "openai";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import type { ApiKey, AuditEvent, WebhookWithSecret } from "@gateway-keys/contract";
-import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
+import { startTestGateway, testStoreKind, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call, expectError } from "./helpers";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
 
@@ -60,7 +62,7 @@ function eventsOf(keyId: string, type: string): { type: string; timestamp: strin
       }) as { type: string; timestamp: string; data: any };
       return { ...event, receivedAt: delivery.receivedAt };
     })
-    .filter((event) => event.type === type && (event.data.keyId ?? event.data.keyId) === keyId);
+    .filter((event) => event.type === type && event.data.keyId === keyId);
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
@@ -263,5 +265,29 @@ test("with trustProxy, the address is the one X-Forwarded-For reports", async ()
     expect(read.body.currentSecret!.clients).toMatchObject([{ address: "203.0.113.7" }]);
   } finally {
     await trusting.stop();
+  }
+});
+
+// The PostgreSQL restart is in secret-use-cluster.test.ts (real processes on one database).
+const onSqlite = testStoreKind() === "sqlite" ? test : test.skip;
+onSqlite("figures seen but not yet flushed survive a graceful restart: the gateway flushes on close", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gateway-secret-use-"));
+  const dbPath = join(dir, "gateway.db");
+  const first = await startTestGateway({ dbPath, secretUse: { flushIntervalMs: 600_000 } });
+  let second: TestGateway | undefined;
+  try {
+    const key = await first.createRegularKey({ name: "flushed on close" });
+    const client = new OpenAI({ apiKey: key.secret, baseURL: `${first.baseUrl}/v1`, maxRetries: 0, defaultHeaders: { "user-agent": "restart-service/1.0" } });
+    for (let i = 0; i < 3; i++) await chat(client);
+    // The 10-minute flush has not run.
+    expect((await accountClient(first).get(key.keyId)).body.currentSecret).toMatchObject({ requestsSinceRotation: 0, lastUsedAt: null });
+    await first.stop();
+    second = await startTestGateway({ dbPath, secretUse: { flushIntervalMs: 600_000 } });
+    const after = await accountClient(second, first.provisioningKey).get(key.keyId);
+    expect(after.body.currentSecret).toMatchObject({ requestsSinceRotation: 3, clients: [{ userAgent: "restart-service/1.0", requests: 3 }] });
+  } finally {
+    await first.stop();
+    await second?.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

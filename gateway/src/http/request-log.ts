@@ -63,6 +63,18 @@ export function loggableUrl(request: FastifyRequest): string {
   return `${path}?${query}`;
 }
 
+/**
+ * A client's address as the logs show it: IPv4 without its last byte, IPv6 with at most its first
+ * three groups — enough to tell networks apart, not to name a client. Full addresses are kept only
+ * where their owner reads them: among a secret's clients on the key record (extension `secret_use`).
+ */
+export function maskedAddress(address: string): string {
+  const v4 = /^(?:::ffff:)?(\d{1,3}\.\d{1,3}\.\d{1,3})\.\d{1,3}$/i.exec(address);
+  if (v4) return `${v4[1]}.x`;
+  if (address.includes(":")) return `${address.split("::")[0]!.split(":").slice(0, 3).join(":")}::x`;
+  return "x";
+}
+
 /** Fastify logger options for a {@link LoggerSetting}. */
 export function loggerOptions(setting: LoggerSetting): FastifyServerOptions["logger"] {
   if (setting === false) return false;
@@ -77,7 +89,7 @@ export function loggerOptions(setting: LoggerSetting): FastifyServerOptions["log
         method: request.method,
         url: loggableUrl(request),
         route: request.routeOptions?.url,
-        remoteAddress: request.ip,
+        remoteAddress: maskedAddress(request.ip),
       }),
     },
   };

@@ -30,7 +30,7 @@ export class SecretUseTracker {
   #pending = new Map<string, PendingSecret>();
   #flushing: Promise<void> = Promise.resolve();
 
-  /** `tracking` false counts nothing (the key record then shows no use): only for measuring what tracking costs (bench/secret-use.ts). */
+  /** `tracking` false counts nothing (a benchmark's baseline: the same gateway without the tracking). */
   constructor(store: Store, tracking = true) {
     this.#store = store;
     this.#tracking = tracking;

@@ -2,9 +2,8 @@ import type { AuditOrigin } from "../audit/chain";
 import { recordKeyChange } from "../audit/record";
 import type { GatewayContext } from "../context";
 import { GatewayError } from "../errors";
-import { previousSecretLive } from "../keys/records";
 import type { ApiKeyUpdate, StoredApiKey, StoreTransaction } from "../store/types";
-import { announcePreviousSecretRetired } from "../webhooks/previous-secret-alerts";
+import { recordSecretChange } from "../webhooks/previous-secret-alerts";
 
 /** What a key change through the account API does to a key. */
 export type KeyChangeAction = "update" | "rotate" | "revoke";
@@ -31,18 +30,10 @@ export async function changeKeyIn(
   const current = await tx.getApiKey(by.ownerId, keyId);
   if (!current) throw keyNotFound();
   const next = change(current);
-  const now = next.updatedAt;
-  // Extension secret_use: the previous secret a rotation replaces or a revoke ends is retired by it.
-  const endsPrevious = action !== "update" && previousSecretLive(current, now) && current.previousSecret !== null;
-  const before = endsPrevious || action === "rotate" ? await tx.secretUse.figuresOf([keyId]) : undefined;
   ctx.keys.forget(keyId);
   const updated = await tx.updateApiKey(keyId, current.version, next);
   await recordKeyChange(tx, action, current, updated, by.origin);
-  if (action === "rotate") await tx.secretUse.rotated(keyId, updated.previousSecretHash, now);
-  if (endsPrevious) {
-    const figures = before?.get(keyId)?.get(current.previousSecretHash!.toString("hex")) ?? { lastUsedAt: null, requests: 0, clients: [] };
-    const reason = action === "rotate" ? "rotated" : "revoked";
-    await announcePreviousSecretRetired(tx, { ...current, version: updated.version }, { hint: current.previousSecret!.hint, figures }, now, reason, now);
-  }
+  // Extension secret_use: the figures move with the secrets; a previous secret this ends is retired by it.
+  if (action !== "update") await recordSecretChange(tx, action, current, updated, next.updatedAt);
   return updated;
 }

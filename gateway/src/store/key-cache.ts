@@ -13,7 +13,8 @@ import type { KeyChangeFeed, Store, StoredApiKey } from "./types";
  * state, secrets and policies; spend is the {@link SpendLedger}'s. A key is cached under the hash
  * it was found by (its current secret, or the previous one during a rotation's grace period); the
  * grace period's end is checked against the clock on every request, so time alone never makes an
- * entry stale.
+ * entry stale. A previous secret retired early (extension `secret_use`) is a change of the key's
+ * row like any other: forgotten here by the scan that retires it, and heard through the feed.
  */
 export class KeyCache {
   readonly #store: Store;

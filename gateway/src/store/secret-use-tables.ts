@@ -216,9 +216,15 @@ export class SecretUseTables {
    */
   async rotated(keyId: string, replacedHash: Buffer | null, at: number): Promise<void> {
     if (replacedHash === null) {
+      if (this.#run.dialect === "postgres") await this.#run.all("SELECT 1 FROM secret_use WHERE key_id = ? ORDER BY secret_hash FOR UPDATE", [keyId]);
       await this.#run.all("DELETE FROM secret_use WHERE key_id = ?", [keyId]);
       await this.#run.all("DELETE FROM secret_clients WHERE key_id = ?", [keyId]);
       return;
+    }
+    if (this.#run.dialect === "postgres") {
+      // The key's figures locked in a flush's order (by secret), before any is changed: a flush of
+      // another process waits for the rotation instead of deadlocking with it.
+      await this.#run.all("SELECT 1 FROM secret_use WHERE key_id = ? ORDER BY secret_hash FOR UPDATE", [keyId]);
     }
     await this.#run.all("DELETE FROM secret_use WHERE key_id = ? AND secret_hash <> ?", [keyId, replacedHash]);
     await this.#run.all("DELETE FROM secret_clients WHERE key_id = ? AND secret_hash <> ?", [keyId, replacedHash]);

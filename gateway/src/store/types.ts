@@ -54,7 +54,8 @@ export interface Store extends SpendRecords {
   /**
    * The regular key whose current secret, or whose previous secret (extension `rotation_grace`),
    * hashes to `secretHash`, in any state. Whether a previous secret is still valid is not the
-   * store's business: the caller compares `previousSecretExpiresAt` with its clock.
+   * store's business: the caller compares `previousSecretExpiresAt` with its clock and checks
+   * `previousSecretRetiredAt` (keys/records.ts `matchSecret`).
    */
   findApiKeyByHash(secretHash: Buffer): Promise<StoredApiKey | undefined>;
   /** One of `ownerId`'s keys; another owner's key is `undefined`, as if it did not exist. */

@@ -3,7 +3,8 @@ import type { z } from "zod";
 import { recordChange } from "../audit/record";
 import type { AuditOrigin } from "../audit/chain";
 import type { PreviousSecretRetireReason, SecretFigures } from "../store/secret-use-tables";
-import type { StoreTransaction } from "../store/types";
+import { previousSecretLive } from "../keys/records";
+import type { StoredApiKey, StoreTransaction } from "../store/types";
 import type { AlertSubject } from "./alerts";
 import { enqueueEvent } from "./outbox";
 
@@ -106,4 +107,33 @@ export async function warnPreviousSecretInUse(
     key.labels,
   );
   return true;
+}
+
+/**
+ * Extension `secret_use`, in a rotate's or revoke's unit of work once the key's row is written
+ * (`before` as read, `after` as written): a rotation makes the replaced secret's figures the
+ * previous secret's and drops older ones; a previous secret that was still live is retired by the
+ * change — reason `rotated` or `revoked` — with its event and audit event. Every rotation (single
+ * or bulk) and every revoke goes through here.
+ */
+export async function recordSecretChange(
+  tx: StoreTransaction,
+  action: "rotate" | "revoke",
+  before: StoredApiKey,
+  after: StoredApiKey,
+  now: number,
+): Promise<void> {
+  const ended = previousSecretLive(before, now) && before.previousSecret !== null ? before.previousSecret : null;
+  const figures = ended ? (await tx.secretUse.figuresOf([before.id])).get(before.id)?.get(before.previousSecretHash!.toString("hex")) : undefined;
+  if (action === "rotate") await tx.secretUse.rotated(after.id, after.previousSecretHash, now);
+  if (ended === null) return;
+  const reason = action === "rotate" ? "rotated" : "revoked";
+  await announcePreviousSecretRetired(
+    tx,
+    { ...before, version: after.version },
+    { hint: ended.hint, figures: figures ?? { lastUsedAt: null, requests: 0, clients: [] } },
+    now,
+    reason,
+    now,
+  );
 }
