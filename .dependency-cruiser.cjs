@@ -23,7 +23,8 @@ const GATEWAY_LAYERS = [
   ["routes"],
   ["app.ts"],
   ["server.ts", "openapi-document.ts"],
-  ["cli.ts", "index.ts"],
+  // The command: serving, offline key tools, and (cli/) clients of a running gateway's account API.
+  ["cli.ts", "cli", "index.ts"],
 ];
 
 /** contract/src, bottom up: the wire objects, from primitives to the route table. */

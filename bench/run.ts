@@ -8,6 +8,7 @@ import { main as engineFloor } from "./engine-floor.ts";
 import { main as gateway } from "./gateway.ts";
 import { main as gatewayScale } from "./gateway-scale.ts";
 import { main as provider } from "./provider.ts";
+import { main as secretUse } from "./secret-use.ts";
 
 const benchmarks: Record<string, () => Promise<unknown>> = {
   "audit-cost": () => auditCost(),
@@ -15,6 +16,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   gateway: () => gateway(),
   "gateway-scale": () => gatewayScale(),
   provider: () => provider(),
+  "secret-use": () => secretUse(),
 };
 
 const asked = process.argv.slice(2);

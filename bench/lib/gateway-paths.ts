@@ -13,6 +13,7 @@ import type { ApiKeyWithSecret } from "@gateway-keys/contract";
 import { startChatUpstream } from "./chat-upstream.ts";
 import { startFloorProxy } from "./floor-proxy.ts";
 import type { Target } from "./load.ts";
+import { ownThreadStatPath } from "./process-cpu.ts";
 
 /** The gateway's model id; the upstream's own is `bench-upstream`. */
 export const MODEL = "bench-chat";
@@ -66,7 +67,8 @@ export function chatTarget(baseUrl: string, headers: Record<string, string>, mod
   return { origin: url.origin, path: `${url.pathname}/chat/completions`, headers, body: JSON.stringify({ model, ...PROMPT, ...(stream ? { stream: true } : {}) }) };
 }
 
-type Role = { role: "upstream" } | { role: "gateway" | "floor"; upstreamUrl: string };
+/** A worker's job; a gateway may run without tracking which secret each request used (bench/secret-use.ts measures that cost). */
+type Role = { role: "upstream" } | { role: "floor"; upstreamUrl: string } | { role: "gateway"; upstreamUrl: string; trackSecretUse?: boolean };
 
 /** What a worker reports once it listens. */
 export interface Ready {
@@ -76,10 +78,14 @@ export interface Ready {
   secret?: string;
   /** A key like `secret`'s, plus {@link UNREACHED_RATE_POLICY}. */
   limitedSecret?: string;
+  /** The gateway's provisioning key, to read the keys back. */
+  provisioningKey?: string;
+  /** The `stat` file of the gateway's worker thread, for its CPU time (bench/lib/process-cpu.ts). */
+  threadStat?: string;
 }
 
 /** Worker side: the gateway on a fresh SQLite file, forwarding `bench-chat` to the upstream, with the two bench keys. */
-async function serveGateway(upstreamUrl: string): Promise<void> {
+async function serveGateway(upstreamUrl: string, trackSecretUse = true): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "gateway-bench-"));
   Object.assign(process.env, BENCH_UPSTREAM_ENV);
   const gateway = await startGateway({
@@ -88,10 +94,11 @@ async function serveGateway(upstreamUrl: string): Promise<void> {
     bootstrap: { ownerId: "bench" },
     // The default (200 req/s per key) would measure the rate limiter, not the gateway.
     rateLimit: { ratePerSecond: 1e9, burst: 1e9 },
+    secretUse: { track: trackSecretUse },
   });
   const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench");
   const limitedSecret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench-limited", UNREACHED_RATE_POLICY);
-  parentPort!.postMessage({ url: `${gateway.url}/v1`, secret, limitedSecret } satisfies Ready);
+  parentPort!.postMessage({ url: `${gateway.url}/v1`, secret, limitedSecret, provisioningKey: gateway.provisioningKey!, threadStat: ownThreadStatPath() } satisfies Ready);
   parentPort!.once("message", async () => {
     await gateway.close();
     rmSync(dir, { recursive: true, force: true });
@@ -129,7 +136,7 @@ export async function startWorker(role: Role): Promise<Ready & { stop(): Promise
 
 if (!isMainThread && (workerData as Role | undefined)?.role !== undefined) {
   const role = workerData as Role;
-  if (role.role === "gateway") await serveGateway(role.upstreamUrl);
+  if (role.role === "gateway") await serveGateway(role.upstreamUrl, role.trackSecretUse);
   else if (role.role === "floor") await serveFloor(role.upstreamUrl);
   else await serveUpstream();
 }

@@ -1,5 +1,5 @@
 /** CPU time of processes and their threads, read from /proc (Linux). */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`: 100 on Linux). */
 const CLOCK_TICKS = 100;
@@ -10,6 +10,16 @@ function readStat(path: string): { name: string; seconds: number } {
   // Fields after the command's closing parenthesis (the name may hold spaces): utime and stime are the 12th and 13th.
   const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
   return { name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), seconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS };
+}
+
+/** CPU seconds one thread has used so far, from its `stat` file (`/proc/<pid>/task/<tid>/stat`). */
+export function threadCpuSeconds(statPath: string): number {
+  return readStat(statPath).seconds;
+}
+
+/** The `stat` file of the thread that calls this (a worker thread names its own). */
+export function ownThreadStatPath(): string {
+  return `/proc/${readlinkSync("/proc/thread-self")}/stat`;
 }
 
 /** CPU seconds (user + system, every thread) a process has used so far; 0 once it is gone. */

@@ -14,6 +14,14 @@ export function relative(iso: string | null, now = Date.now()): string {
   return ms < 0 ? `${text} ago` : `in ${text}`;
 }
 
+/** A span of seconds as a person says it: "45 s", "15 min", "2 h", "7 d" (rounded to the largest unit that fits). */
+export function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86_400)} d`;
+}
+
 /** Credits as the API writes them ("12.5"), grouped for reading. */
 export function units(text: string): string {
   const [whole = "0", fraction] = text.split(".");

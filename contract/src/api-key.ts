@@ -115,27 +115,8 @@ export const PreviousSecretUse = SecretUse.extend({
 });
 export type PreviousSecretUse = z.infer<typeof PreviousSecretUse>;
 
-/**
- * Extension `secret_use`: how long a previous secret may go unused and still count as in use when
- * its rotation set no `retireWhenIdleSeconds` — a client that called within the hour is taken to
- * still hold it.
- */
-export const IN_USE_WINDOW_SECONDS = 3_600;
-
-/**
- * Whether a key's previous secret is still in use at `now`: it still authenticates (not retired,
- * grace not over), a request presented it since the rotation, and the last one came within its idle
- * window (`retireWhenIdleSeconds`, else {@link IN_USE_WINDOW_SECONDS}). The one rule behind
- * `key.previous_secret_in_use`, the console's warning and the plan's warning that a rotation would
- * cut those clients off. (`lastUsedAt` carries over the rotation, so a secret last used just before
- * it would otherwise count as in use although no client presented it since.)
- */
-export function previousSecretInUse(previous: PreviousSecretUse | null, now: number): boolean {
-  if (previous === null || previous.retiredAt !== null || Date.parse(previous.expiresAt) <= now) return false;
-  if (previous.lastUsedAt === null || previous.requestsSinceRotation === 0) return false;
-  const windowMs = (previous.retireWhenIdleSeconds ?? IN_USE_WINDOW_SECONDS) * 1000;
-  return now - Date.parse(previous.lastUsedAt) < windowMs;
-}
+// The rule lives in a module without zod, so the console bundles it without the schemas.
+export { IN_USE_WINDOW_SECONDS, previousSecretInUse } from "./secret-use-rule";
 
 /**
  * A regular API key as the account API returns it. Unknown extra fields are stripped, and an enum
@@ -278,6 +259,37 @@ export const InUseWarningSeconds = z
   .min(1, { error: WARNING_MESSAGE })
   .max(KEY_EXTENSION_LIMITS.gracePeriodSecondsMax, { error: WARNING_MESSAGE });
 
+/** What a rotation asks of the secret it replaces: its grace, and (extension `secret_use`) when to retire it early and when to warn. */
+export interface RotationTerms {
+  gracePeriodSeconds?: number | undefined;
+  retireWhenIdleSeconds?: number | undefined;
+  inUseWarningSeconds?: number | undefined;
+}
+
+/**
+ * The rules the terms of a rotation follow together: `retireWhenIdleSeconds` and
+ * `inUseWarningSeconds` need a grace period, and the warning must fall inside it. One rule for the
+ * rotate of one key and the bulk rotation.
+ */
+export function checkRotationTerms(body: RotationTerms, ctx: z.RefinementCtx): void {
+  const grace = body.gracePeriodSeconds ?? 0;
+  for (const field of ["retireWhenIdleSeconds", "inUseWarningSeconds"] as const) {
+    if (body[field] !== undefined && grace === 0) {
+      ctx.addIssue({ code: "custom", path: [field], message: "needs gracePeriodSeconds > 0: without a grace the previous secret stops at once" });
+    }
+  }
+  if (body.inUseWarningSeconds !== undefined && grace > 0 && body.inUseWarningSeconds >= grace) {
+    ctx.addIssue({ code: "custom", path: ["inUseWarningSeconds"], message: `must be less than gracePeriodSeconds (${grace})` });
+  }
+}
+
+/** The fields of {@link RotationTerms}, as a rotate body (one key's, or a bulk rotation's) takes them. */
+export const RotationTermsFields = {
+  gracePeriodSeconds: GracePeriodSeconds.optional(),
+  retireWhenIdleSeconds: RetireWhenIdleSeconds.optional(),
+  inUseWarningSeconds: InUseWarningSeconds.optional(),
+};
+
 /**
  * Body of rotate: the version the caller last saw and, extension `rotation_grace`, how many seconds
  * the replaced secret keeps working (default 0: it stops at once, as the seed says). Extension
@@ -285,22 +297,5 @@ export const InUseWarningSeconds = z
  * `inUseWarningSeconds` says when to warn that it is still in use (default: a quarter of the grace
  * before its end). Both need a grace period; the warning must fall inside it.
  */
-export const RotateApiKeyRequest = z
-  .strictObject({
-    expectedVersion: KeyVersion,
-    gracePeriodSeconds: GracePeriodSeconds.optional(),
-    retireWhenIdleSeconds: RetireWhenIdleSeconds.optional(),
-    inUseWarningSeconds: InUseWarningSeconds.optional(),
-  })
-  .superRefine((body, ctx) => {
-    const grace = body.gracePeriodSeconds ?? 0;
-    for (const field of ["retireWhenIdleSeconds", "inUseWarningSeconds"] as const) {
-      if (body[field] !== undefined && grace === 0) {
-        ctx.addIssue({ code: "custom", path: [field], message: "needs gracePeriodSeconds > 0: without a grace the previous secret stops at once" });
-      }
-    }
-    if (body.inUseWarningSeconds !== undefined && grace > 0 && body.inUseWarningSeconds >= grace) {
-      ctx.addIssue({ code: "custom", path: ["inUseWarningSeconds"], message: `must be less than gracePeriodSeconds (${grace})` });
-    }
-  });
+export const RotateApiKeyRequest = z.strictObject({ expectedVersion: KeyVersion, ...RotationTermsFields }).superRefine(checkRotationTerms);
 export type RotateApiKeyRequest = z.infer<typeof RotateApiKeyRequest>;

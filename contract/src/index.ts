@@ -4,6 +4,8 @@
  */
 export * from "./api-key";
 export * from "./audit";
+export * from "./bulk-rotation";
+export * from "./label-selector";
 export * from "./key-alerts";
 export * from "./webhooks";
 export * from "./canonical-json";

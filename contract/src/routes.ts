@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { ApiKey, ApiKeyWithSecret, CreateApiKeyRequest, RotateApiKeyRequest, UpdateApiKeyRequest, VersionedRequest } from "./api-key";
 import { AuditEvent, AuditEventsQuery, AuditVerification } from "./audit";
+import { BulkRotateRequest, BulkRotation } from "./bulk-rotation";
+import { LABEL_SELECTORS_MAX, LabelSelectorText } from "./label-selector";
 import { ListPage, ListQuery } from "./list";
 import { GatewayInfo, Model } from "./models";
 import { SpeechRequest } from "./model-api/audio";
@@ -58,8 +60,6 @@ const ok = <Schema extends z.ZodType>(schema: Schema) => ({ status: 200, schema 
 /** `GET /v1/account/logs` takes the list query plus the optional key filter. */
 export const LogsListQuery = z.strictObject({ ...ListQuery.shape, ...LogsQuery.shape });
 
-const LABEL_SELECTOR_MESSAGE = 'expected a label selector "name=value" (or "name" for any value), e.g. team=search';
-
 /**
  * `GET /v1/account/api-keys` takes the list query plus `label` selectors (repeat it to require
  * several): `name=value` matches keys whose label `name` is `value`; `name` alone, keys that have it.
@@ -69,7 +69,7 @@ export const KeysListQuery = z.strictObject({
   label: z
     .union([z.string(), z.array(z.string())])
     .transform((value) => (Array.isArray(value) ? value : [value]))
-    .pipe(z.array(z.string().min(1, { error: LABEL_SELECTOR_MESSAGE }).max(400, { error: LABEL_SELECTOR_MESSAGE })).max(32, { error: "at most 32 label selectors" }))
+    .pipe(z.array(LabelSelectorText).max(LABEL_SELECTORS_MAX, { error: `at most ${LABEL_SELECTORS_MAX} label selectors` }))
     .optional(),
 });
 
@@ -95,6 +95,19 @@ export const ROUTES = {
     query: NoQuery,
     body: CreateApiKeyRequest,
     answer: { status: 201, schema: ApiKeyWithSecret },
+  },
+  /**
+   * Extension `bulk_rotation`: rotate every key a label selector selects with one set of terms,
+   * after a dry run that lists them and their clients. A path of its own, beside the `/:keyId` ones.
+   */
+  bulkRotateKeys: {
+    method: "POST",
+    path: "/v1/account/api-keys/bulk-rotate",
+    auth: provisioning("keys:write"),
+    idempotent: true,
+    query: NoQuery,
+    body: BulkRotateRequest,
+    answer: ok(BulkRotation),
   },
   /** Extension `single_key_get`. */
   getKey: { method: "GET", path: "/v1/account/api-keys/:keyId", auth: provisioning("keys:read"), params: KeyPathParams, query: NoQuery, answer: ok(ApiKey) },

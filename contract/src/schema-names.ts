@@ -5,6 +5,7 @@ import { Model } from "./models";
 import { LoggingPolicy, ModelPolicy, RateLimitPolicy, SpendPolicy } from "./policies";
 import { Principal } from "./principal";
 import { AuditEvent, AuditVerification } from "./audit";
+import { BulkRotateRequest, BulkRotation } from "./bulk-rotation";
 import { AuditEventList, ApiKeyList, ModelList, WebhookDeliveryList, WebhookList } from "./routes";
 import {
   AuditWebhookEvent,
@@ -35,6 +36,8 @@ const NAMED_SCHEMAS = {
   UpdateApiKeyRequest,
   RotateApiKeyRequest,
   VersionedRequest,
+  BulkRotateRequest,
+  BulkRotation,
   SpendPolicy,
   LoggingPolicy,
   ModelPolicy,

@@ -15,6 +15,7 @@ import { ledgerFor, rateLimitsFor } from "./metering";
 import { observedLedger } from "./ops/observed-ledger";
 import { CredentialThrottle, type RateLimitOptions } from "./http/credential-throttle";
 import { accountKeyRoutes } from "./routes/account-keys";
+import { bulkRotationRoutes } from "./routes/bulk-rotation";
 import { auditEventRoutes } from "./routes/audit-events";
 import { webhookRoutes } from "./routes/webhooks";
 import { mediaRoutes } from "./routes/media";
@@ -225,6 +226,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.register(textGenerationRoutes, { ctx });
   app.register(mediaRoutes, { ctx });
   app.register(accountKeyRoutes, { ctx });
+  app.register(bulkRotationRoutes, { ctx });
   app.register(auditEventRoutes, { ctx });
   app.register(webhookRoutes, { ctx });
   app.register(usageRoutes, { ctx });

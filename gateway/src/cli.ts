@@ -4,6 +4,7 @@
  *   gateway serve [--port 8787] [--host 127.0.0.1] [--db ./gateway.db | --database postgres://…] [--bootstrap --owner ID]
  *                 [--metrics-port N] [--drain-timeout 30] [--shutdown-delay 0] [--encryption-key-file FILE]
  *   gateway provisioning-key create (--db FILE | --database postgres://…) --owner ID [--scopes keys:read,keys:write,usage:read]
+ *   gateway keys rotate --label team=search [--dry-run | --secrets-file FILE] [--grace 1h]   (over HTTP: GATEWAY_BASE_URL, GATEWAY_PROVISIONING_KEY)
  * `--database` may come from GATEWAY_DATABASE_URL instead, which keeps the password out of `ps`; the
  * options a container sets (host, port, config, metrics, drain, log level, key file) have variables
  * too (`serve --help` names them), so an image or a chart configures the gateway by environment.
@@ -14,6 +15,7 @@ import { resolve } from "node:path";
 import pino from "pino";
 import { SCOPES, type Scope } from "@gateway-keys/contract";
 import { verifyAuditChain } from "./audit/chain";
+import { BASE_URL_ENV, keysRotate, parseDuration, PROVISIONING_KEY_ENV, type KeysRotateOptions } from "./cli/keys-rotate";
 import { createProvisioningKey } from "./keys/provisioning";
 import { startGateway } from "./server";
 import { loadGatewayConfig } from "./models/upstream-config";
@@ -106,6 +108,13 @@ async function main(argv: string[]): Promise<void> {
     const rate = Number(text);
     if (!/^\d+$/.test(text) || rate < 1) throw new InvalidArgumentError("expected a whole number of requests, at least 1");
     return rate;
+  };
+  const parseDurationFlag = (text: string): number => {
+    try {
+      return parseDuration(text);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
   };
   const parseScopes = (text: string): Scope[] => {
     const scopes = text.split(",").map((scope) => scope.trim()).filter(Boolean);
@@ -220,6 +229,27 @@ async function main(argv: string[]): Promise<void> {
     .addOption(new Option("--database <url>", "PostgreSQL database of the gateway").env(DATABASE_URL_ENV))
     .option("--owner <id>", "only this owner's chain")
     .action((options: AuditVerifyOptions) => verifyAudit(options));
+
+  const keys = program.command("keys").description("Regular API keys, through a running gateway's account API.");
+  keys
+    .command("rotate")
+    .description(
+      "Rotate every key a label selector selects (at most 100), with one grace: shows a dry run of the keys, their clients and last use, then rotates exactly those. Exit status 3: some keys were left alone (changed in between).",
+    )
+    .requiredOption("--label <selector>", 'label selector "name=value" (or "name" for any value); repeat to require several', (value: string, previous: string[] = []) => [...previous, value])
+    .option("--dry-run", "only show what would be rotated")
+    .option("--yes", "rotate without asking (needed when stdin is not a terminal)")
+    .addOption(new Option("--grace <duration>", "how long each replaced secret keeps working: 90, 45s, 15m, 1h, 7d (default: it stops at once)").argParser(parseDurationFlag))
+    .addOption(new Option("--retire-when-idle <duration>", "with --grace: end a replaced secret once it has gone unused this long").argParser(parseDurationFlag))
+    .addOption(new Option("--in-use-warning <duration>", "with --grace: send key.previous_secret_in_use this long before the grace ends, if it is still used").argParser(parseDurationFlag))
+    .option("--secrets-file <file>", "where the new secrets go, as JSON (created with mode 0600; never overwritten); required unless --dry-run")
+    .addOption(new Option("--output <format>", "stdout: a table, or JSON (without secrets)").choices(["table", "json"]).default("table"))
+    .option("--idempotency-key <key>", "the Idempotency-Key of the rotation: pass the one a cut-off run printed to finish it without rotating twice")
+    .addOption(new Option("--base-url <url>", "the gateway, e.g. https://gateway.example.com").env(BASE_URL_ENV))
+    .option("--provisioning-key-file <file>", `file holding the provisioning key (default: ${PROVISIONING_KEY_ENV})`)
+    .action(async (options: KeysRotateOptions) => {
+      process.exitCode = await keysRotate(options);
+    });
 
   await program.parseAsync(argv);
 }

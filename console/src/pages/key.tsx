@@ -1,6 +1,7 @@
 import type { ApiKey, ListPage, LogEntry, UsageTimeline } from "@gateway-keys/contract";
 import { Chart } from "../components/chart";
 import { SpendBar } from "../components/spend-bar";
+import { Secrets } from "../components/secrets";
 import { Labels, StateBadge } from "../components/state";
 import { Table } from "../components/table";
 import { dateTime, managedBy, relative, units } from "../format";
@@ -82,10 +83,16 @@ export function KeyPage({ view }: { view: KeyView }) {
           <Policy name="Version">
             {key.version}, updated {dateTime(key.updatedAt)}
             {key.rotatedAt ? `, rotated ${dateTime(key.rotatedAt)}` : ""}
-            {key.previousSecretExpiresAt && Date.parse(key.previousSecretExpiresAt) > Date.now() ? `; the replaced secret works until ${dateTime(key.previousSecretExpiresAt)}` : ""}
+            {key.previousSecret === null && key.previousSecretExpiresAt && Date.parse(key.previousSecretExpiresAt) > Date.now()
+              ? `; the replaced secret works until ${dateTime(key.previousSecretExpiresAt)}`
+              : ""}
           </Policy>
           <Policy name="Last used">{key.lastUsedAt ? `${dateTime(key.lastUsedAt)} (${relative(key.lastUsedAt)})` : "never"}</Policy>
         </dl>
+      </section>
+      <section aria-labelledby="secrets">
+        <h2 id="secrets">Secrets and their clients</h2>
+        <Secrets apiKey={key} now={Date.now()} />
       </section>
       <section aria-labelledby="traffic">
         <h2 id="traffic">Spend and traffic</h2>

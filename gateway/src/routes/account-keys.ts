@@ -1,13 +1,11 @@
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { ApiKey, ApiKeyWithSecret, NULLABLE_POLICIES, REPLAYED_HEADER, ROUTES, type CreateApiKeyParams } from "@gateway-keys/contract";
+import { ApiKey, ApiKeyWithSecret, NULLABLE_POLICIES, parseLabelSelector, REPLAYED_HEADER, ROUTES, type CreateApiKeyParams } from "@gateway-keys/contract";
 import type { FastifyRequest } from "fastify";
-import { keyChanges } from "../audit/key-changes";
 import { originOf } from "../audit/origin";
-import { recordChange } from "../audit/record";
+import { recordKeyChange } from "../audit/record";
 import { accountOf } from "../context";
 import { newSecret } from "../crypto";
-import { GatewayError } from "../errors";
 import { runIdempotent, type IdempotentOutcome } from "../idempotency/runner";
 import {
   applyRevoke,
@@ -20,15 +18,10 @@ import {
   toWireKeyWithSecret,
   windowSpendOf,
 } from "../keys/key-records";
-import type { ApiKeyUpdate, LabelSelector, StoredApiKey, StoreTransaction } from "../store/types";
-import { recordSecretChange } from "../webhooks/previous-secret-alerts";
+import type { ApiKeyUpdate, StoredApiKey, StoreTransaction } from "../store/types";
+import { changeKeyIn, keyNotFound, type KeyChangeAction } from "./key-change";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";
-
-function keyNotFound(): GatewayError {
-  // Also the answer for another owner's key: existence is never revealed across owners.
-  return new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
-}
 
 /**
  * A create as the contract reads it, for its idempotency fingerprint: a policy sent as null and one
@@ -48,14 +41,6 @@ function createMeaning(body: CreateApiKeyParams): Record<string, unknown> {
   return meaning;
 }
 
-/** Label selectors of the list query (`name=value`, or `name` for any value). */
-function selectorsOf(label: readonly string[] | undefined): LabelSelector[] {
-  return (label ?? []).map((selector) => {
-    const split = selector.indexOf("=");
-    return split < 0 ? { name: selector, value: null } : { name: selector.slice(0, split), value: selector.slice(split + 1) };
-  });
-}
-
 /** Sends an idempotent operation's answer; a replay says so in a header. */
 export function sendOutcome<Body>(reply: FastifyReply, outcome: IdempotentOutcome<Body>): FastifyReply {
   if (outcome.replayed) reply.header(REPLAYED_HEADER, "true");
@@ -68,29 +53,14 @@ export function sendOutcome<Body>(reply: FastifyReply, outcome: IdempotentOutcom
  * writes it, and the answer is recorded for replay in the same transaction.
  */
 export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app, { ctx }) => {
-  /**
-   * One change of one key, checked and written in the caller's unit of work: the key is read (and
-   * held) in the transaction, `change` applies the lifecycle rules, and the key cache forgets the
-   * key before the write commits.
-   */
-  const changeKey = async (
+  /** One change of one key in the caller's unit of work (key-change.ts), made by this request. */
+  const changeKey = (
     tx: StoreTransaction,
     request: FastifyRequest,
-    action: "update" | "rotate" | "revoke",
+    action: KeyChangeAction,
     keyId: string,
     change: (current: StoredApiKey) => ApiKeyUpdate,
-  ): Promise<StoredApiKey> => {
-    const ownerId = accountOf(request).ownerId;
-    const current = await tx.getApiKey(ownerId, keyId);
-    if (!current) throw keyNotFound();
-    const next = change(current);
-    ctx.keys.forget(keyId);
-    const updated = await tx.updateApiKey(keyId, current.version, next);
-    await auditKey(tx, request, action, current, updated);
-    // Extension secret_use: the figures move with the secrets; a previous secret this ends is retired by it.
-    if (action !== "update") await recordSecretChange(tx, action, current, updated, next.updatedAt);
-    return updated;
-  };
+  ): Promise<StoredApiKey> => changeKeyIn(ctx, tx, { ownerId: accountOf(request).ownerId, origin: originOf(request) }, action, keyId, change);
 
   /** The key record of a key read in a unit of work, with its secrets' use. */
   const wireKey = async (tx: StoreTransaction, key: StoredApiKey, now: number) =>
@@ -98,28 +68,14 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
 
   /** The audit event (and its webhook event) of a key change, in the change's unit of work. */
   const auditKey = (tx: StoreTransaction, request: FastifyRequest, action: string, before: StoredApiKey | null, after: StoredApiKey) =>
-    recordChange(
-      tx,
-      {
-        ownerId: after.ownerId,
-        action,
-        keyId: after.id,
-        webhookId: null,
-        versionBefore: before?.version ?? null,
-        versionAfter: after.version,
-        changes: keyChanges(before, after),
-        time: after.updatedAt,
-      },
-      originOf(request),
-      after.labels,
-    );
+    recordKeyChange(tx, action, before, after, originOf(request));
 
   app.route({
     ...routeOf(ctx, ROUTES.listKeys),
     handler: async (request) => {
       const { limit, after, label } = request.query;
       const afterSeq = after === undefined ? 0 : decodeCursor("keys", after);
-      const rows = await ctx.store.listApiKeys(accountOf(request).ownerId, afterSeq, limit + 1, selectorsOf(label));
+      const rows = await ctx.store.listApiKeys(accountOf(request).ownerId, afterSeq, limit + 1, (label ?? []).map(parseLabelSelector));
       const now = ctx.now();
       const page = pageOf("keys", rows, limit, (key) => key);
       const spend = await windowSpendOf(ctx.store, page.data, now);

@@ -18,6 +18,7 @@ export const EXTENSIONS = [
   "client_reference", // create with clientReference: unique among the owner's live keys; 409 names the holder
   "rotation_grace", // rotate with gracePeriodSeconds: the replaced secret works until previousSecretExpiresAt
   "secret_use", // currentSecret / previousSecret on the key record; rotate with retireWhenIdleSeconds, inUseWarningSeconds
+  "bulk_rotation", // POST /v1/account/api-keys/bulk-rotate: rotate the keys a label selector selects, after a dry run
 ] as const;
 
 /** The gateway's version, from its package.json. */

@@ -128,6 +128,8 @@ export interface SpendDay {
 export interface StoreTransaction {
   /** One of `ownerId`'s keys, held against concurrent change until the unit of work ends. */
   getApiKey(ownerId: string, keyId: string): Promise<StoredApiKey | undefined>;
+  /** {@link Store.listApiKeys}, as this unit of work sees it (the rows are not held). */
+  listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors?: readonly LabelSelector[]): Promise<StoredApiKey[]>;
   /** Inserts a new key and returns it as stored. */
   insertApiKey(key: NewApiKey): Promise<StoredApiKey>;
   /** The owner's key that holds `clientReference` and is not revoked (at most one can). */

@@ -1,4 +1,19 @@
-import { ApiKey, ApiKeyWithSecret, ListPage, PAGE_LIMIT, ROUTES, routePath, SpendWindow, type CreateApiKeyRequest, type RotateApiKeyRequest, type RouteSpec, type UpdateApiKeyRequest, type VersionedRequest } from "@gateway-keys/contract";
+import {
+  ApiKey,
+  ApiKeyWithSecret,
+  ListPage,
+  PAGE_LIMIT,
+  ROUTES,
+  routePath,
+  SpendWindow,
+  type BulkRotateRequest,
+  type BulkRotation,
+  type CreateApiKeyRequest,
+  type RotateApiKeyRequest,
+  type RouteSpec,
+  type UpdateApiKeyRequest,
+  type VersionedRequest,
+} from "@gateway-keys/contract";
 import type { z } from "zod";
 import type { RequestClient } from "../core/resource";
 import { APIPromise } from "../core/api-promise";
@@ -99,6 +114,25 @@ export class ApiKeys {
    */
   rotate(keyId: string, body: RotateApiKeyRequest, options?: RequestOptions): APIPromise<ApiKeyWithSecret> {
     return this.#versioned(ROUTES.rotateKey, keyId, body, options);
+  }
+
+  /**
+   * Gateway extension `bulk_rotation`: rotates every key whose labels meet `label` (at most 100 keys,
+   * revoked ones left out) with one set of rotation terms. Call it first with `dryRun: true` to see
+   * the keys, their versions, clients and last use; then again with `expectedVersions` pinning each
+   * key's version as the dry run showed it. A key changed since is reported (`conflict`), never
+   * overwritten. The whole rotation is one unit of work under one Idempotency-Key: a retry (this
+   * SDK's own, or yours with the same `idempotencyKey`) replays the first answer, new secrets
+   * included, and never rotates a key twice.
+   * @example
+   * const plan = await client.apiKeys.bulkRotate({ label: ["team=search"], dryRun: true });
+   * const expectedVersions = Object.fromEntries(plan.keys.map((item) => [item.keyId, item.key!.version]));
+   * const done = await client.apiKeys.bulkRotate({ label: ["team=search"], expectedVersions, gracePeriodSeconds: 3600 });
+   * for (const item of done.keys) if (item.outcome === "rotated") deliver(item.keyId, item.secret!);
+   */
+  bulkRotate(body: BulkRotateRequest, options?: RequestOptions): APIPromise<BulkRotation> {
+    const route = ROUTES.bulkRotateKeys;
+    return this.#client.request({ method: route.method, path: route.path, body, auth: "provisioning", schema: route.answer.schema, options });
   }
 
   /**

@@ -295,6 +295,10 @@ class PostgresStore implements Store {
       events: new EventTables(runner),
       secretUse: new SecretUseTables(runner),
       getApiKey: (ownerId, keyId) => keyFrom(SQL.apiKeyByIdHeld, [keyId, ownerId]),
+      listApiKeys: async (ownerId, afterSeq, limit, selectors = []) => {
+        const { rows } = await this.#query<ApiKeyRow>(SQL.listApiKeys, [ownerId, afterSeq, limit, selectorJson(selectors)], client);
+        return rows.map(apiKeyFromRow);
+      },
       insertApiKey: async (key: NewApiKey) =>
         (await keyFrom(SQL.insertApiKey, [...apiKeyUpdateValues(key), key.id, key.ownerId, key.createdAt, key.clientReference]))!,
       findLiveApiKeyByReference: (ownerId, clientReference) => keyFrom(SQL.liveApiKeyByReference, [ownerId, clientReference]),
@@ -351,8 +355,7 @@ class PostgresStore implements Store {
   }
 
   async listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors: readonly LabelSelector[] = []): Promise<StoredApiKey[]> {
-    const selectorJson = JSON.stringify(selectors.map((selector) => [selector.name, selector.value]));
-    const { rows } = await this.#query<ApiKeyRow>(SQL.listApiKeys, [ownerId, afterSeq, limit, selectorJson]);
+    const { rows } = await this.#query<ApiKeyRow>(SQL.listApiKeys, [ownerId, afterSeq, limit, selectorJson(selectors)]);
     return rows.map(apiKeyFromRow);
   }
 
@@ -541,4 +544,9 @@ function apiKeyUpdateValues(key: ApiKeyUpdate): unknown[] {
     ...Object.values(policyColumns(key)),
     ...Object.values(previousSecretColumns(key)),
   ];
+}
+
+/** Label selectors as the list statement takes them: a JSON array of [name, value] pairs (value null: any). */
+function selectorJson(selectors: readonly LabelSelector[]): string {
+  return JSON.stringify(selectors.map((selector) => [selector.name, selector.value]));
 }

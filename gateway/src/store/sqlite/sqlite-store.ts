@@ -224,6 +224,7 @@ class SqliteStore implements Store {
     events: new EventTables(this.#eventRunner),
     secretUse: new SecretUseTables(this.#eventRunner),
     getApiKey: async (ownerId, keyId) => this.#apiKey(ownerId, keyId),
+    listApiKeys: async (ownerId, afterSeq, limit, selectors = []) => this.#listApiKeys(ownerId, afterSeq, limit, selectors),
     insertApiKey: async (key: NewApiKey) => {
       this.#sql.insertApiKey.run(apiKeyParams(key));
       return this.#apiKey(key.ownerId, key.id)!;
@@ -296,8 +297,12 @@ class SqliteStore implements Store {
   }
 
   listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors: readonly LabelSelector[] = []): Promise<StoredApiKey[]> {
+    return this.#gate.read(() => this.#listApiKeys(ownerId, afterSeq, limit, selectors));
+  }
+
+  #listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors: readonly LabelSelector[]): StoredApiKey[] {
     const params = { owner_id: ownerId, after_seq: afterSeq, limit, selectors: JSON.stringify(selectors.map((s) => [s.name, s.value])) };
-    return this.#gate.read(() => (this.#sql.listApiKeys.all(params) as unknown as ApiKeyRow[]).map(apiKeyFromRow));
+    return (this.#sql.listApiKeys.all(params) as unknown as ApiKeyRow[]).map(apiKeyFromRow);
   }
 
   countApiKeysByState(ownerId: string): Promise<Record<KeyState, number>> {
