@@ -31,9 +31,10 @@ const GATEWAY_LAYERS = [
 const CONTRACT_LAYERS = [
   // Primitives with no import of their own, and the model APIs' wire shapes (which import only each other).
   ["units.ts", "key-alerts.ts", "canonical-json.ts", "credentials.ts", "errors.ts", "headers.ts", "health.ts", "list.ts", "models.ts", "principal.ts", "scopes.ts", "validation.ts", "model-api"],
-  ["policies.ts", "reading.ts"],
+  ["policies.ts", "reading.ts", "label-selector.ts"],
   ["api-key.ts", "spend-windows.ts"],
-  ["audit.ts", "usage.ts", "route-inputs.ts"],
+  // secret-use-rule.ts holds no zod, so the console can take the rule without the schemas.
+  ["audit.ts", "usage.ts", "route-inputs.ts", "secret-use-rule.ts", "bulk-rotation.ts"],
   ["webhooks.ts"],
   ["routes.ts"],
   ["schema-names.ts"],
@@ -114,14 +115,16 @@ const PACKAGE_RULES = [
   { from: "contract/src", mayNot: ["sdk", "gateway", "console", "provider", "policy", "testkit", "test"] },
   { from: "sdk/src", mayNot: ["gateway", "console", "provider", "policy", "testkit", "test"] },
   { from: "console/src", mayNot: ["sdk", "gateway", "provider", "policy", "testkit", "test"] },
-  { from: "gateway/src", mayNot: ["sdk", "console/src", "provider", "policy", "testkit", "test"] },
+  // The command's clients of a running gateway (gateway keys rotate) call its account API through the SDK, as any client does.
+  { from: "gateway/src", except: "gateway/src/cli/", mayNot: ["sdk"] },
+  { from: "gateway/src", mayNot: ["console/src", "provider", "policy", "testkit", "test"] },
   { from: "provider/src", mayNot: ["gateway", "console", "policy", "testkit", "test"] },
   { from: "testkit/src", mayNot: ["test"] },
-].map(({ from, mayNot }) => ({
+].map(({ from, except, mayNot }) => ({
   name: `${from}: no import of ${mayNot.join(", ")}`,
   comment: `${from} may not depend on ${mayNot.join(", ")} (.dependency-cruiser.cjs, PACKAGE_RULES)`,
   severity: "error",
-  from: { path: `^${escape(from)}/` },
+  from: except ? { path: `^${escape(from)}/`, pathNot: `^${escape(except)}` } : { path: `^${escape(from)}/` },
   to: { path: `^(${mayNot.map(escape).join("|")})/` },
 }));
 

@@ -116,7 +116,6 @@ export const PreviousSecretUse = SecretUse.extend({
 export type PreviousSecretUse = z.infer<typeof PreviousSecretUse>;
 
 // The rule lives in a module without zod, so the console bundles it without the schemas.
-export { IN_USE_WINDOW_SECONDS, previousSecretInUse } from "./secret-use-rule";
 
 /**
  * A regular API key as the account API returns it. Unknown extra fields are stripped, and an enum

@@ -6,6 +6,7 @@ export * from "./api-key";
 export * from "./audit";
 export * from "./bulk-rotation";
 export * from "./label-selector";
+export * from "./secret-use-rule";
 export * from "./key-alerts";
 export * from "./webhooks";
 export * from "./canonical-json";
