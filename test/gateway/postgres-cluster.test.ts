@@ -15,13 +15,12 @@ import pg from "pg";
 import { parseUnits } from "@gateway-keys/contract";
 import { startGateway } from "@gateway-keys/gateway";
 import { GATEWAY_CLI, startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
-import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
+import { startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
 import { createTestClock } from "@gateway-keys/testkit/test-gateway";
+import { describeWith } from "../support/needs";
 import { call } from "./helpers";
 
-const unavailable = postgresUnavailableReason();
-if (unavailable) console.log(`skipping the PostgreSQL cluster tests: ${unavailable}`);
-const describeWithPostgres = unavailable ? describe.skip : describe;
+const describeWithPostgres = describeWith("postgres");
 
 /** Short, so the test of a killed process waits little for its reservations to lapse. */
 const LEASE_MS = 2000;

@@ -6,11 +6,10 @@
 import pg from "pg";
 import { openPostgresStore, type Store } from "@gateway-keys/gateway";
 import { migrate, SCHEMA_VERSION } from "@gateway-keys/gateway/dist/store/postgres/migrations";
-import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
+import { startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
+import { testWith } from "../support/needs";
 
-const unavailable = postgresUnavailableReason();
-if (unavailable) console.log(`skipping the PostgreSQL schema upgrade test: ${unavailable}`);
-const testWithPostgres = unavailable ? test.skip : test;
+const testWithPostgres = testWith("postgres");
 
 let server: PostgresServer | undefined;
 afterAll(async () => {
