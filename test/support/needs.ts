@@ -25,6 +25,7 @@ import { join } from "node:path";
 import { chromiumUnavailableReason } from "@gateway-keys/testkit/browser";
 import { postgresUnavailableReason } from "@gateway-keys/testkit/postgres";
 import { REPO_ROOT } from "@gateway-keys/testkit/repo-root";
+import type { SetupPart } from "../../scripts/test-parts.ts";
 import { recordSkip } from "./skip-log.ts";
 
 /** OpenAI's OpenAPI document, where CI and developers have it: `shared/` beside the clone (test/support/openai-document.ts). */
@@ -42,18 +43,25 @@ function onPath(command: string): boolean {
 interface Dependency {
   /** Why it is missing here, or `undefined` when it is not. */
   missing(): string | undefined;
+  /** The part of scripts/setup that installs it (none: Go, the document and root come from outside). */
+  part?: SetupPart;
 }
 
 const DEPENDENCIES = {
-  postgres: { missing: postgresUnavailableReason },
-  chromium: { missing: chromiumUnavailableReason },
-  "espeak-ng": { missing: () => (onPath("espeak-ng") ? undefined : "no espeak-ng on PATH (scripts/setup espeak installs it, as root)") },
+  postgres: { missing: postgresUnavailableReason, part: "postgres" },
+  chromium: { missing: chromiumUnavailableReason, part: "chromium" },
+  "espeak-ng": { missing: () => (onPath("espeak-ng") ? undefined : "no espeak-ng on PATH (scripts/setup espeak installs it, as root)"), part: "espeak" },
   go: { missing: () => (onPath("go") ? undefined : "no go on PATH (install Go: https://go.dev/dl/)") },
   "openai-document": { missing: () => (existsSync(OPENAI_DOCUMENT) ? undefined : `${OPENAI_DOCUMENT} is absent`) },
   root: {
     missing: () => (typeof process.getuid === "function" && process.getuid() === 0 ? undefined : "not running as root (mounting a tmpfs needs root)"),
   },
 } satisfies Record<string, Dependency>;
+
+/** The part of scripts/setup that installs `dependency`, if one does. */
+export function setupPartOf(dependency: DependencyName): SetupPart | undefined {
+  return (DEPENDENCIES[dependency] as Dependency).part;
+}
 
 /** A dependency a suite can need. */
 export type DependencyName = keyof typeof DEPENDENCIES;
@@ -88,7 +96,7 @@ export function missing(dependency: DependencyName): string | undefined {
 }
 
 type Block = (name: string, fn: () => void) => void;
-type Test = (name: string, fn: () => unknown, timeout?: number) => void;
+type Test = (name: string, fn: jest.ProvidesCallback, timeout?: number) => void;
 
 /** The test file jest is loading (where a skip is recorded). */
 const testPath = () => expect.getState().testPath ?? "(unknown test file)";
@@ -109,7 +117,7 @@ export function testWith(dependency: DependencyName): Test {
   if (reason === undefined) return test;
   return (name, fn, timeout) => {
     recordSkip({ testPath: testPath(), title: name, dependency, reason });
-    test.skip(name, fn as () => void, timeout);
+    test.skip(name, fn, timeout);
   };
 }
 
