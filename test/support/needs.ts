@@ -6,13 +6,13 @@
  *   describeWithPostgres("PostgreSQL faults under load", () => { … });
  *
  * - With the dependency, `describeWith` is `describe` (and `testWith`, `test`).
- * - Without it, the block is skipped, and the skip and its reason go to the run's closing line
+ * - Without it, the block is skipped, and the skip and its reason go to the run's closing lines
  *   (test/support/summary-reporter.js counts skipped tests by reason).
  * - Without it under `CI=true`, the file fails at once, naming what is missing: CI installs
  *   everything (scripts/setup), so a missing dependency there is a broken setup, never a skip.
  *
- * `npm test` installs each suite's dependencies before running it (scripts/test.ts maps test
- * folders to scripts/setup's parts); the `part` below is what to run by hand.
+ * `npm test` installs each suite's dependencies before running it (scripts/test-parts.ts maps test
+ * folders to scripts/setup's parts); each dependency's `part` below is the one that installs it.
  * `GATEWAY_KEYS_WITHOUT=chromium,postgres` makes this module treat those as missing (to try the
  * skip accounting on a machine that has them).
  *
