@@ -9,17 +9,16 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { withChecksum, type ApiKey, type AuditEvent, type ListPage, type LogEntry, type UsageSummary } from "@gateway-keys/contract";
-import { chromiumUnavailableReason, launchChromium } from "@gateway-keys/testkit/browser";
+import { launchChromium } from "@gateway-keys/testkit/browser";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call, respond } from "../gateway/helpers";
+import { describeWith } from "../support/needs";
 import { focused, lowContrastTexts, screenshot, SCREENSHOTS } from "./support";
 
 // The browser globals of the code page.evaluate runs in the page (this program is typed for Node).
 declare const document: any, window: any, getComputedStyle: any, NodeFilter: any, localStorage: any, sessionStorage: any;
 
-const unavailable = chromiumUnavailableReason();
-if (unavailable) console.log(`skipping the console's browser tests: ${unavailable}`);
-const describeWithBrowser = unavailable ? describe.skip : describe;
+const describeWithBrowser = describeWith("chromium");
 
 /** Content a client sent that must show as text, never run. */
 const HOSTILE = `hello <img src=x onerror="window.__ran=1"><script>window.__ran=2</script>`;

@@ -1,24 +1,16 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { GatewayClient } from "@gateway-keys/sdk";
 import { findLeaks, listFiles, REPO_ROOT } from "@gateway-keys/testkit/engine";
+import { describeWith } from "../support/needs";
 import { useKeyTestEnvironment } from "./fixture";
 import { buildPluginArchive, installPlugin } from "./support/native-plugin";
 
 const run = promisify(execFile);
 
-/** The Go toolchain on PATH, if any: without it these tests skip, saying so once. */
-const GO = (() => {
-  try {
-    return execFileSync("sh", ["-c", "command -v go"], { encoding: "utf8" }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-})();
-if (!GO) console.log("go is not on PATH: the Go SDK and Go Automation API tests of the native plugin are skipped");
 
 const EXAMPLE_DIR = join(REPO_ROOT, "examples/go-automation");
 const SDK_DIR = join(REPO_ROOT, "provider/sdk/go");
@@ -31,14 +23,14 @@ const REGULAR_SECRET = /gwk_[0-9A-Za-z]{38}/;
  * build cache (GOCACHE, outside the clone) even on the first run of a fresh clone.
  */
 async function goRun(args: string[], cwd: string, env: Record<string, string> = {}) {
-  return run(GO!, ["run", "-trimpath", ...args], {
+  return run("go", ["run", "-trimpath", ...args], {
     cwd,
     env: { ...process.env, GOFLAGS: "-mod=readonly", ...env },
     maxBuffer: 32 * 1024 * 1024,
   });
 }
 
-(GO ? describe : describe.skip)("the native plugin from Go", () => {
+describeWith("go")("the native plugin from Go", () => {
   it("the checked-in Go SDK (provider/sdk/go) is what scripts/go-sdk generates from provider/schema.json", async () => {
     const fresh = await mkdtemp(join(tmpdir(), "gatewaykeys-go-sdk-"));
     try {

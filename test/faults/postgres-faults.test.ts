@@ -17,16 +17,15 @@ import OpenAI from "openai";
 import pg from "pg";
 import { COST_HEADER, parseUnits } from "@gateway-keys/contract";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
-import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
+import { startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
 import { startScriptedProvider, type ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
 import { startTcpProxy, type TcpProxy } from "@gateway-keys/testkit/tcp-proxy";
 import { call } from "../gateway/helpers";
+import { describeWith } from "../support/needs";
 import { expectNothingLost, expectServing, readyAgain, sleep, underLoad, withMeteredKey, type FaultRow } from "./checks";
 import { UNTHROTTLED } from "./load";
 
-const unavailable = postgresUnavailableReason();
-if (unavailable) console.log(`skipping the PostgreSQL fault tests: ${unavailable}`);
-const describeWithPostgres = unavailable ? describe.skip : describe;
+const describeWithPostgres = describeWith("postgres");
 
 /** The gateways' `--database-timeout`: short, so the cases that wait for timeouts wait little. */
 const DATABASE_TIMEOUT_MS = 2000;

@@ -16,12 +16,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
+import { describeWith } from "../support/needs";
 import { expectNothingLost, expectServing, sleep, underLoad, withMeteredKey, type FaultCluster, type FaultRow } from "./checks";
 import { UNTHROTTLED } from "./load";
 
-const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-if (!isRoot) console.log("skipping the SQLite fault tests: mounting the small tmpfs they fill needs root");
-const describeAsRoot = isRoot ? describe : describe.skip;
+const describeAsRoot = describeWith("root");
 
 /** The gateway's `--database-timeout` (SQLite's busy timeout): short, as each wait stalls the process. */
 const BUSY_TIMEOUT_MS = 1000;

@@ -2,22 +2,13 @@
  * `espeak-speech-1`: real synthesised speech from espeak-ng, offered where it is installed (CI
  * installs it; .ci/run). Driven through the official `openai` package over HTTP.
  */
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
 import { toFile } from "openai";
 import type { TestGateway } from "@gateway-keys/testkit/test-gateway";
+import { describeWith, missing } from "../support/needs";
 import { useGateway } from "./helpers";
 import { openaiFor, readWav } from "./model-api-media-support";
 
-const installed = (process.env.PATH ?? "").split(delimiter).some((dir) => {
-  try {
-    accessSync(join(dir, "espeak-ng"), constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-});
-if (!installed) console.log("espeak-ng is not installed (apt-get install espeak-ng): the espeak-speech-1 tests are skipped, and the model is not offered");
+const installed = missing("espeak-ng") === undefined;
 
 let gateway: TestGateway;
 useGateway((started) => {
@@ -46,7 +37,7 @@ test("espeak-speech-1 is listed exactly when espeak-ng is installed", async () =
   expect(ids.includes("espeak-speech-1")).toBe(installed);
 });
 
-(installed ? describe : describe.skip)("POST /v1/audio/speech (espeak-speech-1)", () => {
+describeWith("espeak-ng")("POST /v1/audio/speech (espeak-speech-1)", () => {
   test("a sentence is a 24 kHz mono 16-bit WAV of audible speech, one to five seconds long", async () => {
     const { contentType, audio } = await speak(SENTENCE);
     expect(contentType).toBe("audio/wav");

@@ -5,12 +5,12 @@
  * client generated from that document would read it.
  */
 import { createParser } from "eventsource-parser";
-import { conformanceErrors, HAVE_OPENAI_DOCUMENT, OPENAI_DOCUMENT, responseEventErrors, withoutBase64Embeddings } from "../support/openai-document";
+import { describeWith } from "../support/needs";
+import { conformanceErrors, responseEventErrors, withoutBase64Embeddings } from "../support/openai-document";
 import { clientsOf, useForwarding } from "./forwarding-support";
 
 const forwarding = useForwarding();
-const conformance = HAVE_OPENAI_DOCUMENT ? describe : describe.skip;
-if (!HAVE_OPENAI_DOCUMENT) console.warn(`openai-conformance: skipped, ${OPENAI_DOCUMENT} is absent`);
+const conformance = describeWith("openai-document");
 
 async function send(path: string, secret: string | undefined, body?: unknown, method = "POST") {
   const response = await fetch(`${forwarding().gateway.baseUrl}${path}`, {

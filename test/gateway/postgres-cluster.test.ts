@@ -15,19 +15,17 @@ import pg from "pg";
 import { parseUnits } from "@gateway-keys/contract";
 import { startGateway } from "@gateway-keys/gateway";
 import { GATEWAY_CLI, startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
-import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
-import { createTestClock } from "@gateway-keys/testkit/test-gateway";
+import { createTestClock, testPostgres, type TestPostgres } from "@gateway-keys/testkit/test-gateway";
+import { describeWith } from "../support/needs";
 import { call } from "./helpers";
 
-const unavailable = postgresUnavailableReason();
-if (unavailable) console.log(`skipping the PostgreSQL cluster tests: ${unavailable}`);
-const describeWithPostgres = unavailable ? describe.skip : describe;
+const describeWithPostgres = describeWith("postgres");
 
 /** Short, so the test of a killed process waits little for its reservations to lapse. */
 const LEASE_MS = 2000;
 
 describeWithPostgres("three gateway processes on one PostgreSQL database", () => {
-  let server: PostgresServer;
+  let server: TestPostgres;
   let databaseUrl: string;
   let upstream: Server;
   let workDir: string;
@@ -66,7 +64,7 @@ describeWithPostgres("three gateway processes on one PostgreSQL database", () =>
   const randomBytesKey = randomBytes(32).toString("base64");
 
   beforeAll(async () => {
-    server = await startPostgres();
+    server = await testPostgres();
     databaseUrl = await server.createDatabase();
     // An upstream that holds every request until the test lets go: its requests stay in flight.
     upstream = createServer((request, response) => {

@@ -6,19 +6,18 @@
 import pg from "pg";
 import { openPostgresStore, type Store } from "@gateway-keys/gateway";
 import { migrate, SCHEMA_VERSION } from "@gateway-keys/gateway/dist/store/postgres/migrations";
-import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
+import { testPostgres, type TestPostgres } from "@gateway-keys/testkit/test-gateway";
+import { testWith } from "../support/needs";
 
-const unavailable = postgresUnavailableReason();
-if (unavailable) console.log(`skipping the PostgreSQL schema upgrade test: ${unavailable}`);
-const testWithPostgres = unavailable ? test.skip : test;
+const testWithPostgres = testWith("postgres");
 
-let server: PostgresServer | undefined;
+let server: TestPostgres | undefined;
 afterAll(async () => {
   await server?.stop();
 });
 
 testWithPostgres("a schema-1 database migrates to running spend totals that equal the sums they replace", async () => {
-  server = await startPostgres();
+  server = await testPostgres();
   const url = await server.createDatabase();
   const client = new pg.Client({ connectionString: url });
   await client.connect();

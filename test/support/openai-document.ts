@@ -8,16 +8,12 @@
  * Documented deviations (docs/api/models.md#openais-document-and-the-gateway) are kept out explicitly,
  * here and nowhere else.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { parse as parseYaml } from "yaml";
-import { REPO_ROOT } from "@gateway-keys/testkit/repo-root";
+import { OPENAI_DOCUMENT } from "./needs";
 
-/** Where CI and developers have the document: `shared/` beside the clone. */
-export const OPENAI_DOCUMENT = join(REPO_ROOT, "..", "shared", "openai-openapi", "openapi.yaml");
-export const HAVE_OPENAI_DOCUMENT = existsSync(OPENAI_DOCUMENT);
 
 /**
  * The document's OpenAPI 3.0 `nullable: true` in JSON Schema 2020-12 terms: `null` added to the

@@ -2,31 +2,24 @@
  * The `postgres` jest project: every gateway suite again, with every test gateway on PostgreSQL
  * (GATEWAY_TEST_STORE=postgres, one database per gateway on one throw-away server for the run):
  * the whole behaviour suite holds on both stores. Suites about SQLite itself (durability, schema
- * upgrades) open their own SQLite files and run alike. Left out, with one line saying why, on a
- * machine without PostgreSQL's binaries.
+ * upgrades) open their own SQLite files and run alike. On a machine without PostgreSQL's binaries
+ * its tests are listed and skipped, with the reason in the closing line; under CI=true the run
+ * fails instead (test/support/needs.ts decides both).
  */
+const { missing } = require("./needs.ts");
 
-function unavailableReason() {
-  try {
-    // The testkit's own check (Node strips its types).
-    return require("../../testkit/src/postgres.ts").postgresUnavailableReason();
-  } catch (error) {
-    return `cannot load testkit/src/postgres.ts: ${error.message}`;
-  }
-}
+const TEST_MATCH = ["<rootDir>/test/gateway/*.test.ts"];
 
 exports.postgresProject = function postgresProject(base) {
-  const reason = unavailableReason();
+  const project = { ...base, displayName: "postgres", testMatch: TEST_MATCH, setupFiles: ["<rootDir>/test/support/postgres-store-env.js"] };
+  const reason = missing("postgres");
   if (reason) {
     process.stderr.write(`jest: skipping the PostgreSQL runs of the gateway suites: ${reason}\n`);
-    return [];
+    return [{ ...project, setupFilesAfterEnv: ["<rootDir>/test/support/postgres-missing.ts"] }];
   }
   return [
     {
-      ...base,
-      displayName: "postgres",
-      testMatch: ["<rootDir>/test/gateway/*.test.ts"],
-      setupFiles: ["<rootDir>/test/support/postgres-store-env.js"],
+      ...project,
       globalSetup: "<rootDir>/test/support/postgres-global-setup.ts",
       globalTeardown: "<rootDir>/test/support/postgres-global-teardown.ts",
     },

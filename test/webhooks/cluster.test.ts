@@ -1,11 +1,13 @@
 /**
  * Budget thresholds and their deliveries across three gateway processes on one PostgreSQL
  * database, a real receiver on loopback, and a kill -9 of every process while a delivery is in
- * flight. Runs once (the sqlite jest project), with a PostgreSQL server of its own.
+ * flight. Runs once (the sqlite jest project), on the run's shared PostgreSQL server when there is one
+ * (testPostgres), else on one of its own.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
-import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
+import { postgresUnavailableReason } from "@gateway-keys/testkit/postgres";
+import { testPostgres, type TestPostgres } from "@gateway-keys/testkit/test-gateway";
 import { call } from "../gateway/helpers";
 import { startWebhookReceiver, type WebhookReceiver } from "../gateway/webhook-receiver";
 
@@ -17,7 +19,7 @@ if (unavailable) throw new Error(`the webhook cluster test needs PostgreSQL: ${u
 const PING = { model: "echo-1", input: "ping", max_output_tokens: 1 };
 const THRESHOLDS = [0.25, 0.5, 0.75];
 
-let server: PostgresServer;
+let server: TestPostgres;
 let databaseUrl: string;
 let receiver: WebhookReceiver;
 let gateways: GatewayProcess[] = [];
@@ -72,7 +74,7 @@ async function createKeys(count: number, label: string) {
 }
 
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await testPostgres();
   databaseUrl = await server.createDatabase();
   receiver = await startWebhookReceiver();
   const first = await startProcess(true);

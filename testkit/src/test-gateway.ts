@@ -21,7 +21,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createProvisioningKey, startGateway } from "@gateway-keys/gateway";
 import type { RunningGateway, StartGatewayOptions, Store } from "@gateway-keys/gateway";
 import type { ApiKeyWithSecret, CreateApiKeyRequest, Scope } from "@gateway-keys/contract";
-import { createDatabase, dropDatabase, postgresContents } from "./postgres.ts";
+import { createDatabase, dropDatabase, postgresContents, startPostgres } from "./postgres.ts";
 
 /** Which store test gateways use (`sqlite`, the default, or `postgres`). */
 export const TEST_STORE_ENV = "GATEWAY_TEST_STORE";
@@ -99,6 +99,37 @@ export interface TestGateway {
   createRegularKey(body?: Partial<CreateApiKeyRequest>, options?: { provisioningKey?: string }): Promise<ApiKeyWithSecret>;
   /** Stops the server, closes the database and deletes its temp directory. Safe to call twice. */
   stop(): Promise<void>;
+}
+
+/** A PostgreSQL server as a test file uses one: databases of its own, then a clean-up. */
+export interface TestPostgres {
+  /** Creates an empty database and returns its URL, password included: keep it out of output. */
+  createDatabase(): Promise<string>;
+  /** Drops the databases made on the run's shared server, or stops this file's own server. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A PostgreSQL server for one test file: the run's shared one when the `postgres` jest project's
+ * global setup started one ({@link TEST_POSTGRES_URL_ENV}, inherited by every worker of the run),
+ * else a server of its own. One server per run rather than one per file: an initdb and a start
+ * cost seconds each on a loaded machine. (A test that stops or restarts its server needs its own:
+ * `startPostgres`.)
+ */
+export async function testPostgres(): Promise<TestPostgres> {
+  const shared = process.env[TEST_POSTGRES_URL_ENV];
+  if (!shared) return startPostgres();
+  const made: string[] = [];
+  return {
+    async createDatabase() {
+      const url = await createDatabase(shared);
+      made.push(url);
+      return url;
+    },
+    async stop() {
+      await Promise.all(made.splice(0).map((url) => dropDatabase(url)));
+    },
+  };
 }
 
 function testPostgresUrl(): string {
