@@ -51,6 +51,30 @@ func (e ApiKeyObject) Valid() bool {
 	}
 }
 
+// Defines values for ApiKeyPreviousSecretRetiredReason0.
+const (
+	ApiKeyPreviousSecretRetiredReason0Expired ApiKeyPreviousSecretRetiredReason0 = "expired"
+	ApiKeyPreviousSecretRetiredReason0Idle    ApiKeyPreviousSecretRetiredReason0 = "idle"
+	ApiKeyPreviousSecretRetiredReason0Revoked ApiKeyPreviousSecretRetiredReason0 = "revoked"
+	ApiKeyPreviousSecretRetiredReason0Rotated ApiKeyPreviousSecretRetiredReason0 = "rotated"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyPreviousSecretRetiredReason0 enum.
+func (e ApiKeyPreviousSecretRetiredReason0) Valid() bool {
+	switch e {
+	case ApiKeyPreviousSecretRetiredReason0Expired:
+		return true
+	case ApiKeyPreviousSecretRetiredReason0Idle:
+		return true
+	case ApiKeyPreviousSecretRetiredReason0Revoked:
+		return true
+	case ApiKeyPreviousSecretRetiredReason0Rotated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ApiKeySpendPolicyCurrency0.
 const (
 	ApiKeySpendPolicyCurrency0Unit ApiKeySpendPolicyCurrency0 = "unit"
@@ -159,6 +183,30 @@ func (e ApiKeyWithSecretObject) Valid() bool {
 	}
 }
 
+// Defines values for ApiKeyWithSecretPreviousSecretRetiredReason0.
+const (
+	ApiKeyWithSecretPreviousSecretRetiredReason0Expired ApiKeyWithSecretPreviousSecretRetiredReason0 = "expired"
+	ApiKeyWithSecretPreviousSecretRetiredReason0Idle    ApiKeyWithSecretPreviousSecretRetiredReason0 = "idle"
+	ApiKeyWithSecretPreviousSecretRetiredReason0Revoked ApiKeyWithSecretPreviousSecretRetiredReason0 = "revoked"
+	ApiKeyWithSecretPreviousSecretRetiredReason0Rotated ApiKeyWithSecretPreviousSecretRetiredReason0 = "rotated"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyWithSecretPreviousSecretRetiredReason0 enum.
+func (e ApiKeyWithSecretPreviousSecretRetiredReason0) Valid() bool {
+	switch e {
+	case ApiKeyWithSecretPreviousSecretRetiredReason0Expired:
+		return true
+	case ApiKeyWithSecretPreviousSecretRetiredReason0Idle:
+		return true
+	case ApiKeyWithSecretPreviousSecretRetiredReason0Revoked:
+		return true
+	case ApiKeyWithSecretPreviousSecretRetiredReason0Rotated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ApiKeyWithSecretSpendPolicyCurrency0.
 const (
 	ApiKeyWithSecretSpendPolicyCurrency0Unit ApiKeyWithSecretSpendPolicyCurrency0 = "unit"
@@ -239,19 +287,23 @@ func (e CreateApiKeyRequestState) Valid() bool {
 
 // Defines values for CreateWebhookRequestEvents.
 const (
-	CreateWebhookRequestEventsAuditConsoleSignIn       CreateWebhookRequestEvents = "audit.console_sign_in"
-	CreateWebhookRequestEventsAuditCreate              CreateWebhookRequestEvents = "audit.create"
-	CreateWebhookRequestEventsAuditRevoke              CreateWebhookRequestEvents = "audit.revoke"
-	CreateWebhookRequestEventsAuditRotate              CreateWebhookRequestEvents = "audit.rotate"
-	CreateWebhookRequestEventsAuditUpdate              CreateWebhookRequestEvents = "audit.update"
-	CreateWebhookRequestEventsAuditWebhookCreate       CreateWebhookRequestEvents = "audit.webhook_create"
-	CreateWebhookRequestEventsAuditWebhookDelete       CreateWebhookRequestEvents = "audit.webhook_delete"
-	CreateWebhookRequestEventsAuditWebhookRotateSecret CreateWebhookRequestEvents = "audit.webhook_rotate_secret"
-	CreateWebhookRequestEventsAuditWebhookUpdate       CreateWebhookRequestEvents = "audit.webhook_update"
-	CreateWebhookRequestEventsKeyBudgetThreshold       CreateWebhookRequestEvents = "key.budget_threshold"
-	CreateWebhookRequestEventsKeyExpired               CreateWebhookRequestEvents = "key.expired"
-	CreateWebhookRequestEventsKeyExpiring              CreateWebhookRequestEvents = "key.expiring"
-	CreateWebhookRequestEventsKeyRotationDue           CreateWebhookRequestEvents = "key.rotation_due"
+	CreateWebhookRequestEventsAuditConsoleSignIn         CreateWebhookRequestEvents = "audit.console_sign_in"
+	CreateWebhookRequestEventsAuditCreate                CreateWebhookRequestEvents = "audit.create"
+	CreateWebhookRequestEventsAuditPreviousSecretInUse   CreateWebhookRequestEvents = "audit.previous_secret_in_use"
+	CreateWebhookRequestEventsAuditPreviousSecretRetired CreateWebhookRequestEvents = "audit.previous_secret_retired"
+	CreateWebhookRequestEventsAuditRevoke                CreateWebhookRequestEvents = "audit.revoke"
+	CreateWebhookRequestEventsAuditRotate                CreateWebhookRequestEvents = "audit.rotate"
+	CreateWebhookRequestEventsAuditUpdate                CreateWebhookRequestEvents = "audit.update"
+	CreateWebhookRequestEventsAuditWebhookCreate         CreateWebhookRequestEvents = "audit.webhook_create"
+	CreateWebhookRequestEventsAuditWebhookDelete         CreateWebhookRequestEvents = "audit.webhook_delete"
+	CreateWebhookRequestEventsAuditWebhookRotateSecret   CreateWebhookRequestEvents = "audit.webhook_rotate_secret"
+	CreateWebhookRequestEventsAuditWebhookUpdate         CreateWebhookRequestEvents = "audit.webhook_update"
+	CreateWebhookRequestEventsKeyBudgetThreshold         CreateWebhookRequestEvents = "key.budget_threshold"
+	CreateWebhookRequestEventsKeyExpired                 CreateWebhookRequestEvents = "key.expired"
+	CreateWebhookRequestEventsKeyExpiring                CreateWebhookRequestEvents = "key.expiring"
+	CreateWebhookRequestEventsKeyPreviousSecretInUse     CreateWebhookRequestEvents = "key.previous_secret_in_use"
+	CreateWebhookRequestEventsKeyPreviousSecretRetired   CreateWebhookRequestEvents = "key.previous_secret_retired"
+	CreateWebhookRequestEventsKeyRotationDue             CreateWebhookRequestEvents = "key.rotation_due"
 )
 
 // Valid indicates whether the value is a known member of the CreateWebhookRequestEvents enum.
@@ -260,6 +312,10 @@ func (e CreateWebhookRequestEvents) Valid() bool {
 	case CreateWebhookRequestEventsAuditConsoleSignIn:
 		return true
 	case CreateWebhookRequestEventsAuditCreate:
+		return true
+	case CreateWebhookRequestEventsAuditPreviousSecretInUse:
+		return true
+	case CreateWebhookRequestEventsAuditPreviousSecretRetired:
 		return true
 	case CreateWebhookRequestEventsAuditRevoke:
 		return true
@@ -280,6 +336,10 @@ func (e CreateWebhookRequestEvents) Valid() bool {
 	case CreateWebhookRequestEventsKeyExpired:
 		return true
 	case CreateWebhookRequestEventsKeyExpiring:
+		return true
+	case CreateWebhookRequestEventsKeyPreviousSecretInUse:
+		return true
+	case CreateWebhookRequestEventsKeyPreviousSecretRetired:
 		return true
 	case CreateWebhookRequestEventsKeyRotationDue:
 		return true
@@ -470,19 +530,23 @@ func (e UpdateApiKeyRequestState) Valid() bool {
 
 // Defines values for UpdateWebhookRequestEvents.
 const (
-	UpdateWebhookRequestEventsAuditConsoleSignIn       UpdateWebhookRequestEvents = "audit.console_sign_in"
-	UpdateWebhookRequestEventsAuditCreate              UpdateWebhookRequestEvents = "audit.create"
-	UpdateWebhookRequestEventsAuditRevoke              UpdateWebhookRequestEvents = "audit.revoke"
-	UpdateWebhookRequestEventsAuditRotate              UpdateWebhookRequestEvents = "audit.rotate"
-	UpdateWebhookRequestEventsAuditUpdate              UpdateWebhookRequestEvents = "audit.update"
-	UpdateWebhookRequestEventsAuditWebhookCreate       UpdateWebhookRequestEvents = "audit.webhook_create"
-	UpdateWebhookRequestEventsAuditWebhookDelete       UpdateWebhookRequestEvents = "audit.webhook_delete"
-	UpdateWebhookRequestEventsAuditWebhookRotateSecret UpdateWebhookRequestEvents = "audit.webhook_rotate_secret"
-	UpdateWebhookRequestEventsAuditWebhookUpdate       UpdateWebhookRequestEvents = "audit.webhook_update"
-	UpdateWebhookRequestEventsKeyBudgetThreshold       UpdateWebhookRequestEvents = "key.budget_threshold"
-	UpdateWebhookRequestEventsKeyExpired               UpdateWebhookRequestEvents = "key.expired"
-	UpdateWebhookRequestEventsKeyExpiring              UpdateWebhookRequestEvents = "key.expiring"
-	UpdateWebhookRequestEventsKeyRotationDue           UpdateWebhookRequestEvents = "key.rotation_due"
+	UpdateWebhookRequestEventsAuditConsoleSignIn         UpdateWebhookRequestEvents = "audit.console_sign_in"
+	UpdateWebhookRequestEventsAuditCreate                UpdateWebhookRequestEvents = "audit.create"
+	UpdateWebhookRequestEventsAuditPreviousSecretInUse   UpdateWebhookRequestEvents = "audit.previous_secret_in_use"
+	UpdateWebhookRequestEventsAuditPreviousSecretRetired UpdateWebhookRequestEvents = "audit.previous_secret_retired"
+	UpdateWebhookRequestEventsAuditRevoke                UpdateWebhookRequestEvents = "audit.revoke"
+	UpdateWebhookRequestEventsAuditRotate                UpdateWebhookRequestEvents = "audit.rotate"
+	UpdateWebhookRequestEventsAuditUpdate                UpdateWebhookRequestEvents = "audit.update"
+	UpdateWebhookRequestEventsAuditWebhookCreate         UpdateWebhookRequestEvents = "audit.webhook_create"
+	UpdateWebhookRequestEventsAuditWebhookDelete         UpdateWebhookRequestEvents = "audit.webhook_delete"
+	UpdateWebhookRequestEventsAuditWebhookRotateSecret   UpdateWebhookRequestEvents = "audit.webhook_rotate_secret"
+	UpdateWebhookRequestEventsAuditWebhookUpdate         UpdateWebhookRequestEvents = "audit.webhook_update"
+	UpdateWebhookRequestEventsKeyBudgetThreshold         UpdateWebhookRequestEvents = "key.budget_threshold"
+	UpdateWebhookRequestEventsKeyExpired                 UpdateWebhookRequestEvents = "key.expired"
+	UpdateWebhookRequestEventsKeyExpiring                UpdateWebhookRequestEvents = "key.expiring"
+	UpdateWebhookRequestEventsKeyPreviousSecretInUse     UpdateWebhookRequestEvents = "key.previous_secret_in_use"
+	UpdateWebhookRequestEventsKeyPreviousSecretRetired   UpdateWebhookRequestEvents = "key.previous_secret_retired"
+	UpdateWebhookRequestEventsKeyRotationDue             UpdateWebhookRequestEvents = "key.rotation_due"
 )
 
 // Valid indicates whether the value is a known member of the UpdateWebhookRequestEvents enum.
@@ -491,6 +555,10 @@ func (e UpdateWebhookRequestEvents) Valid() bool {
 	case UpdateWebhookRequestEventsAuditConsoleSignIn:
 		return true
 	case UpdateWebhookRequestEventsAuditCreate:
+		return true
+	case UpdateWebhookRequestEventsAuditPreviousSecretInUse:
+		return true
+	case UpdateWebhookRequestEventsAuditPreviousSecretRetired:
 		return true
 	case UpdateWebhookRequestEventsAuditRevoke:
 		return true
@@ -512,6 +580,10 @@ func (e UpdateWebhookRequestEvents) Valid() bool {
 		return true
 	case UpdateWebhookRequestEventsKeyExpiring:
 		return true
+	case UpdateWebhookRequestEventsKeyPreviousSecretInUse:
+		return true
+	case UpdateWebhookRequestEventsKeyPreviousSecretRetired:
+		return true
 	case UpdateWebhookRequestEventsKeyRotationDue:
 		return true
 	default:
@@ -521,19 +593,23 @@ func (e UpdateWebhookRequestEvents) Valid() bool {
 
 // Defines values for WebhookEvents0.
 const (
-	WebhookEvents0AuditConsoleSignIn       WebhookEvents0 = "audit.console_sign_in"
-	WebhookEvents0AuditCreate              WebhookEvents0 = "audit.create"
-	WebhookEvents0AuditRevoke              WebhookEvents0 = "audit.revoke"
-	WebhookEvents0AuditRotate              WebhookEvents0 = "audit.rotate"
-	WebhookEvents0AuditUpdate              WebhookEvents0 = "audit.update"
-	WebhookEvents0AuditWebhookCreate       WebhookEvents0 = "audit.webhook_create"
-	WebhookEvents0AuditWebhookDelete       WebhookEvents0 = "audit.webhook_delete"
-	WebhookEvents0AuditWebhookRotateSecret WebhookEvents0 = "audit.webhook_rotate_secret"
-	WebhookEvents0AuditWebhookUpdate       WebhookEvents0 = "audit.webhook_update"
-	WebhookEvents0KeyBudgetThreshold       WebhookEvents0 = "key.budget_threshold"
-	WebhookEvents0KeyExpired               WebhookEvents0 = "key.expired"
-	WebhookEvents0KeyExpiring              WebhookEvents0 = "key.expiring"
-	WebhookEvents0KeyRotationDue           WebhookEvents0 = "key.rotation_due"
+	WebhookEvents0AuditConsoleSignIn         WebhookEvents0 = "audit.console_sign_in"
+	WebhookEvents0AuditCreate                WebhookEvents0 = "audit.create"
+	WebhookEvents0AuditPreviousSecretInUse   WebhookEvents0 = "audit.previous_secret_in_use"
+	WebhookEvents0AuditPreviousSecretRetired WebhookEvents0 = "audit.previous_secret_retired"
+	WebhookEvents0AuditRevoke                WebhookEvents0 = "audit.revoke"
+	WebhookEvents0AuditRotate                WebhookEvents0 = "audit.rotate"
+	WebhookEvents0AuditUpdate                WebhookEvents0 = "audit.update"
+	WebhookEvents0AuditWebhookCreate         WebhookEvents0 = "audit.webhook_create"
+	WebhookEvents0AuditWebhookDelete         WebhookEvents0 = "audit.webhook_delete"
+	WebhookEvents0AuditWebhookRotateSecret   WebhookEvents0 = "audit.webhook_rotate_secret"
+	WebhookEvents0AuditWebhookUpdate         WebhookEvents0 = "audit.webhook_update"
+	WebhookEvents0KeyBudgetThreshold         WebhookEvents0 = "key.budget_threshold"
+	WebhookEvents0KeyExpired                 WebhookEvents0 = "key.expired"
+	WebhookEvents0KeyExpiring                WebhookEvents0 = "key.expiring"
+	WebhookEvents0KeyPreviousSecretInUse     WebhookEvents0 = "key.previous_secret_in_use"
+	WebhookEvents0KeyPreviousSecretRetired   WebhookEvents0 = "key.previous_secret_retired"
+	WebhookEvents0KeyRotationDue             WebhookEvents0 = "key.rotation_due"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEvents0 enum.
@@ -542,6 +618,10 @@ func (e WebhookEvents0) Valid() bool {
 	case WebhookEvents0AuditConsoleSignIn:
 		return true
 	case WebhookEvents0AuditCreate:
+		return true
+	case WebhookEvents0AuditPreviousSecretInUse:
+		return true
+	case WebhookEvents0AuditPreviousSecretRetired:
 		return true
 	case WebhookEvents0AuditRevoke:
 		return true
@@ -562,6 +642,10 @@ func (e WebhookEvents0) Valid() bool {
 	case WebhookEvents0KeyExpired:
 		return true
 	case WebhookEvents0KeyExpiring:
+		return true
+	case WebhookEvents0KeyPreviousSecretInUse:
+		return true
+	case WebhookEvents0KeyPreviousSecretRetired:
 		return true
 	case WebhookEvents0KeyRotationDue:
 		return true
@@ -587,19 +671,23 @@ func (e WebhookObject) Valid() bool {
 
 // Defines values for WebhookWithSecretEvents0.
 const (
-	WebhookWithSecretEvents0AuditConsoleSignIn       WebhookWithSecretEvents0 = "audit.console_sign_in"
-	WebhookWithSecretEvents0AuditCreate              WebhookWithSecretEvents0 = "audit.create"
-	WebhookWithSecretEvents0AuditRevoke              WebhookWithSecretEvents0 = "audit.revoke"
-	WebhookWithSecretEvents0AuditRotate              WebhookWithSecretEvents0 = "audit.rotate"
-	WebhookWithSecretEvents0AuditUpdate              WebhookWithSecretEvents0 = "audit.update"
-	WebhookWithSecretEvents0AuditWebhookCreate       WebhookWithSecretEvents0 = "audit.webhook_create"
-	WebhookWithSecretEvents0AuditWebhookDelete       WebhookWithSecretEvents0 = "audit.webhook_delete"
-	WebhookWithSecretEvents0AuditWebhookRotateSecret WebhookWithSecretEvents0 = "audit.webhook_rotate_secret"
-	WebhookWithSecretEvents0AuditWebhookUpdate       WebhookWithSecretEvents0 = "audit.webhook_update"
-	WebhookWithSecretEvents0KeyBudgetThreshold       WebhookWithSecretEvents0 = "key.budget_threshold"
-	WebhookWithSecretEvents0KeyExpired               WebhookWithSecretEvents0 = "key.expired"
-	WebhookWithSecretEvents0KeyExpiring              WebhookWithSecretEvents0 = "key.expiring"
-	WebhookWithSecretEvents0KeyRotationDue           WebhookWithSecretEvents0 = "key.rotation_due"
+	WebhookWithSecretEvents0AuditConsoleSignIn         WebhookWithSecretEvents0 = "audit.console_sign_in"
+	WebhookWithSecretEvents0AuditCreate                WebhookWithSecretEvents0 = "audit.create"
+	WebhookWithSecretEvents0AuditPreviousSecretInUse   WebhookWithSecretEvents0 = "audit.previous_secret_in_use"
+	WebhookWithSecretEvents0AuditPreviousSecretRetired WebhookWithSecretEvents0 = "audit.previous_secret_retired"
+	WebhookWithSecretEvents0AuditRevoke                WebhookWithSecretEvents0 = "audit.revoke"
+	WebhookWithSecretEvents0AuditRotate                WebhookWithSecretEvents0 = "audit.rotate"
+	WebhookWithSecretEvents0AuditUpdate                WebhookWithSecretEvents0 = "audit.update"
+	WebhookWithSecretEvents0AuditWebhookCreate         WebhookWithSecretEvents0 = "audit.webhook_create"
+	WebhookWithSecretEvents0AuditWebhookDelete         WebhookWithSecretEvents0 = "audit.webhook_delete"
+	WebhookWithSecretEvents0AuditWebhookRotateSecret   WebhookWithSecretEvents0 = "audit.webhook_rotate_secret"
+	WebhookWithSecretEvents0AuditWebhookUpdate         WebhookWithSecretEvents0 = "audit.webhook_update"
+	WebhookWithSecretEvents0KeyBudgetThreshold         WebhookWithSecretEvents0 = "key.budget_threshold"
+	WebhookWithSecretEvents0KeyExpired                 WebhookWithSecretEvents0 = "key.expired"
+	WebhookWithSecretEvents0KeyExpiring                WebhookWithSecretEvents0 = "key.expiring"
+	WebhookWithSecretEvents0KeyPreviousSecretInUse     WebhookWithSecretEvents0 = "key.previous_secret_in_use"
+	WebhookWithSecretEvents0KeyPreviousSecretRetired   WebhookWithSecretEvents0 = "key.previous_secret_retired"
+	WebhookWithSecretEvents0KeyRotationDue             WebhookWithSecretEvents0 = "key.rotation_due"
 )
 
 // Valid indicates whether the value is a known member of the WebhookWithSecretEvents0 enum.
@@ -608,6 +696,10 @@ func (e WebhookWithSecretEvents0) Valid() bool {
 	case WebhookWithSecretEvents0AuditConsoleSignIn:
 		return true
 	case WebhookWithSecretEvents0AuditCreate:
+		return true
+	case WebhookWithSecretEvents0AuditPreviousSecretInUse:
+		return true
+	case WebhookWithSecretEvents0AuditPreviousSecretRetired:
 		return true
 	case WebhookWithSecretEvents0AuditRevoke:
 		return true
@@ -628,6 +720,10 @@ func (e WebhookWithSecretEvents0) Valid() bool {
 	case WebhookWithSecretEvents0KeyExpired:
 		return true
 	case WebhookWithSecretEvents0KeyExpiring:
+		return true
+	case WebhookWithSecretEvents0KeyPreviousSecretInUse:
+		return true
+	case WebhookWithSecretEvents0KeyPreviousSecretRetired:
 		return true
 	case WebhookWithSecretEvents0KeyRotationDue:
 		return true
@@ -653,17 +749,29 @@ func (e WebhookWithSecretObject) Valid() bool {
 
 // ApiKey defines model for ApiKey.
 type ApiKey struct {
-	BudgetAlertThresholds []float32                    `json:"budgetAlertThresholds"`
-	ClientReference       nullable.Nullable[string]    `json:"clientReference"`
-	CreatedAt             time.Time                    `json:"createdAt"`
-	Expired               bool                         `json:"expired"`
-	ExpiresAt             nullable.Nullable[time.Time] `json:"expiresAt"`
-	ExpiryWarningSeconds  nullable.Nullable[int]       `json:"expiryWarningSeconds"`
-	Hint                  string                       `json:"hint"`
-	KeyId                 string                       `json:"keyId"`
-	Labels                map[string]string            `json:"labels"`
-	LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
-	LoggingPolicy         struct {
+	BudgetAlertThresholds []float32                 `json:"budgetAlertThresholds"`
+	ClientReference       nullable.Nullable[string] `json:"clientReference"`
+	CreatedAt             time.Time                 `json:"createdAt"`
+	CurrentSecret         nullable.Nullable[struct {
+		Clients []struct {
+			Address     nullable.Nullable[string] `json:"address"`
+			FirstSeenAt time.Time                 `json:"firstSeenAt"`
+			LastSeenAt  time.Time                 `json:"lastSeenAt"`
+			Requests    int                       `json:"requests"`
+			UserAgent   nullable.Nullable[string] `json:"userAgent"`
+		} `json:"clients"`
+		Hint                  string                       `json:"hint"`
+		LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
+		RequestsSinceRotation int                          `json:"requestsSinceRotation"`
+	}] `json:"currentSecret"`
+	Expired              bool                         `json:"expired"`
+	ExpiresAt            nullable.Nullable[time.Time] `json:"expiresAt"`
+	ExpiryWarningSeconds nullable.Nullable[int]       `json:"expiryWarningSeconds"`
+	Hint                 string                       `json:"hint"`
+	KeyId                string                       `json:"keyId"`
+	Labels               map[string]string            `json:"labels"`
+	LastUsedAt           nullable.Nullable[time.Time] `json:"lastUsedAt"`
+	LoggingPolicy        struct {
 		RetentionDays int  `json:"retentionDays"`
 		StoreRequest  bool `json:"storeRequest"`
 		StoreResponse bool `json:"storeResponse"`
@@ -672,9 +780,28 @@ type ApiKey struct {
 		Mode     ApiKey_ModelPolicy_Mode `json:"mode"`
 		ModelIds []string                `json:"modelIds"`
 	} `json:"modelPolicy"`
-	Name                    string                       `json:"name"`
-	Object                  ApiKeyObject                 `json:"object"`
-	OwnerId                 string                       `json:"ownerId"`
+	Name           string       `json:"name"`
+	Object         ApiKeyObject `json:"object"`
+	OwnerId        string       `json:"ownerId"`
+	PreviousSecret nullable.Nullable[struct {
+		Clients []struct {
+			Address     nullable.Nullable[string] `json:"address"`
+			FirstSeenAt time.Time                 `json:"firstSeenAt"`
+			LastSeenAt  time.Time                 `json:"lastSeenAt"`
+			Requests    int                       `json:"requests"`
+			UserAgent   nullable.Nullable[string] `json:"userAgent"`
+		} `json:"clients"`
+		ExpiresAt             time.Time                    `json:"expiresAt"`
+		Hint                  string                       `json:"hint"`
+		InUseWarningAt        nullable.Nullable[time.Time] `json:"inUseWarningAt"`
+		LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
+		RequestsSinceRotation int                          `json:"requestsSinceRotation"`
+		RetireWhenIdleSeconds nullable.Nullable[int]       `json:"retireWhenIdleSeconds"`
+		RetiredAt             nullable.Nullable[time.Time] `json:"retiredAt"`
+		RetiredReason         nullable.Nullable[struct {
+			union json.RawMessage
+		}] `json:"retiredReason"`
+	}] `json:"previousSecret"`
 	PreviousSecretExpiresAt nullable.Nullable[time.Time] `json:"previousSecretExpiresAt"`
 	RateLimitPolicy         nullable.Nullable[struct {
 		MaxConcurrentRequests *int `json:"maxConcurrentRequests,omitempty"`
@@ -714,6 +841,12 @@ type ApiKey_ModelPolicy_Mode struct {
 // ApiKeyObject defines model for ApiKey.Object.
 type ApiKeyObject string
 
+// ApiKeyPreviousSecretRetiredReason0 defines model for ApiKey.PreviousSecret.RetiredReason.0.
+type ApiKeyPreviousSecretRetiredReason0 string
+
+// ApiKeyPreviousSecretRetiredReason1 defines model for ApiKey.PreviousSecret.RetiredReason.1.
+type ApiKeyPreviousSecretRetiredReason1 = string
+
 // ApiKeySpendPolicyCurrency0 defines model for ApiKey.SpendPolicy.Currency.0.
 type ApiKeySpendPolicyCurrency0 string
 
@@ -752,17 +885,29 @@ type ApiKeyListObject string
 
 // ApiKeyWithSecret defines model for ApiKeyWithSecret.
 type ApiKeyWithSecret struct {
-	BudgetAlertThresholds []float32                    `json:"budgetAlertThresholds"`
-	ClientReference       nullable.Nullable[string]    `json:"clientReference"`
-	CreatedAt             time.Time                    `json:"createdAt"`
-	Expired               bool                         `json:"expired"`
-	ExpiresAt             nullable.Nullable[time.Time] `json:"expiresAt"`
-	ExpiryWarningSeconds  nullable.Nullable[int]       `json:"expiryWarningSeconds"`
-	Hint                  string                       `json:"hint"`
-	KeyId                 string                       `json:"keyId"`
-	Labels                map[string]string            `json:"labels"`
-	LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
-	LoggingPolicy         struct {
+	BudgetAlertThresholds []float32                 `json:"budgetAlertThresholds"`
+	ClientReference       nullable.Nullable[string] `json:"clientReference"`
+	CreatedAt             time.Time                 `json:"createdAt"`
+	CurrentSecret         nullable.Nullable[struct {
+		Clients []struct {
+			Address     nullable.Nullable[string] `json:"address"`
+			FirstSeenAt time.Time                 `json:"firstSeenAt"`
+			LastSeenAt  time.Time                 `json:"lastSeenAt"`
+			Requests    int                       `json:"requests"`
+			UserAgent   nullable.Nullable[string] `json:"userAgent"`
+		} `json:"clients"`
+		Hint                  string                       `json:"hint"`
+		LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
+		RequestsSinceRotation int                          `json:"requestsSinceRotation"`
+	}] `json:"currentSecret"`
+	Expired              bool                         `json:"expired"`
+	ExpiresAt            nullable.Nullable[time.Time] `json:"expiresAt"`
+	ExpiryWarningSeconds nullable.Nullable[int]       `json:"expiryWarningSeconds"`
+	Hint                 string                       `json:"hint"`
+	KeyId                string                       `json:"keyId"`
+	Labels               map[string]string            `json:"labels"`
+	LastUsedAt           nullable.Nullable[time.Time] `json:"lastUsedAt"`
+	LoggingPolicy        struct {
 		RetentionDays int  `json:"retentionDays"`
 		StoreRequest  bool `json:"storeRequest"`
 		StoreResponse bool `json:"storeResponse"`
@@ -771,9 +916,28 @@ type ApiKeyWithSecret struct {
 		Mode     ApiKeyWithSecret_ModelPolicy_Mode `json:"mode"`
 		ModelIds []string                          `json:"modelIds"`
 	} `json:"modelPolicy"`
-	Name                    string                       `json:"name"`
-	Object                  ApiKeyWithSecretObject       `json:"object"`
-	OwnerId                 string                       `json:"ownerId"`
+	Name           string                 `json:"name"`
+	Object         ApiKeyWithSecretObject `json:"object"`
+	OwnerId        string                 `json:"ownerId"`
+	PreviousSecret nullable.Nullable[struct {
+		Clients []struct {
+			Address     nullable.Nullable[string] `json:"address"`
+			FirstSeenAt time.Time                 `json:"firstSeenAt"`
+			LastSeenAt  time.Time                 `json:"lastSeenAt"`
+			Requests    int                       `json:"requests"`
+			UserAgent   nullable.Nullable[string] `json:"userAgent"`
+		} `json:"clients"`
+		ExpiresAt             time.Time                    `json:"expiresAt"`
+		Hint                  string                       `json:"hint"`
+		InUseWarningAt        nullable.Nullable[time.Time] `json:"inUseWarningAt"`
+		LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
+		RequestsSinceRotation int                          `json:"requestsSinceRotation"`
+		RetireWhenIdleSeconds nullable.Nullable[int]       `json:"retireWhenIdleSeconds"`
+		RetiredAt             nullable.Nullable[time.Time] `json:"retiredAt"`
+		RetiredReason         nullable.Nullable[struct {
+			union json.RawMessage
+		}] `json:"retiredReason"`
+	}] `json:"previousSecret"`
 	PreviousSecretExpiresAt nullable.Nullable[time.Time] `json:"previousSecretExpiresAt"`
 	RateLimitPolicy         nullable.Nullable[struct {
 		MaxConcurrentRequests *int `json:"maxConcurrentRequests,omitempty"`
@@ -813,6 +977,12 @@ type ApiKeyWithSecret_ModelPolicy_Mode struct {
 
 // ApiKeyWithSecretObject defines model for ApiKeyWithSecret.Object.
 type ApiKeyWithSecretObject string
+
+// ApiKeyWithSecretPreviousSecretRetiredReason0 defines model for ApiKeyWithSecret.PreviousSecret.RetiredReason.0.
+type ApiKeyWithSecretPreviousSecretRetiredReason0 string
+
+// ApiKeyWithSecretPreviousSecretRetiredReason1 defines model for ApiKeyWithSecret.PreviousSecret.RetiredReason.1.
+type ApiKeyWithSecretPreviousSecretRetiredReason1 = string
 
 // ApiKeyWithSecretSpendPolicyCurrency0 defines model for ApiKeyWithSecret.SpendPolicy.Currency.0.
 type ApiKeyWithSecretSpendPolicyCurrency0 string
@@ -985,8 +1155,10 @@ type RateLimitPolicy struct {
 
 // RotateApiKeyRequest defines model for RotateApiKeyRequest.
 type RotateApiKeyRequest struct {
-	ExpectedVersion    int  `json:"expectedVersion"`
-	GracePeriodSeconds *int `json:"gracePeriodSeconds,omitempty"`
+	ExpectedVersion       int  `json:"expectedVersion"`
+	GracePeriodSeconds    *int `json:"gracePeriodSeconds,omitempty"`
+	InUseWarningSeconds   *int `json:"inUseWarningSeconds,omitempty"`
+	RetireWhenIdleSeconds *int `json:"retireWhenIdleSeconds,omitempty"`
 }
 
 // RotateWebhookSecretRequest defines model for RotateWebhookSecretRequest.
