@@ -31,6 +31,8 @@ import { ServingState } from "./ops/serving-state";
 import { drainApp, type DrainOptions, type DrainResult } from "./ops/shutdown";
 import { packageVersion } from "./routes/public";
 import { scanTimedAlerts } from "./webhooks/alert-scan";
+import { scanPreviousSecrets } from "./webhooks/previous-secret-scan";
+import { DEFAULT_SECRET_USE_FLUSH_MS, SecretUseTracker } from "./keys/secret-use-tracker";
 import { alertingLedger, BudgetAlerts } from "./webhooks/budget-alerts";
 import { WebhookDeliverer, type DelivererOptions } from "./webhooks/deliverer";
 
@@ -71,6 +73,26 @@ export interface AppDependencies {
   console?: boolean;
   /** Webhook delivery and alerts (docs/api.md, "Webhooks"); defaults fit production. */
   webhooks?: WebhookOptions;
+  /**
+   * Which proxies' `X-Forwarded-For` to believe for a client's address (Fastify's `trustProxy`:
+   * true, a hop count, or addresses and CIDR ranges). Default off: the address is the TCP peer's.
+   * It is the address shown among a secret's clients (extension `secret_use`) and the bucket of
+   * anonymous callers' rate limit.
+   */
+  trustProxy?: boolean | number | string | string[];
+  /** Extension `secret_use` (docs/api.md): how each secret's use is tracked. */
+  secretUse?: SecretUseOptions;
+}
+
+/** How this process tracks which secret of each key is used. */
+export interface SecretUseOptions {
+  /**
+   * How often this process adds the use it saw to the database, and then checks previous secrets
+   * for idle retirement, expiry and the in-use warning. Default 2000 ms. Give every process sharing
+   * a database the same value: a secret counts as idle only once it has gone unused for its
+   * `retireWhenIdleSeconds` plus twice this, so a use still in another process's memory never retires it.
+   */
+  flushIntervalMs?: number;
 }
 
 /** How this process takes part in webhooks. */
@@ -97,8 +119,10 @@ export interface GatewayControls {
   readonly metrics: GatewayMetrics;
   /** Runs one pass of the webhook deliverer now (tests; the timer does it otherwise); resolves with the deliveries attempted. */
   deliverWebhooks(): Promise<number>;
-  /** Runs one pass of the expiry and rotation scan now; resolves with the alerts sent. */
+  /** Runs one pass of the expiry and rotation scan (and the previous-secret scan) now; resolves with the alerts sent. */
   scanAlerts(): Promise<number>;
+  /** Adds the secret use this process saw to the database now, then checks previous secrets (extension `secret_use`); resolves with the events sent. */
+  flushSecretUse(): Promise<number>;
 }
 
 declare module "fastify" {
@@ -106,6 +130,11 @@ declare module "fastify" {
     /** Gateway operations beyond HTTP; see {@link GatewayControls}. */
     gateway: GatewayControls;
   }
+}
+
+/** Trusts the `hops` proxies nearest to the gateway. */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
 }
 
 /**
@@ -126,6 +155,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     credentialThrottle: new CredentialThrottle(deps.rateLimit),
     models: new ModelCatalog(deps.models, Math.floor(now() / 1000)),
     keys: new KeyCache(deps.store),
+    secretUse: new SecretUseTracker(deps.store),
     spend: ledgerFor(deps.store),
     rates: rateLimitsFor(deps.store),
     consoleEnabled: deps.console === true,
@@ -141,6 +171,8 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   metrics.observeWebhookBacklog(() => deps.store.transaction((tx) => tx.events.deliveryBacklog()), now);
   if (deps.store.poolStats) metrics.observePool(() => deps.store.poolStats!());
   const serving = new ServingState();
+  const secretUseMs = deps.secretUse?.flushIntervalMs ?? DEFAULT_SECRET_USE_FLUSH_MS;
+  const scanPrevious = () => scanPreviousSecrets(deps.store, now(), { forget: (keyId) => ctx.keys.forget(keyId), unflushedMs: 2 * secretUseMs });
 
   const app = Fastify({
     logger: loggerOptions(deps.logger ?? false),
@@ -152,6 +184,8 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true },
     // A bad percent-encoding or an over-long path parameter leaves as our envelope too.
     frameworkErrors: (error, request, reply) => handleFrameworkError(error, request, reply),
+    // A hop count as the function Fastify makes of one (its types take no number).
+    trustProxy: typeof deps.trustProxy === "number" ? trustHops(deps.trustProxy) : (deps.trustProxy ?? false),
   });
   app.decorateRequest("account", null);
   app.decorateRequest("apiKey", null);
@@ -161,7 +195,11 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     drain: (options) => drainApp(app, serving, options),
     metrics,
     deliverWebhooks: () => deliverer.runOnce(),
-    scanAlerts: () => scanTimedAlerts(deps.store, now()),
+    scanAlerts: async () => (await scanTimedAlerts(deps.store, now())) + (await scanPrevious()),
+    flushSecretUse: async () => {
+      await ctx.secretUse.flush();
+      return scanPrevious();
+    },
   } satisfies GatewayControls);
 
   // JSON only: a text/plain body would otherwise reach validation as a string.
@@ -211,6 +249,23 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     });
     app.addHook("onClose", async () => clearInterval(scan));
   }
+
+  // Extension secret_use: flush, then check previous secrets, every interval; a last flush on close
+  // (before the store closes), so a graceful stop loses nothing.
+  let secretUseTimer: NodeJS.Timeout | undefined;
+  const secretUseTick = async () => {
+    await ctx.secretUse.flush();
+    const sent = await scanPrevious();
+    if (sent > 0) deliverer.nudge();
+  };
+  app.addHook("onReady", async () => {
+    secretUseTimer = setInterval(() => void secretUseTick().catch((error: unknown) => app.log.warn({ err: error }, "secret use flush failed")), secretUseMs);
+    secretUseTimer.unref();
+  });
+  app.addHook("onClose", async () => {
+    clearInterval(secretUseTimer);
+    await ctx.secretUse.flush().catch((error: unknown) => app.log.warn({ err: error }, "secret use flush failed"));
+  });
 
   const intervalMs = deps.maintenanceIntervalMs ?? 60_000;
   if (intervalMs > 0) {

@@ -54,6 +54,8 @@ interface ServeOptions {
   shutdownDelay: number;
   rateLimit: number;
   rateBurst: number;
+  trustProxy: boolean | number | string[];
+  secretUseFlush: number;
 }
 
 interface CreateKeyOptions {
@@ -91,6 +93,14 @@ async function main(argv: string[]): Promise<void> {
     const seconds = Number(text);
     if (!/^\d+(\.\d+)?$/.test(text) || seconds > 86_400) throw new InvalidArgumentError("expected a number of seconds from 0 to 86400, such as 30 or 0.5");
     return seconds;
+  };
+  // Fastify's trustProxy: on, a hop count, or the proxies' addresses and CIDR ranges.
+  const parseTrustProxy = (text: string): boolean | number | string[] => {
+    if (text === "true" || text === "false") return text === "true";
+    if (/^\d+$/.test(text)) return Number(text);
+    const proxies = text.split(",").map((proxy) => proxy.trim()).filter(Boolean);
+    if (proxies.length === 0) throw new InvalidArgumentError("expected true, a hop count, or a comma-separated list of proxy addresses or CIDR ranges");
+    return proxies;
   };
   const parseRate = (text: string): number => {
     const rate = Number(text);
@@ -159,6 +169,20 @@ async function main(argv: string[]): Promise<void> {
     .addOption(new Option("--webhook-lease <seconds>", "how long a delivery is one process's before another may take it over (after a crash)").default(60).argParser(parseSeconds))
     .addOption(new Option("--rate-limit <per-second>", "sustained requests per second per credential, in this process (docs/api.md)").default(200).argParser(parseRate))
     .addOption(new Option("--rate-burst <requests>", "requests a credential may make at once after being idle, in this process").default(1000).argParser(parseRate))
+    .addOption(
+      new Option(
+        "--trust-proxy <proxies>",
+        "believe X-Forwarded-For from these proxies for a client's address: true (any), a hop count, or addresses/CIDR ranges, comma-separated (default: off)",
+      )
+        .default(false, "off")
+        .argParser(parseTrustProxy)
+        .env("GATEWAY_TRUST_PROXY"),
+    )
+    .addOption(
+      new Option("--secret-use-flush <seconds>", "how often each secret's use is added to the database and previous secrets are checked (same on every process)")
+        .default(2)
+        .argParser(parseSeconds),
+    )
     .addOption(new Option("--drain-timeout <seconds>", "on SIGTERM/SIGINT, how long requests in flight (streams too) may finish").default(30).argParser(parseSeconds).env("GATEWAY_DRAIN_TIMEOUT"))
     .addOption(
       new Option("--shutdown-delay <seconds>", "on SIGTERM/SIGINT, how long to keep accepting with /readyz at 503 before stopping, for a load balancer to notice")
@@ -231,6 +255,8 @@ async function serve(options: ServeOptions): Promise<void> {
       attemptTimeoutMs: Math.round(options.webhookTimeout * 1000),
       leaseMs: Math.round(options.webhookLease * 1000),
     },
+    trustProxy: options.trustProxy,
+    secretUse: { flushIntervalMs: Math.max(100, Math.round(options.secretUseFlush * 1000)) },
     drainTimeoutMs: Math.round(options.drainTimeout * 1000),
     shutdownDelayMs: Math.round(options.shutdownDelay * 1000),
   });

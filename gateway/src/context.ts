@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Scope } from "@gateway-keys/contract";
 import type { KeyCache } from "./store/key-cache";
+import type { SecretUseTracker } from "./keys/secret-use-tracker";
 import type { ReplyCipher } from "./crypto";
 import { GatewayError } from "./errors";
 import type { ModelCatalog } from "./models/catalog";
@@ -19,6 +20,8 @@ export interface GatewayContext {
   models: ModelCatalog;
   /** Regular keys by secret hash, for the look-up of every model request. */
   keys: KeyCache;
+  /** Extension `secret_use`: which secret of which key each request presented, flushed to the store every few seconds. */
+  secretUse: SecretUseTracker;
   /** Spend reservations and charges of model requests. */
   spend: Ledger;
   /** Keys' rate limit policies: admissions and releases of model requests. */

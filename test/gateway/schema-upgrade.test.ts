@@ -12,10 +12,24 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Turns a current database back into schema 7, the last one without extension secret_use. */
+function downgradeToSchema7(db: DatabaseSync): void {
+  db.exec(`
+    DROP INDEX api_keys_live_previous_secret;
+    DROP TABLE secret_use;
+    DROP TABLE secret_clients;
+    ALTER TABLE api_keys DROP COLUMN previous_secret;
+    ALTER TABLE api_keys DROP COLUMN previous_secret_retired_at;
+    ALTER TABLE api_keys DROP COLUMN previous_secret_retired_reason;
+    PRAGMA user_version = 7;
+  `);
+}
+
 /** Turns a current database back into schema 2, the last one without the extensions' columns. */
 function downgradeToSchema2(dbPath: string): void {
   const db = new DatabaseSync(dbPath);
   try {
+    downgradeToSchema7(db);
     db.exec(`
       ALTER TABLE request_logs DROP COLUMN dropped_fields;
       DROP TABLE audit_events;
@@ -70,8 +84,48 @@ test("migrates a schema-2 database: old keys read with null extension fields, au
     const referenced = await account.create({ name: "new", clientReference: "ref-after-upgrade" });
     expect(referenced.body.clientReference).toBe("ref-after-upgrade");
     const version = new DatabaseSync(dbPath, { readOnly: true });
-    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 7 });
+    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 8 });
     version.close();
+  } finally {
+    await second.stop();
+  }
+});
+
+test("migrates a schema-7 database in place: a grace that already ended is recorded as retired, one still running keeps authenticating", async () => {
+  const dbPath = join(dir, "gateway.db");
+  const first = await startTestGateway({ dbPath });
+  const account = accountClient(first);
+  const running = (await account.create({ name: "grace running" })).body;
+  const ended = (await account.create({ name: "grace ended" })).body;
+  const runningRotated = await account.rotate(running.keyId, { expectedVersion: 1, gracePeriodSeconds: 3600 });
+  const endedRotated = await account.rotate(ended.keyId, { expectedVersion: 1, gracePeriodSeconds: 3600 });
+  expect([runningRotated.status, endedRotated.status]).toEqual([200, 200]);
+  await first.stop();
+  const db = new DatabaseSync(dbPath);
+  downgradeToSchema7(db);
+  // The second key's grace ended an hour ago, before the upgrade.
+  db.prepare("UPDATE api_keys SET previous_secret_expires_at = ? WHERE id = ?").run(Date.now() - 3_600_000, ended.keyId);
+  db.close();
+
+  const second = await startTestGateway({ dbPath });
+  try {
+    const upgraded = accountClient(second, first.provisioningKey);
+    // A rotation made before the extension has no hint stored for its previous secret: no previousSecret is shown.
+    const runningRecord = (await upgraded.get(running.keyId)).body;
+    expect(runningRecord).toMatchObject({ version: 2, previousSecret: null, currentSecret: { hint: runningRotated.body.hint, requestsSinceRotation: 0 } });
+    expect((await respond(second, running.secret)).status).toBe(200);
+    expect((await respond(second, runningRotated.body.secret)).status).toBe(200);
+    expect((await respond(second, ended.secret)).status).toBe(401);
+    const rows = new DatabaseSync(dbPath, { readOnly: true });
+    expect(rows.prepare("SELECT id, previous_secret_retired_reason AS reason FROM api_keys ORDER BY seq").all()).toEqual([
+      { id: running.keyId, reason: null },
+      { id: ended.keyId, reason: "expired" },
+    ]);
+    expect(rows.prepare("PRAGMA user_version").get()).toEqual({ user_version: 8 });
+    rows.close();
+    // Use is tracked from the upgrade on: flushed, the new secret shows its request.
+    await second.gateway.app.gateway.flushSecretUse();
+    expect((await upgraded.get(running.keyId)).body.currentSecret).toMatchObject({ requestsSinceRotation: 1 });
   } finally {
     await second.stop();
   }

@@ -58,16 +58,20 @@ export async function validProvisioningKey(ctx: GatewayContext, hash: Buffer, me
   return key;
 }
 
-/** Looks up a regular key and refuses it unless it may call models now. */
-async function authenticateApiKey(ctx: GatewayContext, secret: string): Promise<StoredApiKey> {
+/**
+ * Looks up a regular key and refuses it unless it may call models now; extension `secret_use`:
+ * tells the tracker which of its secrets the request presented, and from which client.
+ */
+async function authenticateApiKey(ctx: GatewayContext, request: FastifyRequest, secret: string): Promise<StoredApiKey> {
   const kind = keyKindOf(secret);
   if (kind === undefined) throw new GatewayError("invalid_credentials", MALFORMED);
   if (kind === "provisioning") throw new GatewayError("wrong_key_kind", WRONG_KIND_ON_MODELS);
   const hash = sha256(secret);
   const key = await ctx.keys.find(hash);
   // A rotated-away secret matches no stored hash, or a previous one whose grace is over (extension
-  // rotation_grace): either way it lands here as unknown.
-  if (!key || matchSecret(key, hash, ctx.now()) === "none") {
+  // rotation_grace) or that was retired (extension secret_use): either way it lands here as unknown.
+  const match = key ? matchSecret(key, hash, ctx.now()) : "none";
+  if (!key || match === "none") {
     throw new GatewayError("invalid_credentials", "The API key is not valid; it may have been rotated or never existed.");
   }
   if (key.state === "revoked") throw new GatewayError("invalid_credentials", "The API key has been revoked.");
@@ -80,6 +84,7 @@ async function authenticateApiKey(ctx: GatewayContext, secret: string): Promise<
   if (key.state === "disabled") {
     throw new GatewayError("key_disabled", "The API key is disabled; its owner can enable it again with PATCH state \"active\".");
   }
+  ctx.secretUse.seen(key, match, request.headers["user-agent"], request.ip, ctx.now());
   return key;
 }
 
@@ -90,7 +95,7 @@ export function requireApiKey(ctx: GatewayContext): onRequestAsyncHookHandler {
     if (secret === undefined) {
       throw new GatewayError("invalid_credentials", "Send a regular API key as Authorization: Bearer <key> (or x-api-key).");
     }
-    const key = await authenticateApiKey(ctx, secret);
+    const key = await authenticateApiKey(ctx, request, secret);
     ctx.credentialThrottle.take(`key:${key.id}`, ctx.now());
     request.apiKey = key;
   };
@@ -104,7 +109,7 @@ export function optionalApiKey(ctx: GatewayContext): onRequestAsyncHookHandler {
       ctx.credentialThrottle.take(anonymous(request), ctx.now());
       return;
     }
-    const key = await authenticateApiKey(ctx, secret);
+    const key = await authenticateApiKey(ctx, request, secret);
     ctx.credentialThrottle.take(`key:${key.id}`, ctx.now());
     request.apiKey = key;
   };

@@ -12,6 +12,7 @@ import {
 import { hashesEqual, newId, newSecret, sha256 } from "../crypto";
 import { GatewayError, versionConflict } from "../errors";
 import type { ApiKeyUpdate, NewApiKey, Store, StoredApiKey } from "../store/types";
+import { secretUseOf, type SecretFiguresByHash } from "./secret-use";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
@@ -40,9 +41,10 @@ export function isExpired(key: Pick<StoredApiKey, "expiresAt">, now: number): bo
 /**
  * The wire record of a stored key at `now`: its spend window is the one that holds `now` (read
  * through `spend` for a key with a reset period; a lifetime window is the key's whole spend).
- * Never includes the secret or its hash.
+ * Never includes the secret or its hash. Extension `secret_use`: each secret's use as `figures`
+ * hold it (none for a key just created).
  */
-export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: number): Promise<ApiKey> {
+export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: number, figures: SecretFiguresByHash = new Map()): Promise<ApiKey> {
   const windowStart = windowStartOf(key.resetPeriod, now);
   const lifetime = key.resetPeriod === "never";
   const windowEnd = windowEndOf(key.resetPeriod, windowStart);
@@ -78,14 +80,19 @@ export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: numb
     budgetAlertThresholds: [...key.alerts.budgetAlertThresholds],
     expiryWarningSeconds: key.alerts.expiryWarningSeconds,
     rotateAfterSeconds: key.alerts.rotateAfterSeconds,
-    currentSecret: null,
-    previousSecret: null,
+    ...secretUseOf(key, figures, now),
   };
 }
 
 /** The wire record plus the secret: the answer of create and rotate, the one time a secret is shown. */
-export async function toWireKeyWithSecret(spend: SpendReader, key: StoredApiKey, secret: string, now: number): Promise<ApiKeyWithSecret> {
-  return { ...(await toWireKey(spend, key, now)), secret };
+export async function toWireKeyWithSecret(
+  spend: SpendReader,
+  key: StoredApiKey,
+  secret: string,
+  now: number,
+  figures: SecretFiguresByHash = new Map(),
+): Promise<ApiKeyWithSecret> {
+  return { ...(await toWireKey(spend, key, now, figures)), secret };
 }
 
 /** A new key and its secret, ready to insert. */
@@ -122,6 +129,9 @@ export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: numb
       clientReference: params.clientReference ?? null,
       previousSecretHash: null,
       previousSecretExpiresAt: null,
+      previousSecret: null,
+      previousSecretRetiredAt: null,
+      previousSecretRetiredReason: null,
     },
   };
 }
@@ -160,11 +170,16 @@ export type SecretMatch = "current" | "previous" | "none";
  */
 export function matchSecret(key: StoredApiKey, hash: Buffer, now: number): SecretMatch {
   if (hashesEqual(key.secretHash, hash)) return "current";
-  const previous = key.previousSecretHash;
-  if (previous !== null && key.previousSecretExpiresAt !== null && now < key.previousSecretExpiresAt && hashesEqual(previous, hash)) {
-    return "previous";
-  }
+  if (previousSecretLive(key, now) && hashesEqual(key.previousSecretHash!, hash)) return "previous";
   return "none";
+}
+
+/**
+ * Whether the key's previous secret still authenticates at `now`: its grace has not ended and,
+ * extension `secret_use`, it was not retired (idle, revoked, or replaced by a newer rotation).
+ */
+export function previousSecretLive(key: Pick<StoredApiKey, "previousSecretHash" | "previousSecretExpiresAt" | "previousSecretRetiredAt">, now: number): boolean {
+  return key.previousSecretHash !== null && key.previousSecretExpiresAt !== null && now < key.previousSecretExpiresAt && key.previousSecretRetiredAt === null;
 }
 
 /**
@@ -199,6 +214,9 @@ function unchanged(current: StoredApiKey, now: number): ApiKeyUpdate {
     revokedAt: current.revokedAt,
     previousSecretHash: current.previousSecretHash,
     previousSecretExpiresAt: current.previousSecretExpiresAt,
+    previousSecret: current.previousSecret,
+    previousSecretRetiredAt: current.previousSecretRetiredAt,
+    previousSecretRetiredReason: current.previousSecretRetiredReason,
   };
 }
 
@@ -228,25 +246,52 @@ export function applyUpdate(current: StoredApiKey, params: UpdateApiKeyParams, n
   return next;
 }
 
+/** Extension `secret_use`: what a rotate body says of the secret it replaces, besides its grace. */
+export interface PreviousSecretOptions {
+  retireWhenIdleSeconds?: number;
+  inUseWarningSeconds?: number;
+}
+
 /**
  * Rotate: a new secret replaces the old. With no grace (the seed's behaviour) the old one stops
  * authenticating with this commit. Extension `rotation_grace`: with `graceMs` > 0 the old secret
  * keeps working until `now + graceMs`. Only the secret this rotation replaces is kept: a secret an
- * earlier rotation replaced stops now, grace or not.
+ * earlier rotation replaced stops now, grace or not. Extension `secret_use`: the replaced secret's
+ * hint, its idle retirement and when to warn that it is still in use (by default when a quarter of
+ * the grace is left) are kept with it.
  */
-export function applyRotate(current: StoredApiKey, expectedVersion: number, secret: string, now: number, graceMs = 0): ApiKeyUpdate {
+export function applyRotate(
+  current: StoredApiKey,
+  expectedVersion: number,
+  secret: string,
+  now: number,
+  graceMs = 0,
+  options: PreviousSecretOptions = {},
+): ApiKeyUpdate {
   assertMutable(current, expectedVersion);
   const rotated = { ...unchanged(current, now), secretHash: sha256(secret), hint: hintOf(secret), rotatedAt: now };
-  if (graceMs <= 0) return { ...rotated, previousSecretHash: null, previousSecretExpiresAt: null };
-  return { ...rotated, previousSecretHash: current.secretHash, previousSecretExpiresAt: now + graceMs };
+  const noPrevious = { previousSecret: null, previousSecretRetiredAt: null, previousSecretRetiredReason: null };
+  if (graceMs <= 0) return { ...rotated, ...noPrevious, previousSecretHash: null, previousSecretExpiresAt: null };
+  const expiresAt = now + graceMs;
+  const warningMs = options.inUseWarningSeconds !== undefined ? options.inUseWarningSeconds * 1000 : Math.floor(graceMs / 4);
+  return {
+    ...rotated,
+    ...noPrevious,
+    previousSecretHash: current.secretHash,
+    previousSecretExpiresAt: expiresAt,
+    previousSecret: { hint: current.hint, retireWhenIdleSeconds: options.retireWhenIdleSeconds ?? null, inUseWarningAt: expiresAt - warningMs },
+  };
 }
 
 /**
  * Revoke: terminal, for the current secret and any previous one alike. The hashes stay so the key is
- * still recognised, and refused, on every call; a grace still running ends now.
+ * still recognised, and refused, on every call; a grace still running ends now, and the previous
+ * secret is recorded as retired by the revoke.
  */
 export function applyRevoke(current: StoredApiKey, expectedVersion: number, now: number): ApiKeyUpdate {
   assertMutable(current, expectedVersion);
   const graceEnds = current.previousSecretExpiresAt === null ? null : Math.min(current.previousSecretExpiresAt, now);
-  return { ...unchanged(current, now), state: "revoked", revokedAt: now, previousSecretExpiresAt: graceEnds };
+  const revoked = { ...unchanged(current, now), state: "revoked" as const, revokedAt: now, previousSecretExpiresAt: graceEnds };
+  if (!previousSecretLive(current, now)) return revoked;
+  return { ...revoked, previousSecretRetiredAt: now, previousSecretRetiredReason: "revoked" };
 }

@@ -16,11 +16,13 @@ import {
   assertFutureExpiry,
   assertReferenceFree,
   newApiKey,
+  previousSecretLive,
   toWireKey,
   toWireKeyWithSecret,
   windowSpendOf,
 } from "../keys/records";
 import type { ApiKeyUpdate, LabelSelector, StoredApiKey, StoreTransaction } from "../store/types";
+import { announcePreviousSecretRetired } from "../webhooks/previous-secret-alerts";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 
@@ -83,11 +85,25 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     const current = await tx.getApiKey(ownerId, keyId);
     if (!current) throw keyNotFound();
     const next = change(current);
+    const now = next.updatedAt;
+    // Extension secret_use: the previous secret a rotation replaces or a revoke ends is retired by it.
+    const endsPrevious = action !== "update" && previousSecretLive(current, now) && current.previousSecret !== null;
+    const before = endsPrevious || action === "rotate" ? await tx.secretUse.figuresOf([keyId]) : undefined;
     ctx.keys.forget(keyId);
     const updated = await tx.updateApiKey(keyId, current.version, next);
     await auditKey(tx, request, action, current, updated);
+    if (action === "rotate") await tx.secretUse.rotated(keyId, updated.previousSecretHash, now);
+    if (endsPrevious) {
+      const figures = before?.get(keyId)?.get(current.previousSecretHash!.toString("hex")) ?? { lastUsedAt: null, requests: 0, clients: [] };
+      const reason = action === "rotate" ? "rotated" : "revoked";
+      await announcePreviousSecretRetired(tx, { ...current, version: updated.version }, { hint: current.previousSecret!.hint, figures }, now, reason, now);
+    }
     return updated;
   };
+
+  /** The key record of a key read in a unit of work, with its secrets' use. */
+  const wireKey = async (tx: StoreTransaction, key: StoredApiKey, now: number) =>
+    toWireKey(tx, key, now, (await tx.secretUse.figuresOf([key.id])).get(key.id));
 
   /** The audit event (and its webhook event) of a key change, in the change's unit of work. */
   const auditKey = (tx: StoreTransaction, request: FastifyRequest, action: string, before: StoredApiKey | null, after: StoredApiKey) =>
@@ -116,7 +132,8 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
       const now = ctx.now();
       const page = pageOf("keys", rows, limit, (key) => key);
       const spend = await windowSpendOf(ctx.store, page.data, now);
-      return { ...page, data: await Promise.all(page.data.map((key) => toWireKey(spend, key, now))) };
+      const figures = await ctx.store.transaction((tx) => tx.secretUse.figuresOf(page.data.map((key) => key.id)));
+      return { ...page, data: await Promise.all(page.data.map((key) => toWireKey(spend, key, now, figures.get(key.id)))) };
     },
   });
 
@@ -150,7 +167,8 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     handler: async (request) => {
       const key = await ctx.store.getApiKey(accountOf(request).ownerId, request.params.keyId);
       if (!key) throw keyNotFound();
-      return toWireKey(ctx.store, key, ctx.now());
+      const figures = await ctx.store.transaction((tx) => tx.secretUse.figuresOf([key.id]));
+      return toWireKey(ctx.store, key, ctx.now(), figures.get(key.id));
     },
   });
 
@@ -159,7 +177,7 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     handler: async (request, reply) => {
       const now = ctx.now();
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
-        toWireKey(tx, await changeKey(tx, request, "update", request.params.keyId, (current) => applyUpdate(current, request.body, now)), now),
+        wireKey(tx, await changeKey(tx, request, "update", request.params.keyId, (current) => applyUpdate(current, request.body, now)), now),
       );
       return sendOutcome(reply, outcome);
     },
@@ -170,11 +188,12 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     handler: async (request, reply) => {
       const now = ctx.now();
       const secret = newSecret("regular");
-      const { expectedVersion, gracePeriodSeconds = 0 } = request.body;
-      const rotate = (current: StoredApiKey) => applyRotate(current, expectedVersion, secret, now, gracePeriodSeconds * 1000);
-      const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKeyWithSecret }, async (tx) =>
-        toWireKeyWithSecret(tx, await changeKey(tx, request, "rotate", request.params.keyId, rotate), secret, now),
-      );
+      const { expectedVersion, gracePeriodSeconds = 0, ...previous } = request.body;
+      const rotate = (current: StoredApiKey) => applyRotate(current, expectedVersion, secret, now, gracePeriodSeconds * 1000, previous);
+      const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKeyWithSecret }, async (tx) => {
+        const rotated = await changeKey(tx, request, "rotate", request.params.keyId, rotate);
+        return toWireKeyWithSecret(tx, rotated, secret, now, (await tx.secretUse.figuresOf([rotated.id])).get(rotated.id));
+      });
       return sendOutcome(reply, outcome);
     },
   });
@@ -185,7 +204,7 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
       const now = ctx.now();
       const { expectedVersion } = request.body;
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
-        toWireKey(tx, await changeKey(tx, request, "revoke", request.params.keyId, (current) => applyRevoke(current, expectedVersion, now)), now),
+        wireKey(tx, await changeKey(tx, request, "revoke", request.params.keyId, (current) => applyRevoke(current, expectedVersion, now)), now),
       );
       return sendOutcome(reply, outcome);
     },

@@ -1,5 +1,6 @@
 import type { KeyState, Labels, ModelPolicy, RateLimitPolicy, ResetPeriod, Scope } from "@gateway-keys/contract";
-import { NO_ALERTS, type KeyAlerts, type StoredApiKey, type StoredLogEntry, type StoredProvisioningKey, type TimelineRow, type UsageLine } from "./types";
+import type { PreviousSecretRetireReason } from "./secret-use-tables";
+import { NO_ALERTS, type ApiKeyUpdate, type KeyAlerts, type PreviousSecretTerms, type StoredApiKey, type StoredLogEntry, type StoredProvisioningKey, type TimelineRow, type UsageLine } from "./types";
 
 // Rows of both stores, which share their column names and types. An integer column arrives as a
 // bigint or a number depending on the driver (SQLite statements that read credits use
@@ -41,6 +42,10 @@ export interface ApiKeyRow {
   /** JSON {@link KeyAlerts}. */
   alerts: string;
   last_request_at: Int | null;
+  /** JSON {@link PreviousSecretTerms}, or null. */
+  previous_secret: string | null;
+  previous_secret_retired_at: Int | null;
+  previous_secret_retired_reason: string | null;
 }
 
 export function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
@@ -74,6 +79,18 @@ export function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
     labels: JSON.parse(row.labels) as Labels,
     alerts: { ...NO_ALERTS, ...(JSON.parse(row.alerts) as Partial<KeyAlerts>) },
     lastRequestAt: numOrNull(row.last_request_at),
+    previousSecret: row.previous_secret === null ? null : (JSON.parse(row.previous_secret) as PreviousSecretTerms),
+    previousSecretRetiredAt: numOrNull(row.previous_secret_retired_at),
+    previousSecretRetiredReason: row.previous_secret_retired_reason as PreviousSecretRetireReason | null,
+  };
+}
+
+/** The columns of extension `secret_use` on `api_keys`, as both stores write them. */
+export function previousSecretColumns(key: Pick<ApiKeyUpdate, "previousSecret" | "previousSecretRetiredAt" | "previousSecretRetiredReason">) {
+  return {
+    previous_secret: key.previousSecret === null ? null : JSON.stringify(key.previousSecret),
+    previous_secret_retired_at: key.previousSecretRetiredAt,
+    previous_secret_retired_reason: key.previousSecretRetiredReason,
   };
 }
 

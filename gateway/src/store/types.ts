@@ -1,5 +1,6 @@
 import type { KeyState, Labels, LoggingPolicy, ModelPolicy, RateLimitPolicy, ResetPeriod, Scope } from "@gateway-keys/contract";
 import type { EventTables } from "./events/event-tables";
+import type { PreviousSecretRetireReason, SecretUseTables } from "./secret-use-tables";
 import type { KeyChangeFeed, NewLogEntry, RateLimits, RequestOutcome, SharedSpend, SpendRecords } from "../metering/interfaces";
 
 export type { HeldSpend, KeyChangeFeed, KeyChangeListener, NewLogEntry, RateAdmission, RateLimits, RateVerdict, RequestOutcome, SharedSpend } from "../metering/interfaces";
@@ -146,6 +147,8 @@ export interface StoreTransaction {
   completeIdempotencyKey(scope: IdempotencyScope, outcome: StoredOutcome): Promise<void>;
   /** The audit trail, webhook endpoints, outbox and alert marks, on this unit of work's connection. */
   readonly events: EventTables;
+  /** Extension `secret_use`: each secret's use and clients, and a previous secret's retirement, on this unit of work's connection. */
+  readonly secretUse: SecretUseTables;
 }
 
 export interface StoredProvisioningKey {
@@ -193,6 +196,24 @@ export interface ApiKeyUpdate {
   previousSecretHash: Buffer | null;
   /** Until when {@link previousSecretHash} authenticates (exclusive); null with no previous secret. */
   previousSecretExpiresAt: number | null;
+  /**
+   * Extension `secret_use`: what the rotation that made the previous secret said of it; null with no
+   * previous secret, or for one a rotation made before the extension.
+   */
+  previousSecret: PreviousSecretTerms | null;
+  /** When the previous secret stopped authenticating before (or as) its grace ended, or null while it may still. */
+  previousSecretRetiredAt: number | null;
+  previousSecretRetiredReason: PreviousSecretRetireReason | null;
+}
+
+/** Extension `secret_use`: a previous secret's terms, fixed by the rotation that replaced it (one JSON column). */
+export interface PreviousSecretTerms {
+  /** Prefix and last four characters of the previous secret. */
+  hint: string;
+  /** It stops once unused this long (seconds), or null. */
+  retireWhenIdleSeconds: number | null;
+  /** When `key.previous_secret_in_use` is due, if it is still in use then (ms). */
+  inUseWarningAt: number;
 }
 
 export interface NewApiKey extends ApiKeyUpdate {

@@ -33,6 +33,7 @@ import {
   droppedFieldsColumn,
   logFromRow,
   policyColumns,
+  previousSecretColumns,
   provisioningKeyFromRow,
   timelineFromRow,
   type TimelineDbRow,
@@ -47,7 +48,8 @@ import { KeyChangeNotifications, type KeyChangeTiming } from "./key-change-liste
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import { SQL, type NamedQuery } from "./statements";
 import { EventTables } from "../events/event-tables";
-import { postgresStatement } from "../events/sql-runner";
+import { SecretUseTables } from "../secret-use-tables";
+import { postgresStatement, type SqlRunner } from "../events/sql-runner";
 import { databaseFaultReason } from "../faults";
 import { DatabaseBreaker } from "./breaker";
 import { InDoubtSettles } from "./in-doubt-settles";
@@ -285,11 +287,13 @@ class PostgresStore implements Store {
       const { rows } = await this.#query<ApiKeyRow>(query, values, client);
       return rows[0] && apiKeyFromRow(rows[0]);
     };
+    const runner: SqlRunner = {
+      dialect: "postgres",
+      all: async <Row>(sql: string, params: readonly unknown[]) => (await client.query({ ...postgresStatement(sql), values: params as unknown[] })).rows as Row[],
+    };
     return {
-      events: new EventTables({
-        dialect: "postgres",
-        all: async <Row>(sql: string, params: readonly unknown[]) => (await client.query({ ...postgresStatement(sql), values: params as unknown[] })).rows as Row[],
-      }),
+      events: new EventTables(runner),
+      secretUse: new SecretUseTables(runner),
       getApiKey: (ownerId, keyId) => keyFrom(SQL.apiKeyByIdHeld, [keyId, ownerId]),
       insertApiKey: async (key: NewApiKey) =>
         (await keyFrom(SQL.insertApiKey, [...apiKeyUpdateValues(key), key.id, key.ownerId, key.createdAt, key.clientReference]))!,
@@ -535,5 +539,6 @@ function apiKeyUpdateValues(key: ApiKeyUpdate): unknown[] {
     key.previousSecretHash,
     key.previousSecretExpiresAt,
     ...Object.values(policyColumns(key)),
+    ...Object.values(previousSecretColumns(key)),
   ];
 }

@@ -15,11 +15,12 @@ const API_KEY_COLUMNS = `k.seq, k.id, k.owner_id, k.name, k.state, k.version, k.
   k.store_request, k.store_response, k.retention_days, k.model_mode, k.model_ids, k.created_at, k.updated_at,
   k.rotated_at, k.revoked_at, k.client_reference, k.previous_secret_hash, k.previous_secret_expires_at,
   k.reset_period, k.expires_at, k.rate_limits, k.labels, k.alerts,
-  (SELECT a.last_request_at FROM spend_accounts a WHERE a.key_id = k.id) AS last_request_at`;
+  (SELECT a.last_request_at FROM spend_accounts a WHERE a.key_id = k.id) AS last_request_at,
+  k.previous_secret, k.previous_secret_retired_at, k.previous_secret_retired_reason`;
 
 const API_KEY_WRITABLE = `name, state, version, secret_hash, hint, spend_limit_micros, store_request, store_response,
   retention_days, model_mode, model_ids, updated_at, rotated_at, revoked_at, previous_secret_hash, previous_secret_expires_at,
-  reset_period, expires_at, rate_limits, labels, alerts`;
+  reset_period, expires_at, rate_limits, labels, alerts, previous_secret, previous_secret_retired_at, previous_secret_retired_reason`;
 
 const query = (name: string, text: string): NamedQuery => ({ name: `gateway_${name}`, text });
 
@@ -65,7 +66,7 @@ export const SQL = {
     "insert_api_key",
     `WITH k AS (
       INSERT INTO api_keys (${API_KEY_WRITABLE}, id, owner_id, created_at, client_reference)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
       RETURNING *
     )
     SELECT ${API_KEY_COLUMNS} FROM k`,
@@ -75,8 +76,8 @@ export const SQL = {
   updateApiKey: query(
     "update_api_key",
     `WITH k AS (
-      UPDATE api_keys SET (${API_KEY_WRITABLE}) = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
-      WHERE id = $22 AND version = $23
+      UPDATE api_keys SET (${API_KEY_WRITABLE}) = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+      WHERE id = $25 AND version = $26
       RETURNING *
     )
     SELECT ${API_KEY_COLUMNS} FROM k`,

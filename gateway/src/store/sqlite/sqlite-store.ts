@@ -26,6 +26,7 @@ import type {
 import { WEBHOOK_HISTORY_DAYS, type PurgedRecords } from "../types";
 import { databaseFaultReason } from "../faults";
 import { EventTables } from "../events/event-tables";
+import { SecretUseTables } from "../secret-use-tables";
 import type { SqlRunner } from "../events/sql-runner";
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import {
@@ -33,6 +34,7 @@ import {
   droppedFieldsColumn,
   logFromRow,
   policyColumns,
+  previousSecretColumns,
   provisioningKeyFromRow,
   timelineFromRow,
   type TimelineDbRow,
@@ -220,6 +222,7 @@ class SqliteStore implements Store {
 
   readonly #transactionApi: StoreTransaction = {
     events: new EventTables(this.#eventRunner),
+    secretUse: new SecretUseTables(this.#eventRunner),
     getApiKey: async (ownerId, keyId) => this.#apiKey(ownerId, keyId),
     insertApiKey: async (key: NewApiKey) => {
       this.#sql.insertApiKey.run(apiKeyParams(key));
@@ -443,6 +446,7 @@ function apiKeyUpdateParams(key: ApiKeyUpdate) {
     previous_secret_hash: key.previousSecretHash,
     previous_secret_expires_at: key.previousSecretExpiresAt,
     ...policyColumns(key),
+    ...previousSecretColumns(key),
   };
 }
 

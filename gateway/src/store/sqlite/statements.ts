@@ -3,7 +3,8 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 const API_KEY_COLUMNS = `seq, id, owner_id, name, state, version, secret_hash, hint, spend_limit_micros,
   (SELECT IFNULL(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = api_keys.id) AS spent_micros, store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at,
   client_reference, previous_secret_hash, previous_secret_expires_at, reset_period, expires_at, rate_limits, labels, alerts,
-  (SELECT MAX(u.last_request_at) FROM usage_counters u WHERE u.key_id = api_keys.id) AS last_request_at`;
+  (SELECT MAX(u.last_request_at) FROM usage_counters u WHERE u.key_id = api_keys.id) AS last_request_at,
+  previous_secret, previous_secret_retired_at, previous_secret_retired_reason`;
 
 /** Every statement the store runs, prepared once: parsing SQL per request would dominate the hot path. */
 export function prepareStatements(db: DatabaseSync) {
@@ -53,16 +54,20 @@ export function prepareStatements(db: DatabaseSync) {
     countApiKeysByState: prepare("SELECT state, COUNT(*) AS n FROM api_keys WHERE owner_id = ? GROUP BY state"),
     insertApiKey: prepare(`INSERT INTO api_keys (id, owner_id, name, state, version, secret_hash, hint, spend_limit_micros,
         store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at,
-        client_reference, previous_secret_hash, previous_secret_expires_at, reset_period, expires_at, rate_limits, labels, alerts)
+        client_reference, previous_secret_hash, previous_secret_expires_at, reset_period, expires_at, rate_limits, labels, alerts,
+        previous_secret, previous_secret_retired_at, previous_secret_retired_reason)
       VALUES (:id, :owner_id, :name, :state, :version, :secret_hash, :hint, :spend_limit_micros,
         :store_request, :store_response, :retention_days, :model_mode, :model_ids, :created_at, :updated_at, :rotated_at, :revoked_at,
-        :client_reference, :previous_secret_hash, :previous_secret_expires_at, :reset_period, :expires_at, :rate_limits, :labels, :alerts)`),
+        :client_reference, :previous_secret_hash, :previous_secret_expires_at, :reset_period, :expires_at, :rate_limits, :labels, :alerts,
+        :previous_secret, :previous_secret_retired_at, :previous_secret_retired_reason)`),
     updateApiKey: prepare(`UPDATE api_keys SET name = :name, state = :state, version = :version, secret_hash = :secret_hash,
         hint = :hint, spend_limit_micros = :spend_limit_micros, store_request = :store_request,
         store_response = :store_response, retention_days = :retention_days, model_mode = :model_mode,
         model_ids = :model_ids, updated_at = :updated_at, rotated_at = :rotated_at, revoked_at = :revoked_at,
         previous_secret_hash = :previous_secret_hash, previous_secret_expires_at = :previous_secret_expires_at,
-        reset_period = :reset_period, expires_at = :expires_at, rate_limits = :rate_limits, labels = :labels, alerts = :alerts
+        reset_period = :reset_period, expires_at = :expires_at, rate_limits = :rate_limits, labels = :labels, alerts = :alerts,
+        previous_secret = :previous_secret, previous_secret_retired_at = :previous_secret_retired_at,
+        previous_secret_retired_reason = :previous_secret_retired_reason
       WHERE id = :id AND version = :read_version`),
 
     idempotencyRecord: prepare(`SELECT fingerprint, status, sealed_body, expires_at FROM idempotency_records
