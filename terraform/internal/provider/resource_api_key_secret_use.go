@@ -52,7 +52,7 @@ var (
 	}
 	previousSecretTypes = withTypes(secretUseTypes, map[string]attr.Type{
 		"expires_at": types.StringType, "retire_when_idle_seconds": types.Int64Type, "in_use_warning_at": types.StringType,
-		"retired_at": types.StringType,
+		"retired_at": types.StringType, "retired_reason": types.StringType,
 	})
 )
 
@@ -91,6 +91,7 @@ type previousSecretModel struct {
 	RetireWhenIdleSeconds types.Int64  `tfsdk:"retire_when_idle_seconds"`
 	InUseWarningAt        types.String `tfsdk:"in_use_warning_at"`
 	RetiredAt             types.String `tfsdk:"retired_at"`
+	RetiredReason         types.String `tfsdk:"retired_reason"`
 }
 
 // secretUseAttributes are the key's secret_use attributes, added to gatewaykeys_api_key's schema.
@@ -116,8 +117,8 @@ func secretUseAttributes() map[string]schema.Attribute {
 		"expires_at":               schema.StringAttribute{Computed: true, Description: "The end of its grace: it never authenticates at or after this instant."},
 		"retire_when_idle_seconds": schema.Int64Attribute{Computed: true, Description: "The rotation's retire_when_idle in seconds, or null."},
 		"in_use_warning_at":        schema.StringAttribute{Computed: true, Description: "When key.previous_secret_in_use is due if it is still in use then, or null."},
-		// retiredReason is not here: the generated client reads that loosely typed enum into a struct it cannot show.
-		"retired_at": schema.StringAttribute{Computed: true, Description: "When it stopped authenticating (gone idle, grace over, key revoked or rotated again), or null while it still does."},
+		"retired_at":               schema.StringAttribute{Computed: true, Description: "When it stopped authenticating, or null while it still does."},
+		"retired_reason":           schema.StringAttribute{Computed: true, Description: "Why it stopped: idle, expired, revoked or rotated (another rotation); null while it still authenticates."},
 	}
 	for name, attribute := range use {
 		previous[name] = attribute
@@ -207,6 +208,10 @@ func secretUseState(ctx context.Context, record *gatewayapi.ApiKey) (types.Objec
 		}
 		list, d := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: secretClientTypes}, clients)
 		diags.Append(d...)
+		reason := types.StringNull()
+		if why, err := use.RetiredReason.Get(); err == nil && why != nil {
+			reason = types.StringValue(*why)
+		}
 		idle := types.Int64Null()
 		if seconds, err := use.RetireWhenIdleSeconds.Get(); err == nil {
 			idle = types.Int64Value(int64(seconds))
@@ -214,7 +219,7 @@ func secretUseState(ctx context.Context, record *gatewayapi.ApiKey) (types.Objec
 		value, d := types.ObjectValueFrom(ctx, previousSecretTypes, previousSecretModel{
 			Hint: types.StringValue(use.Hint), LastUsedAt: nullableTime(use.LastUsedAt), RequestsSinceRotation: types.Int64Value(int64(use.RequestsSinceRotation)),
 			Clients: list, ExpiresAt: types.StringValue(timeText(use.ExpiresAt)), RetireWhenIdleSeconds: idle,
-			InUseWarningAt: nullableTime(use.InUseWarningAt), RetiredAt: nullableTime(use.RetiredAt),
+			InUseWarningAt: nullableTime(use.InUseWarningAt), RetiredAt: nullableTime(use.RetiredAt), RetiredReason: reason,
 		})
 		diags.Append(d...)
 		previous = value

@@ -100,13 +100,24 @@ func TestAccAPIKeySecretUse(t *testing.T) {
 					resource.TestCheckResourceAttr(keyAddress, "previous_secret.clients.#", "1"),
 					resource.TestCheckResourceAttr(keyAddress, "previous_secret.clients.0.user_agent", "billing-service/1.0"),
 					resource.TestCheckResourceAttrSet(keyAddress, "previous_secret.last_used_at"),
+					resource.TestCheckNoResourceAttr(keyAddress, "previous_secret.retired_reason"),
 				),
 			},
 			{
-				// A rotation over the secret billing still uses: planned (with the warning, below), not refused.
+				// A rotation over the secret billing still uses: planned (with the warning), not refused.
 				Config:             secretUseConfig("3"),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
+			},
+			{
+				// Applied, it ends billing's secret at once; the one before shows as retired by the rotation.
+				Config: secretUseConfig("3"),
+				Check: func(*terraform.State) error {
+					if status, err := callAs("billing-service/1.0", firstSecret); err != nil || status != 401 {
+						return fmt.Errorf("a call with the secret two rotations back got %d (%v), want 401", status, err)
+					}
+					return nil
+				},
 			},
 		},
 	})
@@ -140,7 +151,7 @@ func previousSecretState(t *testing.T, lastUsed time.Time, requests int64, retir
 	value, more := types.ObjectValueFrom(ctx, previousSecretTypes, previousSecretModel{
 		Hint: types.StringValue("gwk_…q3Xz"), LastUsedAt: types.StringValue(timeText(lastUsed)), RequestsSinceRotation: types.Int64Value(requests),
 		Clients: list, ExpiresAt: types.StringValue(timeText(lastUsed.Add(time.Hour))), RetireWhenIdleSeconds: idle,
-		InUseWarningAt: types.StringNull(), RetiredAt: types.StringNull(),
+		InUseWarningAt: types.StringNull(), RetiredAt: types.StringNull(), RetiredReason: types.StringNull(),
 	})
 	diags.Append(more...)
 	if diags.HasError() {

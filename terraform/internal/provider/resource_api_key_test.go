@@ -339,7 +339,7 @@ func TestAccAPIKeyValidation(t *testing.T) {
 		`logging_policy = { retention_days = 400 }`:                                        {"logging_policy.retention_days", `between 1 and 365`},
 		`rotation_grace_period = "8d"`:                                                     {"rotation_grace_period", `at most 7d`},
 		`expiry_warning = "400d"`:                                                          {"expiry_warning", `from 1m to 365d`},
-		`retire_when_idle = "15m"`:                                                         {"rotation_grace_period", `must be specified when "retire_when_idle" is specified`},
+		`retire_when_idle = "15m"`:                                                         {"rotation_grace_period", `must be specified when "retire_when_idle"`},
 		"rotation_grace_period = \"1h\"\n  retire_when_idle = \"2s\"":                      {"retire_when_idle", `from 5s to 7d`},
 		"rotation_grace_period = \"0s\"\n  in_use_warning = \"5m\"":                        {"in_use_warning", `needs rotation_grace_period greater than 0`},
 		"rotation_grace_period = \"1h\"\n  in_use_warning = \"60m\"":                       {"in_use_warning", `must be shorter than rotation_grace_period \(1h\)`},
