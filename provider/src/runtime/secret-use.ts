@@ -27,6 +27,7 @@ export async function warnIfPreviousSecretInUse(context: ProviderContext, stored
     // Judged by the state as last read.
   }
   if (previous !== null && previousSecretInUse(previous, now)) {
-    context.diagnostics.warn(previousSecretInUseWarning(stored.keyId, previous), stored.clientReference);
+    // Awaited: a preview returns right after the diff, and could end before the warning arrives.
+    await context.diagnostics.warn(previousSecretInUseWarning(stored.keyId, previous), stored.clientReference);
   }
 }
