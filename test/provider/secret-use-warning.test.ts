@@ -10,7 +10,7 @@ describe("ApiKey diff and a previous secret still in use", () => {
     gateway = await startTestGateway({ secretUse: { flushIntervalMs: 60_000 } });
     provider = createApiKeyProvider({
       env: { GATEWAY_BASE_URL: gateway.baseUrl, GATEWAY_PROVISIONING_KEY: gateway.provisioningKey },
-      diagnostics: { warn: (message, urn) => warnings.push({ message, urn }) },
+      diagnostics: { warn: (message, urn) => void warnings.push({ message, urn }) },
     });
   });
   afterAll(async () => {
