@@ -1,5 +1,15 @@
 import { z } from "zod";
-import { ApiKey, ApiKeyWithSecret, CreateApiKeyRequest, RotateApiKeyRequest, UpdateApiKeyRequest, VersionedRequest } from "./api-key";
+import {
+  ApiKey,
+  ApiKeyWithSecret,
+  CreateApiKeyRequest,
+  PreviousSecretUse,
+  RotateApiKeyRequest,
+  SecretClient,
+  SecretUse,
+  UpdateApiKeyRequest,
+  VersionedRequest,
+} from "./api-key";
 import { ErrorEnvelope } from "./errors";
 import { Model } from "./models";
 import { LoggingPolicy, ModelPolicy, RateLimitPolicy, SpendPolicy } from "./policies";
@@ -38,6 +48,10 @@ const NAMED_SCHEMAS = {
   VersionedRequest,
   BulkRotateRequest,
   BulkRotation,
+  // Extension secret_use, named so the Go client reads `retiredReason` (a loose enum) with its own type.
+  SecretUse,
+  PreviousSecretUse,
+  SecretClient,
   SpendPolicy,
   LoggingPolicy,
   ModelPolicy,

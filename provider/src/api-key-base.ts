@@ -6,7 +6,7 @@ import { DERIVED_FIELDS, type DerivedField, type RotationRecord, type StoredKey 
 /** The outputs both classes declare (besides those that are also inputs, such as `name`). */
 const OUTPUT_NAMES = [
   "keyId", "version", "secret", "secretKnown", "hint", "ownerId", "baseUrl", "provisioningKeyHint",
-  "createdAt", "updatedAt", "rotatedAt", "previousSecretExpiresAt", "expired", "rotation", ...DERIVED_FIELDS,
+  "createdAt", "updatedAt", "rotatedAt", "previousSecretExpiresAt", "currentSecret", "previousSecret", "expired", "rotation", ...DERIVED_FIELDS,
 ] as const;
 
 /** The fields of a PATCH a program declares as the contract names them. */
@@ -28,6 +28,8 @@ export function sharedInputs(args: ApiKeyArgs): Record<string, unknown> {
     rotationTrigger: args.rotationTrigger,
     rotateAfter: args.rotateAfter,
     rotationGracePeriod: args.rotationGracePeriod,
+    retireWhenIdle: args.retireWhenIdle,
+    inUseWarning: args.inUseWarning,
     connection: args.connection === undefined ? undefined : pulumi.secret(args.connection),
     // Lets `check` show a planned rotation's secret as unknown in a preview, and only there.
     planning: pulumi.runtime.isDryRun(),
@@ -98,6 +100,23 @@ export abstract class ApiKeyResource extends pulumi.CustomResource {
   declare readonly rotatedAt: pulumi.Output<string | null>;
   /** Until when the secret the last rotation replaced keeps working (ISO 8601), or null without a grace period. */
   declare readonly previousSecretExpiresAt: pulumi.Output<string | null>;
+  /**
+   * How the current secret has been used, as of the last create, update or refresh: its hint, when it
+   * was last used, requests since the last rotation, and the most recent distinct clients (User-Agent,
+   * address, first and last seen). Null from a gateway without the `secret_use` extension. Read-only:
+   * a refresh brings it in and it is never a change to apply.
+   */
+  declare readonly currentSecret: pulumi.Output<StoredKey["currentSecret"]>;
+  /**
+   * The secret the last rotation replaced, while that rotation had a grace period: its hint, grace end
+   * (`expiresAt`), `retireWhenIdleSeconds`, when it was retired and why, and its use and clients since
+   * the rotation — who still has to move to the new secret. Null otherwise. Read-only, like `currentSecret`.
+   */
+  declare readonly previousSecret: pulumi.Output<StoredKey["previousSecret"]>;
   /** With `rotateAfter`: when the stack issued the current secret and why; the schedule counts from `issuedAt`. */
   declare readonly rotation: pulumi.Output<RotationRecord | undefined>;
+  /** The declared `retireWhenIdle`, if any. */
+  declare readonly retireWhenIdle: pulumi.Output<string | undefined>;
+  /** The declared `inUseWarning`, if any. */
+  declare readonly inUseWarning: pulumi.Output<string | undefined>;
 }

@@ -114,6 +114,20 @@ export interface ApiKeyArgs {
    * secret stops at once.
    */
   rotationGracePeriod?: pulumi.Input<string>;
+  /**
+   * Ends the replaced secret early, as soon as it has gone unused this long after a rotation: `"15m"`,
+   * `"1h"`, `"30s"`, from 5s to 7d (never later than the grace's end). Sent with each rotation as
+   * `retireWhenIdleSeconds`. Needs `rotationGracePeriod` (`pulumi preview` fails without one) and the
+   * gateway's `secret_use` extension. Default: the old secret works for the whole grace period.
+   */
+  retireWhenIdle?: pulumi.Input<string>;
+  /**
+   * How long before the replaced secret's grace ends the gateway sends a `key.previous_secret_in_use`
+   * webhook event if that secret is still in use, naming its clients: `"15m"`, `"1h"`, shorter than
+   * `rotationGracePeriod` (which it needs). Sent with each rotation as `inUseWarningSeconds`.
+   * Default: when a quarter of the grace is left.
+   */
+  inUseWarning?: pulumi.Input<string>;
   /** The gateway and owner; see {@link GatewayConnectionArgs}. */
   connection?: pulumi.Input<GatewayConnectionArgs>;
   /**

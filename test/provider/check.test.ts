@@ -48,6 +48,31 @@ describe("ApiKey check", () => {
     );
   });
 
+  it("keeps retireWhenIdle and inUseWarning beside the grace period they belong to", async () => {
+    const result = await provider.check({}, { name: "ci", rotationGracePeriod: "1h", retireWhenIdle: "15m", inUseWarning: "10m", connection });
+    expect(result.failures).toEqual([]);
+    expect(result.inputs).toMatchObject({ rotationGracePeriod: "1h", retireWhenIdle: "15m", inUseWarning: "10m" });
+  });
+
+  it("refuses retireWhenIdle and inUseWarning without a grace period, naming each and what to set", async () => {
+    for (const grace of [undefined, "0s"]) {
+      const result = await provider.check({}, { name: "ci", rotationGracePeriod: grace, retireWhenIdle: "15m", inUseWarning: "5m", connection });
+      expect(result.failures).toEqual([
+        { property: "retireWhenIdle", reason: expect.stringContaining("needs rotationGracePeriod (e.g. \"1h\"): without a grace period the replaced secret stops at once") },
+        { property: "inUseWarning", reason: expect.stringContaining("needs rotationGracePeriod") },
+      ]);
+    }
+  });
+
+  it("refuses an inUseWarning that does not fall inside the grace period, and a retireWhenIdle out of bounds", async () => {
+    const late = await provider.check({}, { name: "ci", rotationGracePeriod: "1h", inUseWarning: "60m", connection });
+    expect(late.failures).toEqual([{ property: "inUseWarning", reason: expect.stringContaining("must be shorter than rotationGracePeriod (1h)") }]);
+    const bounds = await provider.check({}, { name: "ci", rotationGracePeriod: "1h", retireWhenIdle: "2s", connection });
+    expect(bounds.failures).toEqual([{ property: "retireWhenIdle", reason: expect.stringContaining("from 5s to 7d") }]);
+    const spelling = await provider.check({}, { name: "ci", rotationGracePeriod: "1h", retireWhenIdle: "15 minutes", connection });
+    expect(spelling.failures).toEqual([{ property: "retireWhenIdle", reason: expect.stringContaining('expected a duration such as "15m"') }]);
+  });
+
   it("writes a spend limit in one canonical spelling", async () => {
     const result = await provider.check({}, { name: "ci", spendPolicy: { limitUnits: "100.50" }, connection });
     expect(result.failures).toEqual([]);

@@ -26,6 +26,7 @@ const ACCEPTANCE_TESTS = [
   "TestAccAPIKeyValidation",
   "TestAccWebhookAndKeyAlerts",
   "TestAccWebhookValidation",
+  "TestAccAPIKeySecretUse",
 ];
 /** The provider's unit tests, run in the same `go test`. */
 const UNIT_TESTS = [
@@ -36,6 +37,7 @@ const UNIT_TESTS = [
   "TestAPIKeyDataSourceSchemaIsTheResourceAttributesReadOnly",
   "TestRotateAfterComesDueAtTheInstantTheClockGives",
   "TestWebhookEventTypesAreTheOpenAPIDocuments",
+  "TestARotationWarnsOfAPreviousSecretStillInUse",
 ];
 const ALL_TESTS = [...ACCEPTANCE_TESTS, ...UNIT_TESTS];
 

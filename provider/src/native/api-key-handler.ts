@@ -9,7 +9,7 @@ import { detailedDiffOf, nameOfUrn, plannedState, readOrImport, type DetailedDif
 import { revealed, withSecretsMarked } from "./secrets";
 
 /** Inputs compared property by property for the detailed diff. */
-const COMPARED_INPUTS = [...PATCHABLE_FIELDS, "rotationTrigger", "rotateAfter", "rotationGracePeriod", "expiryWarning", "rotation", "connection", "adoptKeyId"] as const;
+const COMPARED_INPUTS = [...PATCHABLE_FIELDS, "rotationTrigger", "rotateAfter", "rotationGracePeriod", "retireWhenIdle", "inUseWarning", "expiryWarning", "rotation", "connection", "adoptKeyId"] as const;
 
 const marked = (properties: object) => withSecretsMarked(properties, SECRET_PROPERTIES);
 

@@ -16,7 +16,7 @@ export interface NativeDiagnostics extends Diagnostics {
  */
 export function engineLog(engineAddress: string | undefined): NativeDiagnostics {
   let client: EngineClient | undefined;
-  const send = (severity: engineProto.LogSeverity, message: string, urn?: string) => {
+  const send = (severity: engineProto.LogSeverity, message: string, urn?: string): Promise<void> | undefined => {
     if (!engineAddress) return;
     try {
       client ??= new EngineClient(engineAddress, grpc.credentials.createInsecure());
@@ -24,7 +24,8 @@ export function engineLog(engineAddress: string | undefined): NativeDiagnostics 
       request.setSeverity(severity);
       request.setMessage(message);
       request.setUrn(urn ?? "");
-      client.log(request, () => undefined);
+      const engine = client;
+      return new Promise<void>((delivered) => engine.log(request, () => delivered()));
     } catch {
       // A message that cannot be delivered is not worth failing the deployment for.
     }

@@ -28,6 +28,18 @@ const OBJECT_TYPE_NAMES: Record<string, string> = {
   rateLimitPolicy: "RateLimitPolicy",
   connection: "Connection",
   rotation: "RotationRecord",
+  currentSecret: "SecretUse",
+  previousSecret: "PreviousSecretUse",
+  clients: "SecretClient",
+};
+
+/** What a property of an object type means where the shared prose (of the key's own property) does not fit. */
+const TYPE_DESCRIPTIONS: Record<string, Record<string, string>> = {
+  SecretUse: { hint: "Prefix and last four characters of the secret." },
+  PreviousSecretUse: {
+    hint: "Prefix and last four characters of the replaced secret.",
+    expiresAt: "The end of its grace (ISO 8601): it never authenticates at or after this instant.",
+  },
 };
 
 /**
@@ -64,6 +76,30 @@ const DESCRIPTIONS: Record<string, string> = {
   rotationTrigger: "Any value; changing it rotates the secret in place (the keyId stays).",
   rotateAfter: "Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.",
   rotationGracePeriod: "How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.",
+  retireWhenIdle:
+    "With rotationGracePeriod: the replaced secret stops as soon as it has gone unused this long after a rotation (`15m`, `30s`, 5s to 7d; " +
+    "never later than the grace's end). Sent as retireWhenIdleSeconds; needs the gateway's secret_use.",
+  inUseWarning:
+    "With rotationGracePeriod: how long before the grace ends the gateway sends key.previous_secret_in_use if the old secret is still in use " +
+    "(`15m`, shorter than the grace). Default: when a quarter of the grace is left.",
+  currentSecret:
+    "How the current secret has been used, as of the last create, update or refresh (read-only; never a change to apply). " +
+    "Absent from a gateway without the secret_use extension.",
+  previousSecret:
+    "The secret the last rotation replaced, when that rotation had a grace period: its grace, retirement and use since the rotation " +
+    "(read-only). Clients still listed with a recent lastSeenAt have not moved to the new secret.",
+  lastUsedAt: "When a request last authenticated with this secret (ISO 8601), if ever.",
+  requestsSinceRotation: "Requests it authenticated since the key's last rotation (since its creation before any).",
+  clients: "The most recently seen distinct clients (up to 20), most recent first.",
+  userAgent: "The User-Agent the client sent (cut to 200 characters), if any.",
+  address: "The client's source address, as the gateway's trusted proxy reports it, if known.",
+  firstSeenAt: "When this client first presented the secret (ISO 8601).",
+  lastSeenAt: "When this client last presented the secret (ISO 8601).",
+  requests: "Requests this client made with the secret.",
+  retireWhenIdleSeconds: "The rotation's retireWhenIdle in seconds, if it had one.",
+  inUseWarningAt: "When key.previous_secret_in_use is due if the secret is still in use then (ISO 8601).",
+  retiredAt: "When it stopped authenticating (ISO 8601), if it has.",
+  retiredReason: "Why it stopped: idle, expired, revoked or rotated.",
   connection: "The gateway and owner of this key; left out, the provider configuration applies. A secret.",
   baseUrl: "Base URL of the gateway, e.g. http://127.0.0.1:8787.",
   provisioningKey: "Provisioning key of the owner (gwp_...). A secret.",
@@ -89,7 +125,7 @@ const DESCRIPTIONS: Record<string, string> = {
 /** A Pulumi schema property or type reference. */
 type PulumiType = Record<string, unknown>;
 type JsonSchema = {
-  type?: string;
+  type?: string | string[];
   anyOf?: JsonSchema[];
   properties?: Record<string, JsonSchema>;
   required?: string[];
@@ -115,8 +151,14 @@ class TypeCollector {
 
   #typeOf(name: string, node: JsonSchema): PulumiType {
     // `X | null` (a nullable field): Pulumi properties are optional anyway.
+    if (Array.isArray(node.type)) {
+      const types = node.type.filter((type) => type !== "null");
+      return types.length === 1 ? this.#typeOf(name, { ...node, type: types[0] }) : { $ref: "pulumi.json#/Any" };
+    }
     const options = node.anyOf?.filter((option) => option.type !== "null");
     if (options?.length === 1) return this.#typeOf(name, options[0]!);
+    // A value read loosely (a known enum, or any string a newer gateway sends): a string.
+    if (options?.length && options.every((option) => option.type === "string")) return { type: "string" };
     if (node.type === undefined || options) return { $ref: "pulumi.json#/Any" };
     if (node.type === "array") return { type: "array", items: this.#typeOf(name, node.items ?? {}) };
     // A map (labels): string keys, each value of one type.
@@ -134,13 +176,22 @@ class TypeCollector {
     const token = `${PACKAGE_NAME}:index:${typeName}`;
     if (!this.types[token]) {
       const properties = Object.fromEntries(
-        Object.entries(node.properties ?? {}).map(([field, inner]) => [field, this.property(field, inner, field === "provisioningKey")]),
+        Object.entries(node.properties ?? {}).map(([field, inner]) => [
+          field,
+          this.property(field, inner, field === "provisioningKey", TYPE_DESCRIPTIONS[typeName]),
+        ]),
       );
-      const required = (node.required ?? []).filter((field) => node.properties?.[field]?.default === undefined);
+      // A nullable field is always present, but may be null: not required in Pulumi's sense.
+      const required = (node.required ?? []).filter((field) => node.properties?.[field]?.default === undefined && !nullable(node.properties?.[field]));
       this.types[token] = { type: "object", properties, ...(required.length ? { required } : {}) };
     }
     return token;
   }
+}
+
+/** Whether a JSON Schema node allows null. */
+function nullable(node: JsonSchema | undefined): boolean {
+  return node?.anyOf?.some((option) => option.type === "null") === true || (Array.isArray(node?.type) && node.type.includes("null"));
 }
 
 /** "Allowed: ...; default ..." from the contract's enums, bounds and defaults. */
@@ -190,7 +241,7 @@ function resourceSchema(collector: TypeCollector, spec: ResourceSpec): Record<st
     requiredInputs: (inputs.required ?? []).filter((name) => !spec.defaulted?.has(name)),
     properties,
     // A nullable field (rotatedAt...) is always present, but may be null: not required in Pulumi's sense.
-    required: (outputs.required ?? []).filter((name) => !outputs.properties?.[name]?.anyOf?.some((option) => option.type === "null")),
+    required: (outputs.required ?? []).filter((name) => !nullable(outputs.properties?.[name])),
   };
 }
 

@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { KEY_CHANGE_FIELDS } from "@gateway-keys/contract";
 import { reviewAdoption } from "./adoption";
 import type { ProviderContext } from "./context";
-import { planRotation } from "./rotation";
+import { graceSettingFailures, planRotation } from "./rotation";
 import { ApiKeyInputs, DERIVED_FIELDS, UNKNOWN, type CheckedInputs, type DesiredKey } from "./shapes";
 import { durationSeconds } from "./time";
 import { validatedInputs } from "./validated";
@@ -35,6 +35,8 @@ export async function checkInputs(context: ProviderContext, olds: Record<string,
   if (validated.kind === "pending") return { inputs: declared, failures: [] };
   if (validated.kind === "failed") return { inputs: declared, failures: validated.failures };
   const { pending } = validated;
+  const graceFailures = graceSettingFailures(validated.desired, pending);
+  if (graceFailures.length > 0) return { inputs: declared, failures: graceFailures };
   const desired: DesiredKey = withDerivedFields(validated.desired);
   // The key is new when the engine has no previous inputs for it.
   const previous = olds.name === undefined ? undefined : (olds as Partial<DesiredKey>);

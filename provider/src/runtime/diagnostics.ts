@@ -6,9 +6,13 @@
  * drops that second copy for errors this provider raised.
  */
 
-/** Where warnings go. `urn` addresses the resource; without it the warning is the deployment's. */
+/**
+ * Where warnings go. `urn` addresses the resource; without it the warning is the deployment's. The
+ * promise settles once the warning is delivered (or could not be): a caller that returns to the
+ * engine right after awaits it, or a short preview may end before the warning reaches the engine.
+ */
 export interface Diagnostics {
-  warn(message: string, urn?: string): void;
+  warn(message: string, urn?: string): void | Promise<void>;
 }
 
 /** Warnings nobody reads: the default outside the plugin (tests inject their own). */
@@ -42,7 +46,7 @@ export function engineDiagnostics(engineAddress: string): Diagnostics {
         request.setSeverity(proto!.LogSeverity.WARNING);
         request.setMessage(message);
         request.setUrn(urn ?? "");
-        client!.log(request, () => undefined);
+        return new Promise<void>((delivered) => client!.log(request, () => delivered()));
       } catch {
         // A warning that cannot be delivered is not worth failing the deployment for.
       }

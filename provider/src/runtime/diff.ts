@@ -5,10 +5,11 @@ import type { ProviderContext } from "./context";
 import { KeyOperationError } from "./errors";
 import { adoptionPinned, cannotMove, rotatedOutsideWarning, wrongOwner } from "./messages";
 import { rotationPlanned } from "./rotation";
+import { warnIfPreviousSecretInUse } from "./secret-use";
 import { containsUnknown, isSettled, type CheckedInputs, type StoredKey } from "./shapes";
 
-/** Carried inputs whose change is recorded with no request: the schedule and its settings. */
-const RECORDED_ONLY = ["rotateAfter", "rotationGracePeriod"] as const;
+/** Carried inputs whose change is recorded with no request: the schedule and the settings of the next rotation. */
+const RECORDED_ONLY = ["rotateAfter", "rotationGracePeriod", "retireWhenIdle", "inUseWarning"] as const;
 
 /**
  * Which properties change, and whether the key must be replaced. Name, state and policies are an
@@ -16,7 +17,8 @@ const RECORDED_ONLY = ["rotateAfter", "rotationGracePeriod"] as const;
  * an in-place rotation. Only another gateway or another owner replaces the key, and only when the
  * old key's own credentials are at hand to revoke it. A renamed stack or resource (a new
  * `clientReference`) is no change. An unchanged program costs no request; a new provisioning key
- * costs one `whoami`.
+ * costs one `whoami`; a rotation while the previous secret's grace runs costs one read, to warn
+ * when that secret is still in use (see {@link warnIfPreviousSecretInUse}).
  */
 export async function diffKey(context: ProviderContext, stored: StoredKey, news: CheckedInputs): Promise<pulumi.dynamic.DiffResult> {
   // `check` shows the secret as unknown in a preview that rotates it; that is no input of ours.
@@ -33,6 +35,7 @@ export async function diffKey(context: ProviderContext, stored: StoredKey, news:
   if (stored.secret !== undefined && !stored.secretKnown && !rotates) {
     context.diagnostics.warn(rotatedOutsideWarning(stored.keyId), stored.clientReference);
   }
+  if (rotates && replaces.length === 0) await warnIfPreviousSecretInUse(context, stored, target);
   const changes =
     replaces.length > 0 ||
     changedFields(stored, desired).length > 0 ||

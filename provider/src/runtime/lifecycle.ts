@@ -13,11 +13,12 @@ import {
   graceUnsupported,
   ownerUnknown,
   rotatedOutsideWarning,
+  secretUseUnsupported,
   wrongOwner,
 } from "./messages";
 import { rotationPlanned } from "./rotation";
 import type { DesiredKey, ReadInputs, StoredKey } from "./shapes";
-import { durationMs } from "./time";
+import { durationSeconds } from "./time";
 
 export { createKey } from "./create";
 
@@ -84,17 +85,14 @@ export async function updateKey(
   }
   if (rotationPlanned(stored, desired)) {
     const body: RotateApiKeyRequest = { expectedVersion: record?.version ?? stored.version };
-    if (desired.rotationGracePeriod !== undefined) body.gracePeriodSeconds = durationMs(desired.rotationGracePeriod) / 1000;
+    Object.assign(body, rotationSettings(desired));
     try {
       const idempotencyKey = derivedIdempotencyKey("rotate", { keyId: id, body });
       const { secret: issued, ...rotated } = await client.apiKeys.rotate(id, body, { ...callOptions(connection), idempotencyKey });
       record = rotated;
       secret = { secret: issued, secretKnown: true };
     } catch (error) {
-      const failure =
-        error instanceof ValidationError && error.param === "gracePeriodSeconds"
-          ? graceUnsupported(id, connection.baseUrl)
-          : await explain(context, id, "rotate", error, { ...stored, version: body.expectedVersion }, connection);
+      const failure = await rotateFailure(context, id, error, { ...stored, version: body.expectedVersion }, connection);
       if (!record) throw failure;
       // The PATCH landed; the rotation did not. Saying so beats recording a half-applied update.
       throw new KeyOperationError(
@@ -115,6 +113,24 @@ export async function updateKey(
   // Nothing sent (only what the stack carries changed: connection, schedule, reference): record it.
   if (!record) return { outs: withCarried(stored, desired) };
   return { outs: keyState(record, connection, secret, desired) };
+}
+
+/** The declared grace of a rotation as rotate's body carries it: each setting the program declares, in seconds. */
+function rotationSettings(desired: DesiredKey): Omit<RotateApiKeyRequest, "expectedVersion"> {
+  const settings: Omit<RotateApiKeyRequest, "expectedVersion"> = {};
+  if (desired.rotationGracePeriod !== undefined) settings.gracePeriodSeconds = durationSeconds(desired.rotationGracePeriod);
+  if (desired.retireWhenIdle !== undefined) settings.retireWhenIdleSeconds = durationSeconds(desired.retireWhenIdle);
+  if (desired.inUseWarning !== undefined) settings.inUseWarningSeconds = durationSeconds(desired.inUseWarning);
+  return settings;
+}
+
+/** Why a rotate failed: a gateway without the extension a setting needs says which to remove. */
+async function rotateFailure(context: ProviderContext, id: string, error: unknown, stored: StoredKey, connection: Connection): Promise<Error> {
+  if (error instanceof ValidationError && error.param === "gracePeriodSeconds") return graceUnsupported(id, connection.baseUrl);
+  if (error instanceof ValidationError && (error.param === "retireWhenIdleSeconds" || error.param === "inUseWarningSeconds")) {
+    return secretUseUnsupported(id, connection.baseUrl, error.param);
+  }
+  return explain(context, id, "rotate", error, stored, connection);
 }
 
 /** Revokes the key (irreversible). Already revoked or gone counts as done; another owner's credentials do not. */

@@ -1,3 +1,4 @@
+import type { PreviousSecretUse, SecretClient } from "@gateway-keys/contract";
 import { AbortError, APIError, ConflictError, ConnectionError, GatewayError, ResponseValidationError, TimeoutError } from "@gateway-keys/sdk";
 import { settingKey, type Connection } from "./connection";
 import { KeyOperationError } from "./errors";
@@ -68,6 +69,43 @@ export function graceUnsupported(keyId: string, baseUrl: string): KeyOperationEr
     `key ${keyId}: the gateway at ${baseUrl} cannot rotate with a grace period (it lacks the rotation_grace extension), ` +
       "so the rotation was not made. Remove `rotationGracePeriod` (the old secret then stops at once), or manage the key " +
       "with `ApiKeyPair`, which overlaps two keys on any gateway.",
+  );
+}
+
+export function secretUseUnsupported(keyId: string, baseUrl: string, field: string): KeyOperationError {
+  const input = field === "retireWhenIdleSeconds" ? "retireWhenIdle" : "inUseWarning";
+  return new KeyOperationError(
+    `key ${keyId}: the gateway at ${baseUrl} does not take ${field} (it lacks the secret_use extension), so the rotation ` +
+      `was not made. Remove \`${input}\` (the old secret then keeps working for the whole rotationGracePeriod), or upgrade the gateway.`,
+  );
+}
+
+/** How many clients a warning names before it says how many more there are. */
+const CLIENTS_NAMED = 5;
+
+/** A client as a person recognises it: its User-Agent and address, and when it last called. */
+function clientText(client: SecretClient): string {
+  const agent = client.userAgent === null ? "no User-Agent" : JSON.stringify(client.userAgent);
+  return `${agent} from ${client.address ?? "an unknown address"} (last seen ${client.lastSeenAt}, ${client.requests} requests)`;
+}
+
+/**
+ * The warning of a plan that rotates a key whose previous secret is still in use: a key keeps one
+ * previous secret, so this rotation ends it at once and cuts its clients off, whatever its grace.
+ */
+export function previousSecretInUseWarning(keyId: string, previous: PreviousSecretUse): string {
+  const named = previous.clients.slice(0, CLIENTS_NAMED).map(clientText);
+  const more = previous.clients.length - named.length;
+  const clients =
+    named.length === 0
+      ? "by clients the gateway did not record"
+      : `by ${named.join("; ")}${more > 0 ? `; and ${more} more` : ""}`;
+  return (
+    `key ${keyId}: this update rotates the key while its previous secret (${previous.hint}) is still in use: ` +
+    `last used ${previous.lastUsedAt}, ${previous.requestsSinceRotation} requests since the last rotation, ${clients}. ` +
+    `The rotation ends that secret at once (a key keeps one previous secret; its grace would have run to ${previous.expiresAt}), ` +
+    "and those clients get 401 invalid_credentials. Move them to the current secret first (the key's previousSecret output " +
+    "shows when they stop), or let retireWhenIdle end it once nobody uses it, then rotate."
   );
 }
 

@@ -1,3 +1,4 @@
+import type * as pulumi from "@pulumi/pulumi";
 import { sameJson } from "./compare";
 import type { DesiredKey, RotationRecord, StoredKey } from "./shapes";
 import { durationMs } from "./time";
@@ -56,4 +57,35 @@ export function planRotation(
 export function rotationPlanned(stored: StoredKey, desired: DesiredKey): boolean {
   if (!sameJson(stored.rotationTrigger, desired.rotationTrigger)) return true;
   return stored.rotation !== undefined && desired.rotation !== undefined && stored.rotation.issuedAt !== desired.rotation.issuedAt;
+}
+
+/** The settings of a rotation's grace that mean something only with a grace period. */
+const GRACE_SETTINGS = ["retireWhenIdle", "inUseWarning"] as const;
+
+/**
+ * What is wrong with the grace settings together (each alone was checked by its schema):
+ * `retireWhenIdle` and `inUseWarning` need a `rotationGracePeriod` (without one the replaced secret
+ * stops at once: nothing to retire, nothing to warn about), and the warning must fall inside the grace.
+ * A grace period not known until apply is checked by the gateway then.
+ */
+export function graceSettingFailures(desired: DesiredKey, pending: Record<string, unknown>): pulumi.dynamic.CheckFailure[] {
+  if (pending.rotationGracePeriod !== undefined) return [];
+  const graceMs = desired.rotationGracePeriod === undefined ? 0 : durationMs(desired.rotationGracePeriod);
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  for (const field of GRACE_SETTINGS) {
+    if (desired[field] === undefined || graceMs > 0) continue;
+    failures.push({
+      property: field,
+      reason:
+        `needs rotationGracePeriod (e.g. "1h"): without a grace period the replaced secret stops at once when the key rotates, ` +
+        `so ${field} would mean nothing. Set rotationGracePeriod, or remove ${field}.`,
+    });
+  }
+  if (desired.inUseWarning !== undefined && graceMs > 0 && durationMs(desired.inUseWarning) >= graceMs) {
+    failures.push({
+      property: "inUseWarning",
+      reason: `must be shorter than rotationGracePeriod (${desired.rotationGracePeriod}): it says how long before the grace ends the gateway warns that the old secret is still in use.`,
+    });
+  }
+  return failures;
 }

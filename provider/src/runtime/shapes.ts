@@ -1,7 +1,7 @@
 import { ApiKey, CreateApiKeyRequest, KeyId, NULLABLE_POLICIES, type KeyChangeField, type SettableKeyState } from "@gateway-keys/contract";
 import { z } from "zod";
 import { ConnectionInput } from "./connection";
-import { ExpiryWarning, RotateAfter, RotationGracePeriod } from "./time";
+import { ExpiryWarning, InUseWarning, RetireWhenIdle, RotateAfter, RotationGracePeriod } from "./time";
 
 /** The engine's placeholder for a value not known until apply (an output of another resource). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -41,6 +41,10 @@ export const ApiKeyInputs = z.object({
   rotateAfter: RotateAfter.optional(),
   /** How long a replaced secret keeps working after a rotation (`"1h"`); needs the gateway's `rotation_grace`. */
   rotationGracePeriod: RotationGracePeriod.optional(),
+  /** With a grace period: the replaced secret stops once unused this long (`"15m"`); sent as rotate's `retireWhenIdleSeconds`. */
+  retireWhenIdle: RetireWhenIdle.optional(),
+  /** With a grace period: how long before its end `key.previous_secret_in_use` is sent (`"15m"`); sent as rotate's `inUseWarningSeconds`. */
+  inUseWarning: InUseWarning.optional(),
   /** How long before `expiresAt` the gateway sends `key.expiring` (`"7d"`); sent as `expiryWarningSeconds`. */
   expiryWarning: ExpiryWarning.optional(),
   connection: ConnectionInput.optional(),
@@ -84,9 +88,11 @@ export function isSettled(inputs: CheckedInputs): inputs is DesiredKey {
 }
 
 /**
- * Fields of the gateway's record the stack does not keep: readings of traffic (`spentUnits`,
- * `spendWindow`, `lastUsedAt`) that would make every refresh show a change, what a live key never has
- * (`revokedAt`), and the reference the stack sets itself (`clientReference`, an input).
+ * Fields of the gateway's record the stack does not keep: readings of spend (`spentUnits`,
+ * `spendWindow`, `lastUsedAt`), what a live key never has (`revokedAt`), and the reference the stack
+ * sets itself (`clientReference`, an input). The use of each secret (`currentSecret`,
+ * `previousSecret`: last use, requests, clients) is kept, as read-only outputs a refresh brings in:
+ * `diff` compares declared inputs only, so a refresh after traffic shows no change.
  */
 const NOT_KEPT = ["object", "spentUnits", "spendWindow", "lastUsedAt", "revokedAt", "clientReference"] as const;
 
@@ -118,6 +124,8 @@ interface StackFields {
   rotationTrigger?: unknown;
   rotateAfter?: string;
   rotationGracePeriod?: string;
+  retireWhenIdle?: string;
+  inUseWarning?: string;
   expiryWarning?: string;
   /** See {@link RotationRecord}; present while `rotateAfter` is set. */
   rotation?: RotationRecord;
@@ -128,7 +136,17 @@ interface StackFields {
 }
 
 /** The inputs the stack carries beside the key's record: recorded as they are declared. */
-export const CARRIED_INPUTS = ["rotationTrigger", "rotateAfter", "rotationGracePeriod", "expiryWarning", "rotation", "clientReference", "connection"] as const;
+export const CARRIED_INPUTS = [
+  "rotationTrigger",
+  "rotateAfter",
+  "rotationGracePeriod",
+  "retireWhenIdle",
+  "inUseWarning",
+  "expiryWarning",
+  "rotation",
+  "clientReference",
+  "connection",
+] as const;
 export type CarriedInputs = Pick<DesiredKey, (typeof CARRIED_INPUTS)[number]>;
 
 /** The inputs a live key implies (what `read` reports), so a change made outside Pulumi shows in the next preview. */

@@ -1,4 +1,4 @@
-import { ALERT_LIMITS, KEY_EXTENSION_LIMITS } from "@gateway-keys/contract";
+import { ALERT_LIMITS, KEY_EXTENSION_LIMITS, SECRET_USE_LIMITS } from "@gateway-keys/contract";
 import { z } from "zod";
 
 /**
@@ -43,6 +43,28 @@ export const RotationGracePeriod = duration(
   0,
   KEY_EXTENSION_LIMITS.gracePeriodSecondsMax * 1000,
   'expected a duration such as "1h", "30m" or "45s" (a whole number of days, hours, minutes or seconds), at most 7d',
+);
+
+/**
+ * `retireWhenIdle`: the replaced secret stops as soon as it has gone unused this long (sent as rotate's
+ * `retireWhenIdleSeconds`). From the contract's few seconds to its 7 days.
+ */
+export const RetireWhenIdle = duration(
+  ["s", "m", "h", "d"],
+  SECRET_USE_LIMITS.retireWhenIdleSecondsMin * 1000,
+  KEY_EXTENSION_LIMITS.gracePeriodSecondsMax * 1000,
+  `expected a duration such as "15m", "1h" or "30s" (a whole number of days, hours, minutes or seconds), from ${SECRET_USE_LIMITS.retireWhenIdleSecondsMin}s to 7d`,
+);
+
+/**
+ * `inUseWarning`: how long before the replaced secret's grace ends the gateway sends
+ * `key.previous_secret_in_use` if it is still in use (sent as rotate's `inUseWarningSeconds`).
+ */
+export const InUseWarning = duration(
+  ["s", "m", "h", "d"],
+  1000,
+  KEY_EXTENSION_LIMITS.gracePeriodSecondsMax * 1000,
+  'expected a duration such as "15m", "1h" or "30s" (a whole number of days, hours, minutes or seconds), from 1s to 7d',
 );
 
 /**

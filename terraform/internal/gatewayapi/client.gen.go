@@ -51,30 +51,6 @@ func (e ApiKeyObject) Valid() bool {
 	}
 }
 
-// Defines values for ApiKeyPreviousSecretRetiredReason0.
-const (
-	ApiKeyPreviousSecretRetiredReason0Expired ApiKeyPreviousSecretRetiredReason0 = "expired"
-	ApiKeyPreviousSecretRetiredReason0Idle    ApiKeyPreviousSecretRetiredReason0 = "idle"
-	ApiKeyPreviousSecretRetiredReason0Revoked ApiKeyPreviousSecretRetiredReason0 = "revoked"
-	ApiKeyPreviousSecretRetiredReason0Rotated ApiKeyPreviousSecretRetiredReason0 = "rotated"
-)
-
-// Valid indicates whether the value is a known member of the ApiKeyPreviousSecretRetiredReason0 enum.
-func (e ApiKeyPreviousSecretRetiredReason0) Valid() bool {
-	switch e {
-	case ApiKeyPreviousSecretRetiredReason0Expired:
-		return true
-	case ApiKeyPreviousSecretRetiredReason0Idle:
-		return true
-	case ApiKeyPreviousSecretRetiredReason0Revoked:
-		return true
-	case ApiKeyPreviousSecretRetiredReason0Rotated:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ApiKeySpendPolicyCurrency0.
 const (
 	ApiKeySpendPolicyCurrency0Unit ApiKeySpendPolicyCurrency0 = "unit"
@@ -177,30 +153,6 @@ const (
 func (e ApiKeyWithSecretObject) Valid() bool {
 	switch e {
 	case ApiKeyWithSecretObjectApiKey:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ApiKeyWithSecretPreviousSecretRetiredReason0.
-const (
-	ApiKeyWithSecretPreviousSecretRetiredReason0Expired ApiKeyWithSecretPreviousSecretRetiredReason0 = "expired"
-	ApiKeyWithSecretPreviousSecretRetiredReason0Idle    ApiKeyWithSecretPreviousSecretRetiredReason0 = "idle"
-	ApiKeyWithSecretPreviousSecretRetiredReason0Revoked ApiKeyWithSecretPreviousSecretRetiredReason0 = "revoked"
-	ApiKeyWithSecretPreviousSecretRetiredReason0Rotated ApiKeyWithSecretPreviousSecretRetiredReason0 = "rotated"
-)
-
-// Valid indicates whether the value is a known member of the ApiKeyWithSecretPreviousSecretRetiredReason0 enum.
-func (e ApiKeyWithSecretPreviousSecretRetiredReason0) Valid() bool {
-	switch e {
-	case ApiKeyWithSecretPreviousSecretRetiredReason0Expired:
-		return true
-	case ApiKeyWithSecretPreviousSecretRetiredReason0Idle:
-		return true
-	case ApiKeyWithSecretPreviousSecretRetiredReason0Revoked:
-		return true
-	case ApiKeyWithSecretPreviousSecretRetiredReason0Rotated:
 		return true
 	default:
 		return false
@@ -749,29 +701,18 @@ func (e WebhookWithSecretObject) Valid() bool {
 
 // ApiKey defines model for ApiKey.
 type ApiKey struct {
-	BudgetAlertThresholds []float32                 `json:"budgetAlertThresholds"`
-	ClientReference       nullable.Nullable[string] `json:"clientReference"`
-	CreatedAt             time.Time                 `json:"createdAt"`
-	CurrentSecret         nullable.Nullable[struct {
-		Clients []struct {
-			Address     nullable.Nullable[string] `json:"address"`
-			FirstSeenAt time.Time                 `json:"firstSeenAt"`
-			LastSeenAt  time.Time                 `json:"lastSeenAt"`
-			Requests    int                       `json:"requests"`
-			UserAgent   nullable.Nullable[string] `json:"userAgent"`
-		} `json:"clients"`
-		Hint                  string                       `json:"hint"`
-		LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
-		RequestsSinceRotation int                          `json:"requestsSinceRotation"`
-	}] `json:"currentSecret"`
-	Expired              bool                         `json:"expired"`
-	ExpiresAt            nullable.Nullable[time.Time] `json:"expiresAt"`
-	ExpiryWarningSeconds nullable.Nullable[int]       `json:"expiryWarningSeconds"`
-	Hint                 string                       `json:"hint"`
-	KeyId                string                       `json:"keyId"`
-	Labels               map[string]string            `json:"labels"`
-	LastUsedAt           nullable.Nullable[time.Time] `json:"lastUsedAt"`
-	LoggingPolicy        struct {
+	BudgetAlertThresholds []float32                    `json:"budgetAlertThresholds"`
+	ClientReference       nullable.Nullable[string]    `json:"clientReference"`
+	CreatedAt             time.Time                    `json:"createdAt"`
+	CurrentSecret         nullable.Nullable[SecretUse] `json:"currentSecret"`
+	Expired               bool                         `json:"expired"`
+	ExpiresAt             nullable.Nullable[time.Time] `json:"expiresAt"`
+	ExpiryWarningSeconds  nullable.Nullable[int]       `json:"expiryWarningSeconds"`
+	Hint                  string                       `json:"hint"`
+	KeyId                 string                       `json:"keyId"`
+	Labels                map[string]string            `json:"labels"`
+	LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
+	LoggingPolicy         struct {
 		RetentionDays int  `json:"retentionDays"`
 		StoreRequest  bool `json:"storeRequest"`
 		StoreResponse bool `json:"storeResponse"`
@@ -780,29 +721,11 @@ type ApiKey struct {
 		Mode     ApiKey_ModelPolicy_Mode `json:"mode"`
 		ModelIds []string                `json:"modelIds"`
 	} `json:"modelPolicy"`
-	Name           string       `json:"name"`
-	Object         ApiKeyObject `json:"object"`
-	OwnerId        string       `json:"ownerId"`
-	PreviousSecret nullable.Nullable[struct {
-		Clients []struct {
-			Address     nullable.Nullable[string] `json:"address"`
-			FirstSeenAt time.Time                 `json:"firstSeenAt"`
-			LastSeenAt  time.Time                 `json:"lastSeenAt"`
-			Requests    int                       `json:"requests"`
-			UserAgent   nullable.Nullable[string] `json:"userAgent"`
-		} `json:"clients"`
-		ExpiresAt             time.Time                    `json:"expiresAt"`
-		Hint                  string                       `json:"hint"`
-		InUseWarningAt        nullable.Nullable[time.Time] `json:"inUseWarningAt"`
-		LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
-		RequestsSinceRotation int                          `json:"requestsSinceRotation"`
-		RetireWhenIdleSeconds nullable.Nullable[int]       `json:"retireWhenIdleSeconds"`
-		RetiredAt             nullable.Nullable[time.Time] `json:"retiredAt"`
-		RetiredReason         nullable.Nullable[struct {
-			union json.RawMessage
-		}] `json:"retiredReason"`
-	}] `json:"previousSecret"`
-	PreviousSecretExpiresAt nullable.Nullable[time.Time] `json:"previousSecretExpiresAt"`
+	Name                    string                               `json:"name"`
+	Object                  ApiKeyObject                         `json:"object"`
+	OwnerId                 string                               `json:"ownerId"`
+	PreviousSecret          nullable.Nullable[PreviousSecretUse] `json:"previousSecret"`
+	PreviousSecretExpiresAt nullable.Nullable[time.Time]         `json:"previousSecretExpiresAt"`
 	RateLimitPolicy         nullable.Nullable[struct {
 		MaxConcurrentRequests *int `json:"maxConcurrentRequests,omitempty"`
 		RequestsPerMinute     *int `json:"requestsPerMinute,omitempty"`
@@ -840,12 +763,6 @@ type ApiKey_ModelPolicy_Mode struct {
 
 // ApiKeyObject defines model for ApiKey.Object.
 type ApiKeyObject string
-
-// ApiKeyPreviousSecretRetiredReason0 defines model for ApiKey.PreviousSecret.RetiredReason.0.
-type ApiKeyPreviousSecretRetiredReason0 string
-
-// ApiKeyPreviousSecretRetiredReason1 defines model for ApiKey.PreviousSecret.RetiredReason.1.
-type ApiKeyPreviousSecretRetiredReason1 = string
 
 // ApiKeySpendPolicyCurrency0 defines model for ApiKey.SpendPolicy.Currency.0.
 type ApiKeySpendPolicyCurrency0 string
@@ -885,29 +802,18 @@ type ApiKeyListObject string
 
 // ApiKeyWithSecret defines model for ApiKeyWithSecret.
 type ApiKeyWithSecret struct {
-	BudgetAlertThresholds []float32                 `json:"budgetAlertThresholds"`
-	ClientReference       nullable.Nullable[string] `json:"clientReference"`
-	CreatedAt             time.Time                 `json:"createdAt"`
-	CurrentSecret         nullable.Nullable[struct {
-		Clients []struct {
-			Address     nullable.Nullable[string] `json:"address"`
-			FirstSeenAt time.Time                 `json:"firstSeenAt"`
-			LastSeenAt  time.Time                 `json:"lastSeenAt"`
-			Requests    int                       `json:"requests"`
-			UserAgent   nullable.Nullable[string] `json:"userAgent"`
-		} `json:"clients"`
-		Hint                  string                       `json:"hint"`
-		LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
-		RequestsSinceRotation int                          `json:"requestsSinceRotation"`
-	}] `json:"currentSecret"`
-	Expired              bool                         `json:"expired"`
-	ExpiresAt            nullable.Nullable[time.Time] `json:"expiresAt"`
-	ExpiryWarningSeconds nullable.Nullable[int]       `json:"expiryWarningSeconds"`
-	Hint                 string                       `json:"hint"`
-	KeyId                string                       `json:"keyId"`
-	Labels               map[string]string            `json:"labels"`
-	LastUsedAt           nullable.Nullable[time.Time] `json:"lastUsedAt"`
-	LoggingPolicy        struct {
+	BudgetAlertThresholds []float32                    `json:"budgetAlertThresholds"`
+	ClientReference       nullable.Nullable[string]    `json:"clientReference"`
+	CreatedAt             time.Time                    `json:"createdAt"`
+	CurrentSecret         nullable.Nullable[SecretUse] `json:"currentSecret"`
+	Expired               bool                         `json:"expired"`
+	ExpiresAt             nullable.Nullable[time.Time] `json:"expiresAt"`
+	ExpiryWarningSeconds  nullable.Nullable[int]       `json:"expiryWarningSeconds"`
+	Hint                  string                       `json:"hint"`
+	KeyId                 string                       `json:"keyId"`
+	Labels                map[string]string            `json:"labels"`
+	LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
+	LoggingPolicy         struct {
 		RetentionDays int  `json:"retentionDays"`
 		StoreRequest  bool `json:"storeRequest"`
 		StoreResponse bool `json:"storeResponse"`
@@ -916,29 +822,11 @@ type ApiKeyWithSecret struct {
 		Mode     ApiKeyWithSecret_ModelPolicy_Mode `json:"mode"`
 		ModelIds []string                          `json:"modelIds"`
 	} `json:"modelPolicy"`
-	Name           string                 `json:"name"`
-	Object         ApiKeyWithSecretObject `json:"object"`
-	OwnerId        string                 `json:"ownerId"`
-	PreviousSecret nullable.Nullable[struct {
-		Clients []struct {
-			Address     nullable.Nullable[string] `json:"address"`
-			FirstSeenAt time.Time                 `json:"firstSeenAt"`
-			LastSeenAt  time.Time                 `json:"lastSeenAt"`
-			Requests    int                       `json:"requests"`
-			UserAgent   nullable.Nullable[string] `json:"userAgent"`
-		} `json:"clients"`
-		ExpiresAt             time.Time                    `json:"expiresAt"`
-		Hint                  string                       `json:"hint"`
-		InUseWarningAt        nullable.Nullable[time.Time] `json:"inUseWarningAt"`
-		LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
-		RequestsSinceRotation int                          `json:"requestsSinceRotation"`
-		RetireWhenIdleSeconds nullable.Nullable[int]       `json:"retireWhenIdleSeconds"`
-		RetiredAt             nullable.Nullable[time.Time] `json:"retiredAt"`
-		RetiredReason         nullable.Nullable[struct {
-			union json.RawMessage
-		}] `json:"retiredReason"`
-	}] `json:"previousSecret"`
-	PreviousSecretExpiresAt nullable.Nullable[time.Time] `json:"previousSecretExpiresAt"`
+	Name                    string                               `json:"name"`
+	Object                  ApiKeyWithSecretObject               `json:"object"`
+	OwnerId                 string                               `json:"ownerId"`
+	PreviousSecret          nullable.Nullable[PreviousSecretUse] `json:"previousSecret"`
+	PreviousSecretExpiresAt nullable.Nullable[time.Time]         `json:"previousSecretExpiresAt"`
 	RateLimitPolicy         nullable.Nullable[struct {
 		MaxConcurrentRequests *int `json:"maxConcurrentRequests,omitempty"`
 		RequestsPerMinute     *int `json:"requestsPerMinute,omitempty"`
@@ -977,12 +865,6 @@ type ApiKeyWithSecret_ModelPolicy_Mode struct {
 
 // ApiKeyWithSecretObject defines model for ApiKeyWithSecret.Object.
 type ApiKeyWithSecretObject string
-
-// ApiKeyWithSecretPreviousSecretRetiredReason0 defines model for ApiKeyWithSecret.PreviousSecret.RetiredReason.0.
-type ApiKeyWithSecretPreviousSecretRetiredReason0 string
-
-// ApiKeyWithSecretPreviousSecretRetiredReason1 defines model for ApiKeyWithSecret.PreviousSecret.RetiredReason.1.
-type ApiKeyWithSecretPreviousSecretRetiredReason1 = string
 
 // ApiKeyWithSecretSpendPolicyCurrency0 defines model for ApiKeyWithSecret.SpendPolicy.Currency.0.
 type ApiKeyWithSecretSpendPolicyCurrency0 string
@@ -1135,6 +1017,19 @@ type ModelPolicy struct {
 // ModelPolicyMode defines model for ModelPolicy.Mode.
 type ModelPolicyMode string
 
+// PreviousSecretUse defines model for PreviousSecretUse.
+type PreviousSecretUse struct {
+	Clients               []SecretClient               `json:"clients"`
+	ExpiresAt             time.Time                    `json:"expiresAt"`
+	Hint                  string                       `json:"hint"`
+	InUseWarningAt        nullable.Nullable[time.Time] `json:"inUseWarningAt"`
+	LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
+	RequestsSinceRotation int                          `json:"requestsSinceRotation"`
+	RetireWhenIdleSeconds nullable.Nullable[int]       `json:"retireWhenIdleSeconds"`
+	RetiredAt             nullable.Nullable[time.Time] `json:"retiredAt"`
+	RetiredReason         nullable.Nullable[*string]   `json:"retiredReason"`
+}
+
 // Principal defines model for Principal.
 type Principal struct {
 	Hint    string          `json:"hint"`
@@ -1165,6 +1060,23 @@ type RotateApiKeyRequest struct {
 type RotateWebhookSecretRequest struct {
 	ExpectedVersion int  `json:"expectedVersion"`
 	OverlapSeconds  *int `json:"overlapSeconds,omitempty"`
+}
+
+// SecretClient defines model for SecretClient.
+type SecretClient struct {
+	Address     nullable.Nullable[string] `json:"address"`
+	FirstSeenAt time.Time                 `json:"firstSeenAt"`
+	LastSeenAt  time.Time                 `json:"lastSeenAt"`
+	Requests    int                       `json:"requests"`
+	UserAgent   nullable.Nullable[string] `json:"userAgent"`
+}
+
+// SecretUse defines model for SecretUse.
+type SecretUse struct {
+	Clients               []SecretClient               `json:"clients"`
+	Hint                  string                       `json:"hint"`
+	LastUsedAt            nullable.Nullable[time.Time] `json:"lastUsedAt"`
+	RequestsSinceRotation int                          `json:"requestsSinceRotation"`
 }
 
 // SpendPolicy defines model for SpendPolicy.

@@ -122,6 +122,7 @@ func (r *apiKeyResource) Update(ctx context.Context, req resource.UpdateRequest,
 		if grace, ok := parseDuration(plan.RotationGracePeriod.ValueString()); ok {
 			body.GracePeriodSeconds = ptr(int(grace.Seconds()))
 		}
+		rotateSettings(plan, &body)
 		rotated, err := r.client.Rotate(ctx, keyID, body, account.IdempotencyKey("rotate", keyID, body))
 		if err != nil {
 			summary, detail := describeRotateFailure(keyID, err, version)

@@ -41,6 +41,11 @@ type apiKeyModel struct {
 	BudgetAlertThresholds   types.List   `tfsdk:"budget_alert_thresholds"`
 	ExpiryWarning           types.String `tfsdk:"expiry_warning"`
 	RotateAfterSeconds      types.Int64  `tfsdk:"rotate_after_seconds"`
+	// Extension secret_use (resource_api_key_secret_use.go).
+	RetireWhenIdle types.String `tfsdk:"retire_when_idle"`
+	InUseWarning   types.String `tfsdk:"in_use_warning"`
+	CurrentSecret  types.Object `tfsdk:"current_secret"`
+	PreviousSecret types.Object `tfsdk:"previous_secret"`
 }
 
 type spendPolicyModel struct {
@@ -357,6 +362,9 @@ func stateOf(ctx context.Context, record *gatewayapi.ApiKey, prior apiKeyModel) 
 	next.RotatedAt = nullableTime(record.RotatedAt)
 	next.PreviousSecretExpiresAt = nullableTime(record.PreviousSecretExpiresAt)
 	next.Expired = types.BoolValue(record.Expired)
+	current, previous, d := secretUseState(ctx, record)
+	diags.Append(d...)
+	next.CurrentSecret, next.PreviousSecret = current, previous
 	if next.Secret.IsUnknown() {
 		next.Secret = types.StringNull()
 	}

@@ -51,6 +51,7 @@ func (r *apiKeyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	// rotate_after in seconds goes to the gateway with the key, so it sends key.rotation_due at that age.
 	plan.RotateAfterSeconds = plannedRotateAfterSeconds(plan)
+	resp.Diagnostics.Append(graceSettingsProblems(plan)...)
 	if req.State.Raw.IsNull() {
 		if plan.ClientReference.IsUnknown() && !plan.Name.IsUnknown() {
 			plan.ClientReference = types.StringValue("terraform:" + plan.Name.ValueString())
@@ -100,6 +101,18 @@ func (r *apiKeyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		}
 		resp.Diagnostics.AddWarning("Key will be rotated",
 			fmt.Sprintf("Key %s (%s) gets a new secret in place at apply: %s. The key id stays; %s.", prior.ID.ValueString(), plan.Name.ValueString(), reason, grace))
+
+		// The clock is read here for a warning only: it changes nothing in the plan.
+		warning, diags := cutOffWarning(ctx, prior.ID.ValueString(), prior, r.now())
+		resp.Diagnostics.Append(diags...)
+		if warning != "" {
+			resp.Diagnostics.AddWarning("Rotation cuts off clients of the previous secret", warning)
+		}
+	}
+	// The use of each secret is the gateway's to say after any request; unchanged when none is sent.
+	plan.CurrentSecret, plan.PreviousSecret = prior.CurrentSecret, prior.PreviousSecret
+	if plan.Version.IsUnknown() {
+		plan.CurrentSecret, plan.PreviousSecret = types.ObjectUnknown(secretUseTypes), types.ObjectUnknown(previousSecretTypes)
 	}
 	// Whether the key has expired is the gateway's to say after any request (its clock, the new expires_at).
 	if plan.Version.IsUnknown() && !plan.ExpiresAt.IsNull() {

@@ -59,6 +59,9 @@ func apiKeyResourceSchema() schema.Schema {
 	for name, attribute := range alertAttributes() {
 		key.Attributes[name] = attribute
 	}
+	for name, attribute := range secretUseAttributes() {
+		key.Attributes[name] = attribute
+	}
 	return key
 }
 

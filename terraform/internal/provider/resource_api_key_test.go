@@ -330,15 +330,19 @@ data "gatewaykeys_models" "chat" {
 func TestAccAPIKeyValidation(t *testing.T) {
 	requireEnvironment(t)
 	cases := map[string]struct{ attribute, message string }{
-		`spend_policy = { limit_units = "-3" }`:     {"spend_policy.limit_units", `must be a decimal string`},
-		`rotate_after = "5m"`:                       {"rotate_after", `from 1h to 3650d`},
-		`labels = { "Team" = "x" }`:                 {"labels", `lowercase letters`},
-		`rate_limit_policy = {}`:                    {"rate_limit_policy", `sets no limit: expected at least one of`},
-		`expires_at = "tomorrow"`:                   {"expires_at", `RFC 3339`},
-		`model_policy = { mode = "some" }`:          {"model_policy.mode", `value must be one of`},
-		`logging_policy = { retention_days = 400 }`: {"logging_policy.retention_days", `between 1 and 365`},
-		`rotation_grace_period = "8d"`:              {"rotation_grace_period", `at most 7d`},
-		`expiry_warning = "400d"`:                   {"expiry_warning", `from 1m to 365d`},
+		`spend_policy = { limit_units = "-3" }`:                                            {"spend_policy.limit_units", `must be a decimal string`},
+		`rotate_after = "5m"`:                                                              {"rotate_after", `from 1h to 3650d`},
+		`labels = { "Team" = "x" }`:                                                        {"labels", `lowercase letters`},
+		`rate_limit_policy = {}`:                                                           {"rate_limit_policy", `sets no limit: expected at least one of`},
+		`expires_at = "tomorrow"`:                                                          {"expires_at", `RFC 3339`},
+		`model_policy = { mode = "some" }`:                                                 {"model_policy.mode", `value must be one of`},
+		`logging_policy = { retention_days = 400 }`:                                        {"logging_policy.retention_days", `between 1 and 365`},
+		`rotation_grace_period = "8d"`:                                                     {"rotation_grace_period", `at most 7d`},
+		`expiry_warning = "400d"`:                                                          {"expiry_warning", `from 1m to 365d`},
+		`retire_when_idle = "15m"`:                                                         {"rotation_grace_period", `must be specified when "retire_when_idle"`},
+		"rotation_grace_period = \"1h\"\n  retire_when_idle = \"2s\"":                      {"retire_when_idle", `from 5s to 7d`},
+		"rotation_grace_period = \"0s\"\n  in_use_warning = \"5m\"":                        {"in_use_warning", `needs rotation_grace_period greater than 0`},
+		"rotation_grace_period = \"1h\"\n  in_use_warning = \"60m\"":                       {"in_use_warning", `must be shorter than rotation_grace_period \(1h\)`},
 		`budget_alert_thresholds = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1]`: {"budget_alert_thresholds", `at most 10`},
 	}
 	var steps []resource.TestStep

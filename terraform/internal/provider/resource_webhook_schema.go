@@ -23,8 +23,8 @@ const webhookURLMaxLength = 2048
 // webhookEventTypes are the event types an endpoint may name, as the account API's OpenAPI
 // document lists them (TestWebhookEventTypesAreTheOpenAPIDocuments keeps the two the same).
 var webhookEventTypes = []string{
-	"key.budget_threshold", "key.expiring", "key.expired", "key.rotation_due",
-	"audit.create", "audit.update", "audit.rotate", "audit.revoke", "audit.console_sign_in",
+	"key.budget_threshold", "key.expiring", "key.expired", "key.rotation_due", "key.previous_secret_in_use", "key.previous_secret_retired",
+	"audit.create", "audit.update", "audit.rotate", "audit.revoke", "audit.previous_secret_in_use", "audit.previous_secret_retired", "audit.console_sign_in",
 	"audit.webhook_create", "audit.webhook_update", "audit.webhook_rotate_secret", "audit.webhook_delete",
 }
 
@@ -50,7 +50,7 @@ func webhookResourceSchema() schema.Schema {
 			},
 			"events": schema.ListAttribute{
 				ElementType: types.StringType, Required: true,
-				Description: "The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, " +
+				Description: "The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, key.previous_secret_in_use, key.previous_secret_retired, " +
 					"and audit.<action> for each audit action (audit.create, audit.update, audit.rotate, audit.revoke, …).",
 				Validators: []validator.List{
 					listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(stringvalidator.OneOf(webhookEventTypes...)),

@@ -25,6 +25,8 @@ type ApiKey struct {
 	Connection ConnectionPtrOutput `pulumi:"connection"`
 	// When the key was created (ISO 8601).
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
+	// How the current secret has been used, as of the last create, update or refresh (read-only; never a change to apply). Absent from a gateway without the secret_use extension.
+	CurrentSecret SecretUsePtrOutput `pulumi:"currentSecret"`
 	// Whether expiresAt has passed, as of the last create, update or refresh. Default false.
 	Expired pulumi.BoolOutput `pulumi:"expired"`
 	// When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
@@ -35,6 +37,8 @@ type ApiKey struct {
 	ExpiryWarningSeconds pulumi.IntPtrOutput `pulumi:"expiryWarningSeconds"`
 	// Prefix and last four characters of the key's current secret, safe to show.
 	Hint pulumi.StringOutput `pulumi:"hint"`
+	// With rotationGracePeriod: how long before the grace ends the gateway sends key.previous_secret_in_use if the old secret is still in use (`15m`, shorter than the grace). Default: when a quarter of the grace is left.
+	InUseWarning pulumi.StringPtrOutput `pulumi:"inUseWarning"`
 	// The key's id on the gateway (key_...); also the resource id.
 	KeyId pulumi.StringOutput `pulumi:"keyId"`
 	// Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
@@ -47,12 +51,16 @@ type ApiKey struct {
 	Name pulumi.StringOutput `pulumi:"name"`
 	// The owner the key belongs to (fixed by the provisioning key).
 	OwnerId pulumi.StringOutput `pulumi:"ownerId"`
+	// The secret the last rotation replaced, when that rotation had a grace period: its grace, retirement and use since the rotation (read-only). Clients still listed with a recent lastSeenAt have not moved to the new secret.
+	PreviousSecret PreviousSecretUsePtrOutput `pulumi:"previousSecret"`
 	// Until when the secret the last rotation replaced keeps working (ISO 8601), if it had a grace period.
 	PreviousSecretExpiresAt pulumi.StringPtrOutput `pulumi:"previousSecretExpiresAt"`
 	// Hint of the provisioning key the key was last managed with.
 	ProvisioningKeyHint pulumi.StringOutput `pulumi:"provisioningKeyHint"`
 	// Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
 	RateLimitPolicy RateLimitPolicyPtrOutput `pulumi:"rateLimitPolicy"`
+	// With rotationGracePeriod: the replaced secret stops as soon as it has gone unused this long after a rotation (`15m`, `30s`, 5s to 7d; never later than the grace's end). Sent as retireWhenIdleSeconds; needs the gateway's secret_use.
+	RetireWhenIdle pulumi.StringPtrOutput `pulumi:"retireWhenIdle"`
 	// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
 	RotateAfter pulumi.StringPtrOutput `pulumi:"rotateAfter"`
 	// Age of the secret, in seconds, at which the gateway sends key.rotation_due, set from rotateAfter.
@@ -137,6 +145,8 @@ type apiKeyArgs struct {
 	ExpiresAt *string `pulumi:"expiresAt"`
 	// How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.
 	ExpiryWarning *string `pulumi:"expiryWarning"`
+	// With rotationGracePeriod: how long before the grace ends the gateway sends key.previous_secret_in_use if the old secret is still in use (`15m`, shorter than the grace). Default: when a quarter of the grace is left.
+	InUseWarning *string `pulumi:"inUseWarning"`
 	// Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
 	Labels map[string]string `pulumi:"labels"`
 	// What the gateway stores about requests made with the key.
@@ -147,6 +157,8 @@ type apiKeyArgs struct {
 	Name *string `pulumi:"name"`
 	// Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
 	RateLimitPolicy *RateLimitPolicy `pulumi:"rateLimitPolicy"`
+	// With rotationGracePeriod: the replaced secret stops as soon as it has gone unused this long after a rotation (`15m`, `30s`, 5s to 7d; never later than the grace's end). Sent as retireWhenIdleSeconds; needs the gateway's secret_use.
+	RetireWhenIdle *string `pulumi:"retireWhenIdle"`
 	// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
 	RotateAfter *string `pulumi:"rotateAfter"`
 	// How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.
@@ -171,6 +183,8 @@ type ApiKeyArgs struct {
 	ExpiresAt pulumi.StringPtrInput
 	// How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.
 	ExpiryWarning pulumi.StringPtrInput
+	// With rotationGracePeriod: how long before the grace ends the gateway sends key.previous_secret_in_use if the old secret is still in use (`15m`, shorter than the grace). Default: when a quarter of the grace is left.
+	InUseWarning pulumi.StringPtrInput
 	// Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
 	Labels pulumi.StringMapInput
 	// What the gateway stores about requests made with the key.
@@ -181,6 +195,8 @@ type ApiKeyArgs struct {
 	Name pulumi.StringPtrInput
 	// Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
 	RateLimitPolicy RateLimitPolicyPtrInput
+	// With rotationGracePeriod: the replaced secret stops as soon as it has gone unused this long after a rotation (`15m`, `30s`, 5s to 7d; never later than the grace's end). Sent as retireWhenIdleSeconds; needs the gateway's secret_use.
+	RetireWhenIdle pulumi.StringPtrInput
 	// Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
 	RotateAfter pulumi.StringPtrInput
 	// How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.
@@ -305,6 +321,11 @@ func (o ApiKeyOutput) CreatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.CreatedAt }).(pulumi.StringOutput)
 }
 
+// How the current secret has been used, as of the last create, update or refresh (read-only; never a change to apply). Absent from a gateway without the secret_use extension.
+func (o ApiKeyOutput) CurrentSecret() SecretUsePtrOutput {
+	return o.ApplyT(func(v *ApiKey) SecretUsePtrOutput { return v.CurrentSecret }).(SecretUsePtrOutput)
+}
+
 // Whether expiresAt has passed, as of the last create, update or refresh. Default false.
 func (o ApiKeyOutput) Expired() pulumi.BoolOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.BoolOutput { return v.Expired }).(pulumi.BoolOutput)
@@ -328,6 +349,11 @@ func (o ApiKeyOutput) ExpiryWarningSeconds() pulumi.IntPtrOutput {
 // Prefix and last four characters of the key's current secret, safe to show.
 func (o ApiKeyOutput) Hint() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.Hint }).(pulumi.StringOutput)
+}
+
+// With rotationGracePeriod: how long before the grace ends the gateway sends key.previous_secret_in_use if the old secret is still in use (`15m`, shorter than the grace). Default: when a quarter of the grace is left.
+func (o ApiKeyOutput) InUseWarning() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.InUseWarning }).(pulumi.StringPtrOutput)
 }
 
 // The key's id on the gateway (key_...); also the resource id.
@@ -360,6 +386,11 @@ func (o ApiKeyOutput) OwnerId() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.OwnerId }).(pulumi.StringOutput)
 }
 
+// The secret the last rotation replaced, when that rotation had a grace period: its grace, retirement and use since the rotation (read-only). Clients still listed with a recent lastSeenAt have not moved to the new secret.
+func (o ApiKeyOutput) PreviousSecret() PreviousSecretUsePtrOutput {
+	return o.ApplyT(func(v *ApiKey) PreviousSecretUsePtrOutput { return v.PreviousSecret }).(PreviousSecretUsePtrOutput)
+}
+
 // Until when the secret the last rotation replaced keeps working (ISO 8601), if it had a grace period.
 func (o ApiKeyOutput) PreviousSecretExpiresAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.PreviousSecretExpiresAt }).(pulumi.StringPtrOutput)
@@ -373,6 +404,11 @@ func (o ApiKeyOutput) ProvisioningKeyHint() pulumi.StringOutput {
 // Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
 func (o ApiKeyOutput) RateLimitPolicy() RateLimitPolicyPtrOutput {
 	return o.ApplyT(func(v *ApiKey) RateLimitPolicyPtrOutput { return v.RateLimitPolicy }).(RateLimitPolicyPtrOutput)
+}
+
+// With rotationGracePeriod: the replaced secret stops as soon as it has gone unused this long after a rotation (`15m`, `30s`, 5s to 7d; never later than the grace's end). Sent as retireWhenIdleSeconds; needs the gateway's secret_use.
+func (o ApiKeyOutput) RetireWhenIdle() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.RetireWhenIdle }).(pulumi.StringPtrOutput)
 }
 
 // Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.

@@ -500,6 +500,200 @@ func (o ModelPolicyPtrOutput) ModelIds() pulumi.StringArrayOutput {
 	}).(pulumi.StringArrayOutput)
 }
 
+type PreviousSecretUse struct {
+	// The most recently seen distinct clients (up to 20), most recent first.
+	Clients []SecretClient `pulumi:"clients"`
+	// The end of its grace (ISO 8601): it never authenticates at or after this instant.
+	ExpiresAt string `pulumi:"expiresAt"`
+	// Prefix and last four characters of the replaced secret.
+	Hint string `pulumi:"hint"`
+	// When key.previous_secret_in_use is due if the secret is still in use then (ISO 8601).
+	InUseWarningAt *string `pulumi:"inUseWarningAt"`
+	// When a request last authenticated with this secret (ISO 8601), if ever.
+	LastUsedAt *string `pulumi:"lastUsedAt"`
+	// Requests it authenticated since the key's last rotation (since its creation before any).
+	RequestsSinceRotation int `pulumi:"requestsSinceRotation"`
+	// The rotation's retireWhenIdle in seconds, if it had one.
+	RetireWhenIdleSeconds *int `pulumi:"retireWhenIdleSeconds"`
+	// When it stopped authenticating (ISO 8601), if it has.
+	RetiredAt *string `pulumi:"retiredAt"`
+	// Why it stopped: idle, expired, revoked or rotated.
+	RetiredReason *string `pulumi:"retiredReason"`
+}
+
+type PreviousSecretUseOutput struct{ *pulumi.OutputState }
+
+func (PreviousSecretUseOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*PreviousSecretUse)(nil)).Elem()
+}
+
+func (o PreviousSecretUseOutput) ToPreviousSecretUseOutput() PreviousSecretUseOutput {
+	return o
+}
+
+func (o PreviousSecretUseOutput) ToPreviousSecretUseOutputWithContext(ctx context.Context) PreviousSecretUseOutput {
+	return o
+}
+
+// The most recently seen distinct clients (up to 20), most recent first.
+func (o PreviousSecretUseOutput) Clients() SecretClientArrayOutput {
+	return o.ApplyT(func(v PreviousSecretUse) []SecretClient { return v.Clients }).(SecretClientArrayOutput)
+}
+
+// The end of its grace (ISO 8601): it never authenticates at or after this instant.
+func (o PreviousSecretUseOutput) ExpiresAt() pulumi.StringOutput {
+	return o.ApplyT(func(v PreviousSecretUse) string { return v.ExpiresAt }).(pulumi.StringOutput)
+}
+
+// Prefix and last four characters of the replaced secret.
+func (o PreviousSecretUseOutput) Hint() pulumi.StringOutput {
+	return o.ApplyT(func(v PreviousSecretUse) string { return v.Hint }).(pulumi.StringOutput)
+}
+
+// When key.previous_secret_in_use is due if the secret is still in use then (ISO 8601).
+func (o PreviousSecretUseOutput) InUseWarningAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PreviousSecretUse) *string { return v.InUseWarningAt }).(pulumi.StringPtrOutput)
+}
+
+// When a request last authenticated with this secret (ISO 8601), if ever.
+func (o PreviousSecretUseOutput) LastUsedAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PreviousSecretUse) *string { return v.LastUsedAt }).(pulumi.StringPtrOutput)
+}
+
+// Requests it authenticated since the key's last rotation (since its creation before any).
+func (o PreviousSecretUseOutput) RequestsSinceRotation() pulumi.IntOutput {
+	return o.ApplyT(func(v PreviousSecretUse) int { return v.RequestsSinceRotation }).(pulumi.IntOutput)
+}
+
+// The rotation's retireWhenIdle in seconds, if it had one.
+func (o PreviousSecretUseOutput) RetireWhenIdleSeconds() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v PreviousSecretUse) *int { return v.RetireWhenIdleSeconds }).(pulumi.IntPtrOutput)
+}
+
+// When it stopped authenticating (ISO 8601), if it has.
+func (o PreviousSecretUseOutput) RetiredAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PreviousSecretUse) *string { return v.RetiredAt }).(pulumi.StringPtrOutput)
+}
+
+// Why it stopped: idle, expired, revoked or rotated.
+func (o PreviousSecretUseOutput) RetiredReason() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PreviousSecretUse) *string { return v.RetiredReason }).(pulumi.StringPtrOutput)
+}
+
+type PreviousSecretUsePtrOutput struct{ *pulumi.OutputState }
+
+func (PreviousSecretUsePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**PreviousSecretUse)(nil)).Elem()
+}
+
+func (o PreviousSecretUsePtrOutput) ToPreviousSecretUsePtrOutput() PreviousSecretUsePtrOutput {
+	return o
+}
+
+func (o PreviousSecretUsePtrOutput) ToPreviousSecretUsePtrOutputWithContext(ctx context.Context) PreviousSecretUsePtrOutput {
+	return o
+}
+
+func (o PreviousSecretUsePtrOutput) Elem() PreviousSecretUseOutput {
+	return o.ApplyT(func(v *PreviousSecretUse) PreviousSecretUse {
+		if v != nil {
+			return *v
+		}
+		var ret PreviousSecretUse
+		return ret
+	}).(PreviousSecretUseOutput)
+}
+
+// The most recently seen distinct clients (up to 20), most recent first.
+func (o PreviousSecretUsePtrOutput) Clients() SecretClientArrayOutput {
+	return o.ApplyT(func(v *PreviousSecretUse) []SecretClient {
+		if v == nil {
+			return nil
+		}
+		return v.Clients
+	}).(SecretClientArrayOutput)
+}
+
+// The end of its grace (ISO 8601): it never authenticates at or after this instant.
+func (o PreviousSecretUsePtrOutput) ExpiresAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PreviousSecretUse) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.ExpiresAt
+	}).(pulumi.StringPtrOutput)
+}
+
+// Prefix and last four characters of the replaced secret.
+func (o PreviousSecretUsePtrOutput) Hint() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PreviousSecretUse) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Hint
+	}).(pulumi.StringPtrOutput)
+}
+
+// When key.previous_secret_in_use is due if the secret is still in use then (ISO 8601).
+func (o PreviousSecretUsePtrOutput) InUseWarningAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PreviousSecretUse) *string {
+		if v == nil {
+			return nil
+		}
+		return v.InUseWarningAt
+	}).(pulumi.StringPtrOutput)
+}
+
+// When a request last authenticated with this secret (ISO 8601), if ever.
+func (o PreviousSecretUsePtrOutput) LastUsedAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PreviousSecretUse) *string {
+		if v == nil {
+			return nil
+		}
+		return v.LastUsedAt
+	}).(pulumi.StringPtrOutput)
+}
+
+// Requests it authenticated since the key's last rotation (since its creation before any).
+func (o PreviousSecretUsePtrOutput) RequestsSinceRotation() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *PreviousSecretUse) *int {
+		if v == nil {
+			return nil
+		}
+		return &v.RequestsSinceRotation
+	}).(pulumi.IntPtrOutput)
+}
+
+// The rotation's retireWhenIdle in seconds, if it had one.
+func (o PreviousSecretUsePtrOutput) RetireWhenIdleSeconds() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *PreviousSecretUse) *int {
+		if v == nil {
+			return nil
+		}
+		return v.RetireWhenIdleSeconds
+	}).(pulumi.IntPtrOutput)
+}
+
+// When it stopped authenticating (ISO 8601), if it has.
+func (o PreviousSecretUsePtrOutput) RetiredAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PreviousSecretUse) *string {
+		if v == nil {
+			return nil
+		}
+		return v.RetiredAt
+	}).(pulumi.StringPtrOutput)
+}
+
+// Why it stopped: idle, expired, revoked or rotated.
+func (o PreviousSecretUsePtrOutput) RetiredReason() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PreviousSecretUse) *string {
+		if v == nil {
+			return nil
+		}
+		return v.RetiredReason
+	}).(pulumi.StringPtrOutput)
+}
+
 type RateLimitPolicy struct {
 	// Requests in flight at once. From 1 to 10000.
 	MaxConcurrentRequests *int `pulumi:"maxConcurrentRequests"`
@@ -750,6 +944,187 @@ func (o RotationRecordPtrOutput) Reason() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+type SecretClient struct {
+	// The client's source address, as the gateway's trusted proxy reports it, if known.
+	Address *string `pulumi:"address"`
+	// When this client first presented the secret (ISO 8601).
+	FirstSeenAt string `pulumi:"firstSeenAt"`
+	// When this client last presented the secret (ISO 8601).
+	LastSeenAt string `pulumi:"lastSeenAt"`
+	// Requests this client made with the secret.
+	Requests int `pulumi:"requests"`
+	// The User-Agent the client sent (cut to 200 characters), if any.
+	UserAgent *string `pulumi:"userAgent"`
+}
+
+type SecretClientOutput struct{ *pulumi.OutputState }
+
+func (SecretClientOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SecretClient)(nil)).Elem()
+}
+
+func (o SecretClientOutput) ToSecretClientOutput() SecretClientOutput {
+	return o
+}
+
+func (o SecretClientOutput) ToSecretClientOutputWithContext(ctx context.Context) SecretClientOutput {
+	return o
+}
+
+// The client's source address, as the gateway's trusted proxy reports it, if known.
+func (o SecretClientOutput) Address() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SecretClient) *string { return v.Address }).(pulumi.StringPtrOutput)
+}
+
+// When this client first presented the secret (ISO 8601).
+func (o SecretClientOutput) FirstSeenAt() pulumi.StringOutput {
+	return o.ApplyT(func(v SecretClient) string { return v.FirstSeenAt }).(pulumi.StringOutput)
+}
+
+// When this client last presented the secret (ISO 8601).
+func (o SecretClientOutput) LastSeenAt() pulumi.StringOutput {
+	return o.ApplyT(func(v SecretClient) string { return v.LastSeenAt }).(pulumi.StringOutput)
+}
+
+// Requests this client made with the secret.
+func (o SecretClientOutput) Requests() pulumi.IntOutput {
+	return o.ApplyT(func(v SecretClient) int { return v.Requests }).(pulumi.IntOutput)
+}
+
+// The User-Agent the client sent (cut to 200 characters), if any.
+func (o SecretClientOutput) UserAgent() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SecretClient) *string { return v.UserAgent }).(pulumi.StringPtrOutput)
+}
+
+type SecretClientArrayOutput struct{ *pulumi.OutputState }
+
+func (SecretClientArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SecretClient)(nil)).Elem()
+}
+
+func (o SecretClientArrayOutput) ToSecretClientArrayOutput() SecretClientArrayOutput {
+	return o
+}
+
+func (o SecretClientArrayOutput) ToSecretClientArrayOutputWithContext(ctx context.Context) SecretClientArrayOutput {
+	return o
+}
+
+func (o SecretClientArrayOutput) Index(i pulumi.IntInput) SecretClientOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SecretClient {
+		return vs[0].([]SecretClient)[vs[1].(int)]
+	}).(SecretClientOutput)
+}
+
+type SecretUse struct {
+	// The most recently seen distinct clients (up to 20), most recent first.
+	Clients []SecretClient `pulumi:"clients"`
+	// Prefix and last four characters of the secret.
+	Hint string `pulumi:"hint"`
+	// When a request last authenticated with this secret (ISO 8601), if ever.
+	LastUsedAt *string `pulumi:"lastUsedAt"`
+	// Requests it authenticated since the key's last rotation (since its creation before any).
+	RequestsSinceRotation int `pulumi:"requestsSinceRotation"`
+}
+
+type SecretUseOutput struct{ *pulumi.OutputState }
+
+func (SecretUseOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SecretUse)(nil)).Elem()
+}
+
+func (o SecretUseOutput) ToSecretUseOutput() SecretUseOutput {
+	return o
+}
+
+func (o SecretUseOutput) ToSecretUseOutputWithContext(ctx context.Context) SecretUseOutput {
+	return o
+}
+
+// The most recently seen distinct clients (up to 20), most recent first.
+func (o SecretUseOutput) Clients() SecretClientArrayOutput {
+	return o.ApplyT(func(v SecretUse) []SecretClient { return v.Clients }).(SecretClientArrayOutput)
+}
+
+// Prefix and last four characters of the secret.
+func (o SecretUseOutput) Hint() pulumi.StringOutput {
+	return o.ApplyT(func(v SecretUse) string { return v.Hint }).(pulumi.StringOutput)
+}
+
+// When a request last authenticated with this secret (ISO 8601), if ever.
+func (o SecretUseOutput) LastUsedAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SecretUse) *string { return v.LastUsedAt }).(pulumi.StringPtrOutput)
+}
+
+// Requests it authenticated since the key's last rotation (since its creation before any).
+func (o SecretUseOutput) RequestsSinceRotation() pulumi.IntOutput {
+	return o.ApplyT(func(v SecretUse) int { return v.RequestsSinceRotation }).(pulumi.IntOutput)
+}
+
+type SecretUsePtrOutput struct{ *pulumi.OutputState }
+
+func (SecretUsePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**SecretUse)(nil)).Elem()
+}
+
+func (o SecretUsePtrOutput) ToSecretUsePtrOutput() SecretUsePtrOutput {
+	return o
+}
+
+func (o SecretUsePtrOutput) ToSecretUsePtrOutputWithContext(ctx context.Context) SecretUsePtrOutput {
+	return o
+}
+
+func (o SecretUsePtrOutput) Elem() SecretUseOutput {
+	return o.ApplyT(func(v *SecretUse) SecretUse {
+		if v != nil {
+			return *v
+		}
+		var ret SecretUse
+		return ret
+	}).(SecretUseOutput)
+}
+
+// The most recently seen distinct clients (up to 20), most recent first.
+func (o SecretUsePtrOutput) Clients() SecretClientArrayOutput {
+	return o.ApplyT(func(v *SecretUse) []SecretClient {
+		if v == nil {
+			return nil
+		}
+		return v.Clients
+	}).(SecretClientArrayOutput)
+}
+
+// Prefix and last four characters of the secret.
+func (o SecretUsePtrOutput) Hint() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *SecretUse) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Hint
+	}).(pulumi.StringPtrOutput)
+}
+
+// When a request last authenticated with this secret (ISO 8601), if ever.
+func (o SecretUsePtrOutput) LastUsedAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *SecretUse) *string {
+		if v == nil {
+			return nil
+		}
+		return v.LastUsedAt
+	}).(pulumi.StringPtrOutput)
+}
+
+// Requests it authenticated since the key's last rotation (since its creation before any).
+func (o SecretUsePtrOutput) RequestsSinceRotation() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *SecretUse) *int {
+		if v == nil {
+			return nil
+		}
+		return &v.RequestsSinceRotation
+	}).(pulumi.IntPtrOutput)
+}
+
 type SpendPolicy struct {
 	// The credit unit. One of "unit". Default "unit".
 	Currency *string `pulumi:"currency"`
@@ -942,10 +1317,16 @@ func init() {
 	pulumi.RegisterOutputType(LoggingPolicyPtrOutput{})
 	pulumi.RegisterOutputType(ModelPolicyOutput{})
 	pulumi.RegisterOutputType(ModelPolicyPtrOutput{})
+	pulumi.RegisterOutputType(PreviousSecretUseOutput{})
+	pulumi.RegisterOutputType(PreviousSecretUsePtrOutput{})
 	pulumi.RegisterOutputType(RateLimitPolicyOutput{})
 	pulumi.RegisterOutputType(RateLimitPolicyPtrOutput{})
 	pulumi.RegisterOutputType(RotationRecordOutput{})
 	pulumi.RegisterOutputType(RotationRecordPtrOutput{})
+	pulumi.RegisterOutputType(SecretClientOutput{})
+	pulumi.RegisterOutputType(SecretClientArrayOutput{})
+	pulumi.RegisterOutputType(SecretUseOutput{})
+	pulumi.RegisterOutputType(SecretUsePtrOutput{})
 	pulumi.RegisterOutputType(SpendPolicyOutput{})
 	pulumi.RegisterOutputType(SpendPolicyPtrOutput{})
 }

@@ -27,7 +27,7 @@ type Webhook struct {
 	// Whether deliveries are made.
 	Enabled pulumi.BoolOutput `pulumi:"enabled"`
 	// The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, audit.<action>.
-	Events pulumi.ArrayOutput `pulumi:"events"`
+	Events pulumi.StringArrayOutput `pulumi:"events"`
 	// Receive only events about keys carrying every one of these labels with these values. Empty: every key, and events about no key.
 	LabelSelector pulumi.StringMapOutput `pulumi:"labelSelector"`
 	// The owner the endpoint belongs to (fixed by the provisioning key).
@@ -257,8 +257,8 @@ func (o WebhookOutput) Enabled() pulumi.BoolOutput {
 }
 
 // The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, audit.<action>.
-func (o WebhookOutput) Events() pulumi.ArrayOutput {
-	return o.ApplyT(func(v *Webhook) pulumi.ArrayOutput { return v.Events }).(pulumi.ArrayOutput)
+func (o WebhookOutput) Events() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *Webhook) pulumi.StringArrayOutput { return v.Events }).(pulumi.StringArrayOutput)
 }
 
 // Receive only events about keys carrying every one of these labels with these values. Empty: every key, and events about no key.

@@ -21,11 +21,13 @@ class ApiKeyArgs:
                  connection: Optional[pulumi.Input['ConnectionArgs']] = None,
                  expires_at: Optional[pulumi.Input[str]] = None,
                  expiry_warning: Optional[pulumi.Input[str]] = None,
+                 in_use_warning: Optional[pulumi.Input[str]] = None,
                  labels: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None,
                  logging_policy: Optional[pulumi.Input['LoggingPolicyArgs']] = None,
                  model_policy: Optional[pulumi.Input['ModelPolicyArgs']] = None,
                  name: Optional[pulumi.Input[str]] = None,
                  rate_limit_policy: Optional[pulumi.Input['RateLimitPolicyArgs']] = None,
+                 retire_when_idle: Optional[pulumi.Input[str]] = None,
                  rotate_after: Optional[pulumi.Input[str]] = None,
                  rotation_grace_period: Optional[pulumi.Input[str]] = None,
                  rotation_trigger: Optional[Any] = None,
@@ -38,11 +40,13 @@ class ApiKeyArgs:
         :param pulumi.Input['ConnectionArgs'] connection: The gateway and owner of this key; left out, the provider configuration applies. A secret.
         :param pulumi.Input[str] expires_at: When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
         :param pulumi.Input[str] expiry_warning: How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.
+        :param pulumi.Input[str] in_use_warning: With rotationGracePeriod: how long before the grace ends the gateway sends key.previous_secret_in_use if the old secret is still in use (`15m`, shorter than the grace). Default: when a quarter of the grace is left.
         :param pulumi.Input[Mapping[str, pulumi.Input[str]]] labels: Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
         :param pulumi.Input['LoggingPolicyArgs'] logging_policy: What the gateway stores about requests made with the key.
         :param pulumi.Input['ModelPolicyArgs'] model_policy: Which models the key may call.
         :param pulumi.Input[str] name: Human-readable label. Default: the resource name.
         :param pulumi.Input['RateLimitPolicyArgs'] rate_limit_policy: Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
+        :param pulumi.Input[str] retire_when_idle: With rotationGracePeriod: the replaced secret stops as soon as it has gone unused this long after a rotation (`15m`, `30s`, 5s to 7d; never later than the grace's end). Sent as retireWhenIdleSeconds; needs the gateway's secret_use.
         :param pulumi.Input[str] rotate_after: Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
         :param pulumi.Input[str] rotation_grace_period: How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.
         :param Any rotation_trigger: Any value; changing it rotates the secret in place (the keyId stays).
@@ -59,6 +63,8 @@ class ApiKeyArgs:
             pulumi.set(__self__, "expires_at", expires_at)
         if expiry_warning is not None:
             pulumi.set(__self__, "expiry_warning", expiry_warning)
+        if in_use_warning is not None:
+            pulumi.set(__self__, "in_use_warning", in_use_warning)
         if labels is not None:
             pulumi.set(__self__, "labels", labels)
         if logging_policy is not None:
@@ -69,6 +75,8 @@ class ApiKeyArgs:
             pulumi.set(__self__, "name", name)
         if rate_limit_policy is not None:
             pulumi.set(__self__, "rate_limit_policy", rate_limit_policy)
+        if retire_when_idle is not None:
+            pulumi.set(__self__, "retire_when_idle", retire_when_idle)
         if rotate_after is not None:
             pulumi.set(__self__, "rotate_after", rotate_after)
         if rotation_grace_period is not None:
@@ -141,6 +149,18 @@ class ApiKeyArgs:
         pulumi.set(self, "expiry_warning", value)
 
     @property
+    @pulumi.getter(name="inUseWarning")
+    def in_use_warning(self) -> Optional[pulumi.Input[str]]:
+        """
+        With rotationGracePeriod: how long before the grace ends the gateway sends key.previous_secret_in_use if the old secret is still in use (`15m`, shorter than the grace). Default: when a quarter of the grace is left.
+        """
+        return pulumi.get(self, "in_use_warning")
+
+    @in_use_warning.setter
+    def in_use_warning(self, value: Optional[pulumi.Input[str]]):
+        pulumi.set(self, "in_use_warning", value)
+
+    @property
     @pulumi.getter
     def labels(self) -> Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]]:
         """
@@ -199,6 +219,18 @@ class ApiKeyArgs:
     @rate_limit_policy.setter
     def rate_limit_policy(self, value: Optional[pulumi.Input['RateLimitPolicyArgs']]):
         pulumi.set(self, "rate_limit_policy", value)
+
+    @property
+    @pulumi.getter(name="retireWhenIdle")
+    def retire_when_idle(self) -> Optional[pulumi.Input[str]]:
+        """
+        With rotationGracePeriod: the replaced secret stops as soon as it has gone unused this long after a rotation (`15m`, `30s`, 5s to 7d; never later than the grace's end). Sent as retireWhenIdleSeconds; needs the gateway's secret_use.
+        """
+        return pulumi.get(self, "retire_when_idle")
+
+    @retire_when_idle.setter
+    def retire_when_idle(self, value: Optional[pulumi.Input[str]]):
+        pulumi.set(self, "retire_when_idle", value)
 
     @property
     @pulumi.getter(name="rotateAfter")
@@ -271,11 +303,13 @@ class ApiKey(pulumi.CustomResource):
                  connection: Optional[pulumi.Input[pulumi.InputType['ConnectionArgs']]] = None,
                  expires_at: Optional[pulumi.Input[str]] = None,
                  expiry_warning: Optional[pulumi.Input[str]] = None,
+                 in_use_warning: Optional[pulumi.Input[str]] = None,
                  labels: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None,
                  logging_policy: Optional[pulumi.Input[pulumi.InputType['LoggingPolicyArgs']]] = None,
                  model_policy: Optional[pulumi.Input[pulumi.InputType['ModelPolicyArgs']]] = None,
                  name: Optional[pulumi.Input[str]] = None,
                  rate_limit_policy: Optional[pulumi.Input[pulumi.InputType['RateLimitPolicyArgs']]] = None,
+                 retire_when_idle: Optional[pulumi.Input[str]] = None,
                  rotate_after: Optional[pulumi.Input[str]] = None,
                  rotation_grace_period: Optional[pulumi.Input[str]] = None,
                  rotation_trigger: Optional[Any] = None,
@@ -292,11 +326,13 @@ class ApiKey(pulumi.CustomResource):
         :param pulumi.Input[pulumi.InputType['ConnectionArgs']] connection: The gateway and owner of this key; left out, the provider configuration applies. A secret.
         :param pulumi.Input[str] expires_at: When the key stops authenticating (ISO 8601 with a zone, stored in UTC; in the future when set). Changing it is an in-place update.
         :param pulumi.Input[str] expiry_warning: How long before expiresAt the gateway sends a key.expiring webhook event: `7d`, `12h`, `90m` (1m to 365d). Default none.
+        :param pulumi.Input[str] in_use_warning: With rotationGracePeriod: how long before the grace ends the gateway sends key.previous_secret_in_use if the old secret is still in use (`15m`, shorter than the grace). Default: when a quarter of the grace is left.
         :param pulumi.Input[Mapping[str, pulumi.Input[str]]] labels: Labels to find, group and bill keys by: up to 32 names (lowercase, digits, ._/-) to strings of up to 256 characters.
         :param pulumi.Input[pulumi.InputType['LoggingPolicyArgs']] logging_policy: What the gateway stores about requests made with the key.
         :param pulumi.Input[pulumi.InputType['ModelPolicyArgs']] model_policy: Which models the key may call.
         :param pulumi.Input[str] name: Human-readable label. Default: the resource name.
         :param pulumi.Input[pulumi.InputType['RateLimitPolicyArgs']] rate_limit_policy: Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
+        :param pulumi.Input[str] retire_when_idle: With rotationGracePeriod: the replaced secret stops as soon as it has gone unused this long after a rotation (`15m`, `30s`, 5s to 7d; never later than the grace's end). Sent as retireWhenIdleSeconds; needs the gateway's secret_use.
         :param pulumi.Input[str] rotate_after: Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
         :param pulumi.Input[str] rotation_grace_period: How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.
         :param Any rotation_trigger: Any value; changing it rotates the secret in place (the keyId stays).
@@ -332,11 +368,13 @@ class ApiKey(pulumi.CustomResource):
                  connection: Optional[pulumi.Input[pulumi.InputType['ConnectionArgs']]] = None,
                  expires_at: Optional[pulumi.Input[str]] = None,
                  expiry_warning: Optional[pulumi.Input[str]] = None,
+                 in_use_warning: Optional[pulumi.Input[str]] = None,
                  labels: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None,
                  logging_policy: Optional[pulumi.Input[pulumi.InputType['LoggingPolicyArgs']]] = None,
                  model_policy: Optional[pulumi.Input[pulumi.InputType['ModelPolicyArgs']]] = None,
                  name: Optional[pulumi.Input[str]] = None,
                  rate_limit_policy: Optional[pulumi.Input[pulumi.InputType['RateLimitPolicyArgs']]] = None,
+                 retire_when_idle: Optional[pulumi.Input[str]] = None,
                  rotate_after: Optional[pulumi.Input[str]] = None,
                  rotation_grace_period: Optional[pulumi.Input[str]] = None,
                  rotation_trigger: Optional[Any] = None,
@@ -356,11 +394,13 @@ class ApiKey(pulumi.CustomResource):
             __props__.__dict__["connection"] = None if connection is None else pulumi.Output.secret(connection)
             __props__.__dict__["expires_at"] = expires_at
             __props__.__dict__["expiry_warning"] = expiry_warning
+            __props__.__dict__["in_use_warning"] = in_use_warning
             __props__.__dict__["labels"] = labels
             __props__.__dict__["logging_policy"] = logging_policy
             __props__.__dict__["model_policy"] = model_policy
             __props__.__dict__["name"] = name
             __props__.__dict__["rate_limit_policy"] = rate_limit_policy
+            __props__.__dict__["retire_when_idle"] = retire_when_idle
             __props__.__dict__["rotate_after"] = rotate_after
             __props__.__dict__["rotation_grace_period"] = rotation_grace_period
             __props__.__dict__["rotation_trigger"] = rotation_trigger
@@ -369,11 +409,13 @@ class ApiKey(pulumi.CustomResource):
             __props__.__dict__["base_url"] = None
             __props__.__dict__["client_reference"] = None
             __props__.__dict__["created_at"] = None
+            __props__.__dict__["current_secret"] = None
             __props__.__dict__["expired"] = None
             __props__.__dict__["expiry_warning_seconds"] = None
             __props__.__dict__["hint"] = None
             __props__.__dict__["key_id"] = None
             __props__.__dict__["owner_id"] = None
+            __props__.__dict__["previous_secret"] = None
             __props__.__dict__["previous_secret_expires_at"] = None
             __props__.__dict__["provisioning_key_hint"] = None
             __props__.__dict__["rotate_after_seconds"] = None
@@ -412,20 +454,24 @@ class ApiKey(pulumi.CustomResource):
         __props__.__dict__["client_reference"] = None
         __props__.__dict__["connection"] = None
         __props__.__dict__["created_at"] = None
+        __props__.__dict__["current_secret"] = None
         __props__.__dict__["expired"] = None
         __props__.__dict__["expires_at"] = None
         __props__.__dict__["expiry_warning"] = None
         __props__.__dict__["expiry_warning_seconds"] = None
         __props__.__dict__["hint"] = None
+        __props__.__dict__["in_use_warning"] = None
         __props__.__dict__["key_id"] = None
         __props__.__dict__["labels"] = None
         __props__.__dict__["logging_policy"] = None
         __props__.__dict__["model_policy"] = None
         __props__.__dict__["name"] = None
         __props__.__dict__["owner_id"] = None
+        __props__.__dict__["previous_secret"] = None
         __props__.__dict__["previous_secret_expires_at"] = None
         __props__.__dict__["provisioning_key_hint"] = None
         __props__.__dict__["rate_limit_policy"] = None
+        __props__.__dict__["retire_when_idle"] = None
         __props__.__dict__["rotate_after"] = None
         __props__.__dict__["rotate_after_seconds"] = None
         __props__.__dict__["rotated_at"] = None
@@ -481,6 +527,14 @@ class ApiKey(pulumi.CustomResource):
         return pulumi.get(self, "created_at")
 
     @property
+    @pulumi.getter(name="currentSecret")
+    def current_secret(self) -> pulumi.Output[Optional['outputs.SecretUse']]:
+        """
+        How the current secret has been used, as of the last create, update or refresh (read-only; never a change to apply). Absent from a gateway without the secret_use extension.
+        """
+        return pulumi.get(self, "current_secret")
+
+    @property
     @pulumi.getter
     def expired(self) -> pulumi.Output[bool]:
         """
@@ -519,6 +573,14 @@ class ApiKey(pulumi.CustomResource):
         Prefix and last four characters of the key's current secret, safe to show.
         """
         return pulumi.get(self, "hint")
+
+    @property
+    @pulumi.getter(name="inUseWarning")
+    def in_use_warning(self) -> pulumi.Output[Optional[str]]:
+        """
+        With rotationGracePeriod: how long before the grace ends the gateway sends key.previous_secret_in_use if the old secret is still in use (`15m`, shorter than the grace). Default: when a quarter of the grace is left.
+        """
+        return pulumi.get(self, "in_use_warning")
 
     @property
     @pulumi.getter(name="keyId")
@@ -569,6 +631,14 @@ class ApiKey(pulumi.CustomResource):
         return pulumi.get(self, "owner_id")
 
     @property
+    @pulumi.getter(name="previousSecret")
+    def previous_secret(self) -> pulumi.Output[Optional['outputs.PreviousSecretUse']]:
+        """
+        The secret the last rotation replaced, when that rotation had a grace period: its grace, retirement and use since the rotation (read-only). Clients still listed with a recent lastSeenAt have not moved to the new secret.
+        """
+        return pulumi.get(self, "previous_secret")
+
+    @property
     @pulumi.getter(name="previousSecretExpiresAt")
     def previous_secret_expires_at(self) -> pulumi.Output[Optional[str]]:
         """
@@ -591,6 +661,14 @@ class ApiKey(pulumi.CustomResource):
         Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.
         """
         return pulumi.get(self, "rate_limit_policy")
+
+    @property
+    @pulumi.getter(name="retireWhenIdle")
+    def retire_when_idle(self) -> pulumi.Output[Optional[str]]:
+        """
+        With rotationGracePeriod: the replaced secret stops as soon as it has gone unused this long after a rotation (`15m`, `30s`, 5s to 7d; never later than the grace's end). Sent as retireWhenIdleSeconds; needs the gateway's secret_use.
+        """
+        return pulumi.get(self, "retire_when_idle")
 
     @property
     @pulumi.getter(name="rotateAfter")

@@ -8,13 +8,17 @@ import pulumi
 import pulumi.runtime
 from typing import Any, Mapping, Optional, Sequence, Union, overload
 from . import _utilities
+from . import outputs
 
 __all__ = [
     'Connection',
     'LoggingPolicy',
     'ModelPolicy',
+    'PreviousSecretUse',
     'RateLimitPolicy',
     'RotationRecord',
+    'SecretClient',
+    'SecretUse',
     'SpendPolicy',
 ]
 
@@ -181,6 +185,147 @@ class ModelPolicy(dict):
 
 
 @pulumi.output_type
+class PreviousSecretUse(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "expiresAt":
+            suggest = "expires_at"
+        elif key == "requestsSinceRotation":
+            suggest = "requests_since_rotation"
+        elif key == "inUseWarningAt":
+            suggest = "in_use_warning_at"
+        elif key == "lastUsedAt":
+            suggest = "last_used_at"
+        elif key == "retireWhenIdleSeconds":
+            suggest = "retire_when_idle_seconds"
+        elif key == "retiredAt":
+            suggest = "retired_at"
+        elif key == "retiredReason":
+            suggest = "retired_reason"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in PreviousSecretUse. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        PreviousSecretUse.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        PreviousSecretUse.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 expires_at: str,
+                 hint: str,
+                 requests_since_rotation: int,
+                 clients: Optional[Sequence['outputs.SecretClient']] = None,
+                 in_use_warning_at: Optional[str] = None,
+                 last_used_at: Optional[str] = None,
+                 retire_when_idle_seconds: Optional[int] = None,
+                 retired_at: Optional[str] = None,
+                 retired_reason: Optional[str] = None):
+        """
+        :param str expires_at: The end of its grace (ISO 8601): it never authenticates at or after this instant.
+        :param str hint: Prefix and last four characters of the replaced secret.
+        :param int requests_since_rotation: Requests it authenticated since the key's last rotation (since its creation before any).
+        :param Sequence['SecretClient'] clients: The most recently seen distinct clients (up to 20), most recent first.
+        :param str in_use_warning_at: When key.previous_secret_in_use is due if the secret is still in use then (ISO 8601).
+        :param str last_used_at: When a request last authenticated with this secret (ISO 8601), if ever.
+        :param int retire_when_idle_seconds: The rotation's retireWhenIdle in seconds, if it had one.
+        :param str retired_at: When it stopped authenticating (ISO 8601), if it has.
+        :param str retired_reason: Why it stopped: idle, expired, revoked or rotated.
+        """
+        pulumi.set(__self__, "expires_at", expires_at)
+        pulumi.set(__self__, "hint", hint)
+        pulumi.set(__self__, "requests_since_rotation", requests_since_rotation)
+        if clients is not None:
+            pulumi.set(__self__, "clients", clients)
+        if in_use_warning_at is not None:
+            pulumi.set(__self__, "in_use_warning_at", in_use_warning_at)
+        if last_used_at is not None:
+            pulumi.set(__self__, "last_used_at", last_used_at)
+        if retire_when_idle_seconds is not None:
+            pulumi.set(__self__, "retire_when_idle_seconds", retire_when_idle_seconds)
+        if retired_at is not None:
+            pulumi.set(__self__, "retired_at", retired_at)
+        if retired_reason is not None:
+            pulumi.set(__self__, "retired_reason", retired_reason)
+
+    @property
+    @pulumi.getter(name="expiresAt")
+    def expires_at(self) -> str:
+        """
+        The end of its grace (ISO 8601): it never authenticates at or after this instant.
+        """
+        return pulumi.get(self, "expires_at")
+
+    @property
+    @pulumi.getter
+    def hint(self) -> str:
+        """
+        Prefix and last four characters of the replaced secret.
+        """
+        return pulumi.get(self, "hint")
+
+    @property
+    @pulumi.getter(name="requestsSinceRotation")
+    def requests_since_rotation(self) -> int:
+        """
+        Requests it authenticated since the key's last rotation (since its creation before any).
+        """
+        return pulumi.get(self, "requests_since_rotation")
+
+    @property
+    @pulumi.getter
+    def clients(self) -> Optional[Sequence['outputs.SecretClient']]:
+        """
+        The most recently seen distinct clients (up to 20), most recent first.
+        """
+        return pulumi.get(self, "clients")
+
+    @property
+    @pulumi.getter(name="inUseWarningAt")
+    def in_use_warning_at(self) -> Optional[str]:
+        """
+        When key.previous_secret_in_use is due if the secret is still in use then (ISO 8601).
+        """
+        return pulumi.get(self, "in_use_warning_at")
+
+    @property
+    @pulumi.getter(name="lastUsedAt")
+    def last_used_at(self) -> Optional[str]:
+        """
+        When a request last authenticated with this secret (ISO 8601), if ever.
+        """
+        return pulumi.get(self, "last_used_at")
+
+    @property
+    @pulumi.getter(name="retireWhenIdleSeconds")
+    def retire_when_idle_seconds(self) -> Optional[int]:
+        """
+        The rotation's retireWhenIdle in seconds, if it had one.
+        """
+        return pulumi.get(self, "retire_when_idle_seconds")
+
+    @property
+    @pulumi.getter(name="retiredAt")
+    def retired_at(self) -> Optional[str]:
+        """
+        When it stopped authenticating (ISO 8601), if it has.
+        """
+        return pulumi.get(self, "retired_at")
+
+    @property
+    @pulumi.getter(name="retiredReason")
+    def retired_reason(self) -> Optional[str]:
+        """
+        Why it stopped: idle, expired, revoked or rotated.
+        """
+        return pulumi.get(self, "retired_reason")
+
+
+@pulumi.output_type
 class RateLimitPolicy(dict):
     @staticmethod
     def __key_warning(key: str):
@@ -288,6 +433,163 @@ class RotationRecord(dict):
         Why it was issued: created, rotationTrigger changed, scheduled...
         """
         return pulumi.get(self, "reason")
+
+
+@pulumi.output_type
+class SecretClient(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "firstSeenAt":
+            suggest = "first_seen_at"
+        elif key == "lastSeenAt":
+            suggest = "last_seen_at"
+        elif key == "userAgent":
+            suggest = "user_agent"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SecretClient. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SecretClient.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SecretClient.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 first_seen_at: str,
+                 last_seen_at: str,
+                 requests: int,
+                 address: Optional[str] = None,
+                 user_agent: Optional[str] = None):
+        """
+        :param str first_seen_at: When this client first presented the secret (ISO 8601).
+        :param str last_seen_at: When this client last presented the secret (ISO 8601).
+        :param int requests: Requests this client made with the secret.
+        :param str address: The client's source address, as the gateway's trusted proxy reports it, if known.
+        :param str user_agent: The User-Agent the client sent (cut to 200 characters), if any.
+        """
+        pulumi.set(__self__, "first_seen_at", first_seen_at)
+        pulumi.set(__self__, "last_seen_at", last_seen_at)
+        pulumi.set(__self__, "requests", requests)
+        if address is not None:
+            pulumi.set(__self__, "address", address)
+        if user_agent is not None:
+            pulumi.set(__self__, "user_agent", user_agent)
+
+    @property
+    @pulumi.getter(name="firstSeenAt")
+    def first_seen_at(self) -> str:
+        """
+        When this client first presented the secret (ISO 8601).
+        """
+        return pulumi.get(self, "first_seen_at")
+
+    @property
+    @pulumi.getter(name="lastSeenAt")
+    def last_seen_at(self) -> str:
+        """
+        When this client last presented the secret (ISO 8601).
+        """
+        return pulumi.get(self, "last_seen_at")
+
+    @property
+    @pulumi.getter
+    def requests(self) -> int:
+        """
+        Requests this client made with the secret.
+        """
+        return pulumi.get(self, "requests")
+
+    @property
+    @pulumi.getter
+    def address(self) -> Optional[str]:
+        """
+        The client's source address, as the gateway's trusted proxy reports it, if known.
+        """
+        return pulumi.get(self, "address")
+
+    @property
+    @pulumi.getter(name="userAgent")
+    def user_agent(self) -> Optional[str]:
+        """
+        The User-Agent the client sent (cut to 200 characters), if any.
+        """
+        return pulumi.get(self, "user_agent")
+
+
+@pulumi.output_type
+class SecretUse(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "requestsSinceRotation":
+            suggest = "requests_since_rotation"
+        elif key == "lastUsedAt":
+            suggest = "last_used_at"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SecretUse. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SecretUse.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SecretUse.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 hint: str,
+                 requests_since_rotation: int,
+                 clients: Optional[Sequence['outputs.SecretClient']] = None,
+                 last_used_at: Optional[str] = None):
+        """
+        :param str hint: Prefix and last four characters of the secret.
+        :param int requests_since_rotation: Requests it authenticated since the key's last rotation (since its creation before any).
+        :param Sequence['SecretClient'] clients: The most recently seen distinct clients (up to 20), most recent first.
+        :param str last_used_at: When a request last authenticated with this secret (ISO 8601), if ever.
+        """
+        pulumi.set(__self__, "hint", hint)
+        pulumi.set(__self__, "requests_since_rotation", requests_since_rotation)
+        if clients is not None:
+            pulumi.set(__self__, "clients", clients)
+        if last_used_at is not None:
+            pulumi.set(__self__, "last_used_at", last_used_at)
+
+    @property
+    @pulumi.getter
+    def hint(self) -> str:
+        """
+        Prefix and last four characters of the secret.
+        """
+        return pulumi.get(self, "hint")
+
+    @property
+    @pulumi.getter(name="requestsSinceRotation")
+    def requests_since_rotation(self) -> int:
+        """
+        Requests it authenticated since the key's last rotation (since its creation before any).
+        """
+        return pulumi.get(self, "requests_since_rotation")
+
+    @property
+    @pulumi.getter
+    def clients(self) -> Optional[Sequence['outputs.SecretClient']]:
+        """
+        The most recently seen distinct clients (up to 20), most recent first.
+        """
+        return pulumi.get(self, "clients")
+
+    @property
+    @pulumi.getter(name="lastUsedAt")
+    def last_used_at(self) -> Optional[str]:
+        """
+        When a request last authenticated with this secret (ISO 8601), if ever.
+        """
+        return pulumi.get(self, "last_used_at")
 
 
 @pulumi.output_type

@@ -307,7 +307,7 @@ class Webhook(pulumi.CustomResource):
 
     @property
     @pulumi.getter
-    def events(self) -> pulumi.Output[Sequence[Any]]:
+    def events(self) -> pulumi.Output[Sequence[str]]:
         """
         The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, audit.<action>.
         """
