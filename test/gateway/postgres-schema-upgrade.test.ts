@@ -88,7 +88,7 @@ testWithPostgres("a schema-1 database migrates to running spend totals that equa
 });
 
 testWithPostgres("a schema-10 database upgrades in place to extension secret_use: a grace that already ended is recorded as retired, a running one is not, and the upgraded store takes a flush", async () => {
-  server ??= await startPostgres();
+  server ??= await testPostgres();
   const url = await server.createDatabase();
   const client = new pg.Client({ connectionString: url });
   await client.connect();
