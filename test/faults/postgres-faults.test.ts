@@ -79,15 +79,15 @@ describeWithPostgres("PostgreSQL faults under load", () => {
     if (table.length > 0) console.log(`database fault table:\n${table.map((row) => JSON.stringify(row)).join("\n")}`);
   });
 
-  /** A fresh database and `count` processes on it (through `databaseUrl` when given: the proxy). */
-  async function startCluster(count: number, through?: (url: string) => string) {
+  /** A fresh database and `count` processes on it (through `through(url)` when given: a proxy), with `args` for `gateway serve`. */
+  async function startCluster(count: number, through?: (url: string) => string, args: readonly string[] = []) {
     const direct = await server.createDatabase();
     const databaseUrl = through ? through(direct) : direct;
     const start = (bootstrap: boolean) =>
       startGatewayProcess({
         databaseUrl,
         ...(bootstrap ? { bootstrap: { ownerId: "faults-owner" } } : {}),
-        args: ["--database-timeout", String(DATABASE_TIMEOUT_MS), "--config", join(workDir, "upstream.json"), "--log-level", "warn", "--drain-timeout", "1", ...UNTHROTTLED],
+        args: ["--database-timeout", String(DATABASE_TIMEOUT_MS), "--config", join(workDir, "upstream.json"), "--log-level", "warn", "--drain-timeout", "1", ...UNTHROTTLED, ...args],
         env: { GATEWAY_ENCRYPTION_KEY: encryptionKey, FAULTS_UPSTREAM_KEY: "upstream-secret" },
       });
     const first = await start(true);
@@ -111,12 +111,16 @@ describeWithPostgres("PostgreSQL faults under load", () => {
   }
 
   /** A cluster of `count` processes reaching the database through `proxy`. */
-  const startClusterBehind = (proxy: { port: number }, count: number) =>
-    startCluster(count, (url) => {
-      const through = new URL(url);
-      through.port = String(proxy.port);
-      return through.toString();
-    });
+  const startClusterBehind = (proxy: { port: number }, count: number, args: readonly string[] = []) =>
+    startCluster(
+      count,
+      (url) => {
+        const through = new URL(url);
+        through.port = String(proxy.port);
+        return through.toString();
+      },
+      args,
+    );
 
   /** While the database is away: `/readyz` 503 naming the database, `/healthz` 200. */
   async function expectNotReady(gateways: readonly GatewayProcess[]) {
@@ -293,16 +297,18 @@ describeWithPostgres("PostgreSQL faults under load", () => {
     // The race the case above meets by chance, made certain: each termination reaches the gateway
     // in the same read as the answer before it (testkit/src/terminating-proxy.ts), whether the
     // connection just opened, or is in a transaction, a pool's statement, the LISTEN, a probe.
+    // The smallest pool, so a connection freed by an answer is most often handed straight to a
+    // request waiting for one, and a new one opened for a waiting request.
     const proxy = await startTerminatingProxy({ targetPort: server.port, adminUrl: server.url });
     try {
-      const cluster = await startClusterBehind(proxy, 3);
+      const cluster = await startClusterBehind(proxy, 3, ["--database-pool-size", "2"]);
       const attempts = await underLoad(cluster, async () => {
         proxy.arm();
-        await sleep(5000);
+        await sleep(6000);
         proxy.disarm();
       });
-      expect(proxy.terminated).toBeGreaterThan(50);
       table.push(await expectNothingLost(cluster, attempts, ANSWER_BOUND_MS + SLACK_MS, { fault: `terminated as they answer x${proxy.terminated}`, processes: 3, recoveryMs: [] }));
+      expect(proxy.terminated).toBeGreaterThan(20);
       await expectServing(cluster);
     } finally {
       await proxy.close();
