@@ -49,7 +49,7 @@ const TERMINATION_TIMEOUT_MS = 5000;
 
 /** Splits a stream of server messages (type byte, then a length that counts itself) into whole messages. */
 function messageReader(onMessages: (messages: Buffer[]) => void): (chunk: Buffer) => void {
-  let pending = Buffer.alloc(0);
+  let pending: Buffer = Buffer.alloc(0);
   return (chunk) => {
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     const messages: Buffer[] = [];
