@@ -90,10 +90,13 @@ describeWithPostgres("PostgreSQL faults under load", () => {
         args: ["--database-timeout", String(DATABASE_TIMEOUT_MS), "--config", join(workDir, "upstream.json"), "--log-level", "warn", "--drain-timeout", "1", ...UNTHROTTLED, ...args],
         env: { GATEWAY_ENCRYPTION_KEY: encryptionKey, FAULTS_UPSTREAM_KEY: "upstream-secret" },
       });
-    const first = await start(true);
-    const rest = await Promise.all(Array.from({ length: count - 1 }, () => start(false)));
-    const gateways = [first, ...rest];
-    running = gateways;
+    // Each process is stopped after the test even when another one fails to start (else jest waits on it for ever).
+    running = [await start(true)];
+    const rest = await Promise.allSettled(Array.from({ length: count - 1 }, () => start(false)));
+    for (const outcome of rest) if (outcome.status === "fulfilled") running.push(outcome.value);
+    const failed = rest.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
+    const gateways = running;
     return { ...(await withMeteredKey(gateways)), databaseUrl: direct };
   }
 
