@@ -79,8 +79,10 @@ export async function expectNothingLost(
 ): Promise<FaultRow> {
   const statuses = statusTable(attempts);
   for (const gateway of cluster.gateways) {
-    expect(gateway.child.exitCode).toBeNull();
-    expect(gateway.child.signalCode).toBeNull();
+    const { exitCode, signalCode } = gateway.child;
+    // With the end of what it printed, so a process that died says why.
+    const lastWords = exitCode !== null || signalCode !== null ? gateway.output().slice(-2000) : undefined;
+    expect({ exitCode, signalCode, lastWords }).toEqual({ exitCode: null, signalCode: null, lastWords: undefined });
     expect(gateway.output()).not.toMatch(/Unhandled|uncaught/i);
   }
   const unexpected = attempts.filter((attempt) => !(attempt.status === 200 || attempt.status === 201 || (attempt.status === 503 && attempt.code === "database_unavailable")));

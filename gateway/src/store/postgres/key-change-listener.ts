@@ -76,7 +76,7 @@ export class KeyChangeNotifications implements KeyChangeFeed {
 
   async #listen(): Promise<void> {
     const client = this.#connect();
-    // Without a handler, an error on an idle connection would end the process.
+    // Heard from before it connects to after it ends (a handler of the client's own keeps the process alive).
     client.on("error", () => this.#lost(client));
     client.on("end", () => this.#lost(client));
     client.on("notification", (message) => {

@@ -52,6 +52,7 @@ import { SecretUseTables } from "../secret-use-tables";
 import { postgresStatement, type SqlRunner } from "../events/sql-runner";
 import { databaseFaultReason } from "../faults";
 import { DatabaseBreaker } from "./breaker";
+import { connectionFailure, GuardedClient } from "./guarded-client";
 import { InDoubtSettles } from "./in-doubt-settles";
 
 /** Options of {@link openPostgresStore}. */
@@ -97,13 +98,14 @@ const MAX_ATTEMPTS = 5;
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
   checkDatabaseUrl(url);
   const connection = connectionConfig(url, options);
-  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
-  // An idle connection that breaks is dropped by the pool, which opens a new one when needed;
-  // without a handler, its error would end the process. (A borrowed one: see #borrow.)
+  // Each connection listens for its own errors all its life (guarded-client.ts), whoever holds it.
+  const pool = new pg.Pool({ ...connection, Client: GuardedClient, max: options.poolSize ?? 10 });
+  // An idle connection that breaks is dropped by the pool, which opens a new one when needed, and
+  // says so here; without a handler, that would end the process.
   pool.on("error", () => undefined);
   // Named apart, so an operator can tell the listening connection from the pool's in pg_stat_activity.
   const notifications = new KeyChangeNotifications(
-    () => new pg.Client({ ...connection, application_name: KEY_CHANGES_APPLICATION_NAME }),
+    () => new GuardedClient({ ...connection, application_name: KEY_CHANGES_APPLICATION_NAME }),
     options.keyChangeTiming,
   );
   try {
@@ -143,9 +145,8 @@ function connectionConfig(url: string, options: PostgresStoreOptions): pg.Client
  */
 async function migrateOnOwnConnection(connection: pg.ClientConfig): Promise<void> {
   const { statement_timeout: _statement, query_timeout: _query, ...untimed } = connection;
-  const client = new pg.Client({ ...untimed, application_name: "gateway migrations" });
-  // Its errors reject the migration's queries; without a handler they would end the process too.
-  client.on("error", () => undefined);
+  // Its errors reject the migration's queries; it listens for them so they end nothing else.
+  const client = new GuardedClient({ ...untimed, application_name: "gateway migrations" });
   await client.connect();
   try {
     await migrate(client);
@@ -256,27 +257,21 @@ class PostgresStore implements Store {
   }
 
   /**
-   * A pooled connection for a unit of work. While borrowed, the pool no longer listens for its
-   * errors, and a connection lost then (the server stopped, a backend terminated) emits an
-   * 'error' that would end the process: it is listened for here until the connection goes back,
-   * and a connection that failed goes back broken, so the pool discards it.
+   * A pooled connection for a unit of work. A connection lost while borrowed (the server stopped,
+   * a backend terminated) is known by the error it heard (guarded-client.ts), even one lost before
+   * the borrower got it, and goes back broken, so the pool discards it.
    */
   async #borrow(): Promise<{ client: pg.PoolClient; release(error?: Error): void; broken(): Error | undefined }> {
     const client = await this.#pool.connect();
-    let failure: Error | undefined;
     let released = false;
-    const onError = (error: Error) => {
-      failure ??= error;
-    };
-    client.on("error", onError);
+    const broken = () => connectionFailure(client);
     return {
       client,
-      broken: () => failure,
+      broken,
       release: (error) => {
         if (released) return;
         released = true;
-        client.off("error", onError);
-        client.release(failure ?? error);
+        client.release(broken() ?? error);
       },
     };
   }
