@@ -63,7 +63,7 @@ describe("ApiKey and the use of its secrets", () => {
     // The first rotation has no previous secret to cut off: no warning.
     trigger = 2;
     const quiet = await preview(stack);
-    expect(quiet.output).not.toContain("still in use");
+    expect(quiet.output + quiet.errors).not.toContain("still in use");
     const second = secretOf((await up(stack)).result);
     const rotated = await outside.apiKeys.get(keyId);
     expect(rotated.previousSecret).toMatchObject({ retireWhenIdleSeconds: 900, retiredAt: null, requestsSinceRotation: 0 });
@@ -89,12 +89,13 @@ describe("ApiKey and the use of its secrets", () => {
     await refresh(stack, { expectNoChanges: true });
     expect(((await stateOf(stack)).previousSecret as PreviousSecretUse).requestsSinceRotation).toBe(2);
 
-    // A rotation now would end the old secret at once: the update warns, naming billing. (The
-    // provider warns from `diff` in a preview too, through the engine's log service, and the
-    // engine takes it, but `pulumi preview` does not print it: see docs/provider.md.)
+    // A rotation now would end the old secret at once: the plan warns, naming billing (the engine
+    // prints a warning on stderr, beside the diff on stdout), and so does the update.
     trigger = 3;
     const plan = await preview(stack);
     expect(plan.result.changeSummary).toMatchObject({ update: 1 });
+    expect(plan.errors).toContain(`warning: key ${keyId}: this update rotates the key while its previous secret (${previous.hint}) is still in use`);
+    expect(plan.errors).toMatch(/by "billing-service\/1\.0" from [^ ]+ \(last seen [^,]+, 2 requests\)/);
     // A warning, not a failure: the update goes ahead, and billing is cut off.
     const third = await up(stack);
     expect(third.output).toContain(`warning: key ${keyId}: this update rotates the key while its previous secret (${previous.hint}) is still in use`);
