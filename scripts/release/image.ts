@@ -123,14 +123,24 @@ function productionDependencies(repoRoot: string): string[] {
  */
 function stageApp(repoRoot: string, appDir: string): void {
   const staged = join(appDir, ".staged");
-  stagePackage("@gateway-keys/gateway", readWorkspaces(repoRoot), staged, join(repoRoot, "LICENSE"));
+  const workspaces = readWorkspaces(repoRoot);
+  stagePackage("@gateway-keys/gateway", workspaces, staged, join(repoRoot, "LICENSE"));
   mkdirSync(join(appDir, "node_modules"), { recursive: true });
   renameSync(join(staged, "node_modules", "@gateway-keys"), join(appDir, "node_modules", "@gateway-keys"));
   rmSync(join(staged, "node_modules"), { recursive: true });
   renameSync(staged, join(appDir, "gateway"));
+  // A workspace package's own dependencies (sdk/node_modules/…, where its version differs from the
+  // root's) go beside it where it is staged (node_modules/@gateway-keys/sdk/node_modules/…).
+  const stagedAt = new Map(
+    [...workspaces]
+      .filter(([name]) => name !== "@gateway-keys/gateway")
+      .map(([name, { dir }]) => [relative(repoRoot, dir) + sep, join("node_modules", name) + sep] as const),
+  );
   for (const folder of productionDependencies(repoRoot)) {
     const source = join(repoRoot, folder);
-    cpSync(source, join(appDir, folder), {
+    const workspace = [...stagedAt.keys()].find((prefix) => folder.startsWith(prefix));
+    const target = workspace === undefined ? folder : stagedAt.get(workspace)! + folder.slice(workspace.length);
+    cpSync(source, join(appDir, target), {
       recursive: true,
       filter: (path) => !UNSHIPPED.test(path) && relative(source, path).split(sep)[0] !== "node_modules",
     });

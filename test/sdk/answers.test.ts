@@ -50,6 +50,8 @@ describe("answers that fit the contract", () => {
       budgetAlertThresholds: [],
       expiryWarningSeconds: null,
       rotateAfterSeconds: null,
+      currentSecret: null,
+      previousSecret: null,
       secret: NEW_SECRET,
     });
     await done();
