@@ -1,5 +1,5 @@
 import type { PreviousSecretUse, SecretClient, SecretUse } from "@gateway-keys/contract";
-import type { PreviousSecretRetireReason, SecretFigures, StoredSecretClient } from "../store/secret-use-tables";
+import { NO_FIGURES, type PreviousSecretRetireReason, type SecretFigures, type StoredSecretClient } from "../store/secret-use-tables";
 import type { PreviousSecretTerms, StoredApiKey } from "../store/types";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -8,9 +8,8 @@ const isoOrNull = (ms: number | null): string | null => (ms === null ? null : is
 /** A stored secret's figures by its hash (hex): what {@link secretUseOf} reads a key's from. */
 export type SecretFiguresByHash = ReadonlyMap<string, SecretFigures>;
 
-const NO_FIGURES: SecretFigures = { lastUsedAt: null, requests: 0, clients: [] };
-
-function wireClient(client: StoredSecretClient): SecretClient {
+/** A stored client as the wire shows it. */
+export function wireClient(client: StoredSecretClient): SecretClient {
   return {
     userAgent: client.userAgent,
     address: client.address,

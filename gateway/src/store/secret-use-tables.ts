@@ -39,6 +39,9 @@ export interface SecretFigures {
   clients: StoredSecretClient[];
 }
 
+/** The figures of a secret nothing has presented yet. */
+export const NO_FIGURES: SecretFigures = { lastUsedAt: null, requests: 0, clients: [] };
+
 /** Figures per key id, then per secret hash (hex). */
 export type KeySecretFigures = Map<string, Map<string, SecretFigures>>;
 

@@ -2,7 +2,8 @@ import type { PreviousSecretRetiredData, PreviousSecretInUseData } from "@gatewa
 import type { z } from "zod";
 import { recordChange } from "../audit/record";
 import type { AuditOrigin } from "../audit/chain";
-import type { PreviousSecretRetireReason, SecretFigures } from "../store/secret-use-tables";
+import { NO_FIGURES, type PreviousSecretRetireReason, type SecretFigures } from "../store/secret-use-tables";
+import { wireClient } from "../keys/secret-use";
 import { previousSecretLive } from "../keys/key-records";
 import type { StoredApiKey, StoreTransaction } from "../store/types";
 import type { AlertSubject } from "./alerts";
@@ -13,6 +14,18 @@ const isoOrNull = (ms: number | null): string | null => (ms === null ? null : is
 
 /** The gateway itself, as the actor of what it decides on its own (a warning sent, a secret retired). */
 const SYSTEM: AuditOrigin = { actor: { kind: "system", id: "gateway", hint: null }, idempotencyKey: null, requestId: null };
+
+/** The audit event of what the gateway decided about a key's previous secret: the key's version stays. */
+function recordSystemChange(
+  tx: StoreTransaction,
+  key: PreviousSecretSubject,
+  action: "previous_secret_retired" | "previous_secret_in_use",
+  changes: Record<string, { old: unknown; new: unknown }>,
+  now: number,
+): Promise<unknown> {
+  const change = { ownerId: key.ownerId, action, keyId: key.id, webhookId: null, versionBefore: key.version, versionAfter: key.version, changes, time: now };
+  return recordChange(tx, change, SYSTEM, key.labels);
+}
 
 /** The key a previous-secret event is about: who it is, and its version (which the event does not change). */
 export interface PreviousSecretSubject extends AlertSubject {
@@ -43,21 +56,10 @@ export async function announcePreviousSecretRetired(
     requestsSinceRotation: previous.figures.requests,
   };
   await enqueueEvent(tx, { ownerId: key.ownerId, type: "key.previous_secret_retired", keyLabels: key.labels, data, at: now });
-  await recordChange(
-    tx,
-    {
-      ownerId: key.ownerId,
-      action: "previous_secret_retired",
-      keyId: key.id,
-      webhookId: null,
-      versionBefore: key.version,
-      versionAfter: key.version,
-      changes: { previousSecretRetiredAt: { old: null, new: iso(retiredAt) }, previousSecretRetiredReason: { old: null, new: reason } },
-      time: now,
-    },
-    SYSTEM,
-    key.labels,
-  );
+  await recordSystemChange(tx, key, "previous_secret_retired", {
+    previousSecretRetiredAt: { old: null, new: iso(retiredAt) },
+    previousSecretRetiredReason: { old: null, new: reason },
+  }, now);
 }
 
 /**
@@ -82,30 +84,10 @@ export async function warnPreviousSecretInUse(
     expiresAt: iso(previous.expiresAt),
     lastUsedAt: isoOrNull(previous.figures.lastUsedAt),
     requestsSinceRotation: previous.figures.requests,
-    clients: clients.map((client) => ({
-      userAgent: client.userAgent,
-      address: client.address,
-      firstSeenAt: iso(client.firstSeenAt),
-      lastSeenAt: iso(client.lastSeenAt),
-      requests: client.requests,
-    })),
+    clients: clients.map(wireClient),
   };
   await enqueueEvent(tx, { ownerId: key.ownerId, type: "key.previous_secret_in_use", keyLabels: key.labels, data, at: now });
-  await recordChange(
-    tx,
-    {
-      ownerId: key.ownerId,
-      action: "previous_secret_in_use",
-      keyId: key.id,
-      webhookId: null,
-      versionBefore: key.version,
-      versionAfter: key.version,
-      changes: {},
-      time: now,
-    },
-    SYSTEM,
-    key.labels,
-  );
+  await recordSystemChange(tx, key, "previous_secret_in_use", {}, now);
   return true;
 }
 
@@ -131,7 +113,7 @@ export async function recordSecretChange(
   await announcePreviousSecretRetired(
     tx,
     { ...before, version: after.version },
-    { hint: ended.hint, figures: figures ?? { lastUsedAt: null, requests: 0, clients: [] } },
+    { hint: ended.hint, figures: figures ?? NO_FIGURES },
     now,
     reason,
     now,

@@ -1,10 +1,9 @@
 import { previousSecretInUse } from "@gateway-keys/contract";
 import { previousSecretUseOf } from "../keys/secret-use";
-import type { SecretFigures } from "../store/secret-use-tables";
+import { NO_FIGURES } from "../store/secret-use-tables";
 import type { PreviousSecretTerms, Store } from "../store/types";
 import { announcePreviousSecretRetired, warnPreviousSecretInUse } from "./previous-secret-alerts";
 
-const NO_FIGURES: SecretFigures = { lastUsedAt: null, requests: 0, clients: [] };
 
 /** What the scan needs besides the store. */
 export interface PreviousSecretScanOptions {
