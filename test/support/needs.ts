@@ -22,7 +22,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromiumUnavailableReason } from "@gateway-keys/testkit/browser";
+import { chromiumUnavailableReason } from "@gateway-keys/testkit/chromium";
 import { postgresUnavailableReason } from "@gateway-keys/testkit/postgres";
 import { REPO_ROOT } from "@gateway-keys/testkit/repo-root";
 import type { SetupPart } from "../../scripts/test-parts.ts";
