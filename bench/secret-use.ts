@@ -3,15 +3,10 @@
  * through three gateways configured alike (bench/lib/gateway-paths.ts: an `openai` provider, every
  * key policy on, request and response logged on a SQLite file) to the same upstream, each in its own
  * worker thread: one tracking which secret each request used and from which client, and two with
- * tracking off (the internal `secretUse.track: false`) — the baseline and a control.
- *
- * The three are loaded at the same time, 8 connections each, round after round: whatever else the
- * machine runs during a round falls on all three alike, where gateways measured one after the other
- * each meet a different spell of a shared machine. The control is the same gateway as the baseline,
- * so its ratio to the baseline is the measurement's own noise and bias (ideally 1.000): read the
- * tracked ratio against it. Beside throughput, each gateway thread's own CPU time per request (read
- * from /proc), which moves much less with what else runs. Each figure is a median over the rounds.
- * Afterwards the tracked gateway's key must show the requests it counted, and the others none.
+ * tracking off (the internal `secretUse.track: false`) — the baseline and a control — measured side
+ * by side (bench/lib/side-by-side.ts: all three loaded at once, 8 connections each, the control's
+ * ratio showing the measurement's noise). Each figure is a median over the rounds. Afterwards the
+ * tracked gateway's key must show the requests it counted, and the others none.
  *
  * Run: npm run bench -- secret-use        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8)
  * Target (issue 36): tracking costs < 2% of whole-chat throughput (ratio ≥ 0.98).
@@ -22,8 +17,7 @@ import { ApiKey } from "@gateway-keys/contract";
 import { SecretUseTracker } from "@gateway-keys/gateway/dist/keys/secret-use-tracker.js";
 import type { Store, StoredApiKey } from "@gateway-keys/gateway";
 import { chatTarget, MODEL, startWorker } from "./lib/gateway-paths.ts";
-import { loadWhole, type WholeCell } from "./lib/load.ts";
-import { threadCpuSeconds } from "./lib/process-cpu.ts";
+import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, requestsPerSecond, type SideCell, type SideVariant } from "./lib/side-by-side.ts";
 import { median, printTable } from "./lib/report.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -69,22 +63,11 @@ export async function main(): Promise<void> {
   try {
     const target = (variant: Variant) =>
       chatTarget(gateways[variant].url, { authorization: `Bearer ${gateways[variant].secret}`, "user-agent": `bench-secret-use/${variant}` }, MODEL, false);
-    /** One round: the three gateways loaded at once; each one's figures and its thread's CPU microseconds per answered request. */
-    type Cell = WholeCell & { cpuMicrosPerRequest: number };
-    const round = async (seconds: number): Promise<Record<Variant, Cell>> => {
-      const cpuBefore = VARIANTS.map((variant) => threadCpuSeconds(gateways[variant].threadStat!));
-      const cells = await Promise.all(VARIANTS.map((variant) => loadWhole(target(variant), CONNECTIONS_EACH, seconds)));
-      return Object.fromEntries(
-        VARIANTS.map((variant, i) => {
-          const cpu = threadCpuSeconds(gateways[variant].threadStat!) - cpuBefore[i]!;
-          return [variant, { ...cells[i]!, cpuMicrosPerRequest: (cpu * 1e6) / cells[i]!.latencies.length }];
-        }),
-      ) as Record<Variant, Cell>;
-    };
-    await round(WARM_SECONDS);
-    const rounds: Record<Variant, Cell>[] = [];
-    for (let i = 0; i < ROUNDS; i++) rounds.push(await round(SECONDS));
-    const errors = rounds.reduce((sum, cells) => sum + VARIANTS.reduce((cellSum, variant) => cellSum + cells[variant].errors, 0), 0);
+    const rounds = await measureSideBySide(
+      Object.fromEntries(VARIANTS.map((variant) => [variant, { target: target(variant), threadStat: gateways[variant].threadStat! }])) as Record<Variant, SideVariant>,
+      { rounds: ROUNDS, seconds: SECONDS, warmSeconds: WARM_SECONDS, connections: CONNECTIONS_EACH },
+    );
+    const errors = errorsOf(rounds);
 
     // Past one flush interval (2 s): the tracked gateway has written what it counted.
     await new Promise((resolve) => setTimeout(resolve, 2500));
@@ -92,9 +75,9 @@ export async function main(): Promise<void> {
       await Promise.all(VARIANTS.map(async (variant) => [variant, (await keyRecord(gateways[variant].url, gateways[variant].provisioningKey!)).currentSecret?.requestsSinceRotation ?? 0])),
     ) as Record<Variant, number>;
 
-    const ratioOf = (variant: Variant, figure: (cell: Cell) => number) => median(rounds.map((cells) => figure(cells[variant]) / figure(cells.baseline)));
-    const rate = (cell: Cell) => cell.requestsPerSecond;
-    const cpu = (cell: Cell) => cell.cpuMicrosPerRequest;
+    const ratioOf = (variant: Variant, figure: (cell: SideCell) => number) => medianRatio(rounds, variant, "baseline", figure);
+    const rate = requestsPerSecond;
+    const cpu = cpuPerRequest;
     console.log(`load average while measuring (1, 5, 15 min): ${loadavg().map((load) => load.toFixed(1)).join(", ")} on ${cpus().length} cores`);
     printTable(
       `secret use tracking: whole chat, three gateways loaded at once (${CONNECTIONS_EACH} connections each), ${ROUNDS} rounds of ${SECONDS} s`,
