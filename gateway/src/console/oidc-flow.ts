@@ -140,10 +140,14 @@ function library(): Promise<typeof OpenIdClient> {
   return import("openid-client");
 }
 
-/** An error's message and code, never its response body (it may hold a token). */
+/**
+ * An error's message and code, and its cause's (openid-client wraps the check that failed, e.g.
+ * `unexpected "state" response parameter value`); never a response body (it may hold a token).
+ */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return "unknown error";
   const code = (error as { code?: unknown }).code;
   const providerError = (error as { error?: unknown }).error;
-  return [typeof providerError === "string" ? providerError : undefined, error.message, typeof code === "string" ? `(${code})` : undefined].filter(Boolean).join(": ");
+  const own = [typeof providerError === "string" ? providerError : undefined, error.message, typeof code === "string" ? `(${code})` : undefined].filter(Boolean).join(" ");
+  return error.cause instanceof Error ? `${own}: ${describe(error.cause)}` : own;
 }
