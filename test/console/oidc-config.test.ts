@@ -38,9 +38,10 @@ function oidcFile(name: string, content: object): string {
 }
 
 test("a file with a wrong field is refused, naming the field and what is allowed, and never the secret", () => {
-  const file = oidcFile("bad.json", { ...VALID, redirectUrl: "https://gateway.example.com/elsewhere", access: [{ claim: "groups", value: "x", owners: [] }], extra: 1 });
+  const file = oidcFile("bad.json", { ...VALID, issuer: "http://login.example.com", redirectUrl: "https://gateway.example.com/elsewhere", access: [{ claim: "groups", value: "x", owners: [] }], extra: 1 });
   const stderr = refusedStart(["--console", "--console-oidc", file], { GATEWAY_CONSOLE_OIDC_CLIENT_SECRET: "s3cret-value" });
   expect(stderr).toContain(`the console OIDC file ${file} is not valid`);
+  expect(stderr).toContain("issuer: expected an https URL (plain http only on 127.0.0.1, ::1 or localhost)");
   expect(stderr).toContain("redirectUrl: expected the gateway's /console/oidc/callback URL");
   expect(stderr).toContain("access[0].owners: must name at least one owner");
   expect(stderr).toContain("unknown field(s) extra");

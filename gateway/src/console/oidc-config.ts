@@ -18,6 +18,12 @@ export const OidcAccessRule = z.strictObject({
 });
 export type OidcAccessRule = z.infer<typeof OidcAccessRule>;
 
+/** Whether a URL names this machine: the one place plain http can carry a provider's answers safely. */
+export function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === "127.0.0.1" || host === "localhost" || host === "[::1]";
+}
+
 const HttpUrl = z.url({ protocol: /^https?$/, error: "expected an http(s) URL" });
 
 /**
@@ -26,8 +32,11 @@ const HttpUrl = z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }
  * the file names a file holding it, else it comes from {@link OIDC_CLIENT_SECRET_ENV}.
  */
 export const OidcConfigFile = z.strictObject({
-  /** The provider's issuer identifier: its discovery document is `<issuer>/.well-known/openid-configuration`. */
-  issuer: HttpUrl,
+  /**
+   * The provider's issuer identifier: its discovery document is `<issuer>/.well-known/openid-configuration`.
+   * `https`, but for a provider on the loopback address (a developer's, a test's).
+   */
+  issuer: HttpUrl.refine((url) => url.startsWith("https:") || isLoopbackUrl(url), { error: "expected an https URL (plain http only on 127.0.0.1, ::1 or localhost)" }),
   clientId: z.string().min(1).max(500),
   /** A file holding the client secret (a mounted secret); without it, the variable. */
   clientSecretFile: z.string().min(1).optional(),

@@ -1,7 +1,7 @@
 import type * as OpenIdClient from "openid-client" with { "resolution-mode": "import" };
 import type { ConsolePerson } from "../context";
 import type { ReplyCipher } from "../crypto";
-import { ownersAllowed, type OidcSettings } from "./oidc-config";
+import { isLoopbackUrl, ownersAllowed, type OidcSettings } from "./oidc-config";
 
 /** How long a browser has between leaving for the provider and coming back: long enough to type a password and a second factor. */
 export const LOGIN_LIFETIME_MS = 10 * 60 * 1000;
@@ -115,7 +115,7 @@ export class OidcRelyingParty {
       .then((client) =>
         client.discovery(new URL(this.settings.issuer), this.settings.clientId, this.settings.clientSecret, undefined, {
           // Plain http only for a provider on this machine (a test's, a developer's); anywhere else it must be https.
-          ...(isLoopback(this.settings.issuer) ? { execute: [client.allowInsecureRequests] } : {}),
+          ...(isLoopbackUrl(this.settings.issuer) ? { execute: [client.allowInsecureRequests] } : {}),
         }),
       )
       .catch((error: unknown) => {
@@ -124,11 +124,6 @@ export class OidcRelyingParty {
       });
     return this.configuration;
   }
-}
-
-function isLoopback(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === "127.0.0.1" || host === "localhost" || host === "[::1]";
 }
 
 /**
