@@ -83,6 +83,7 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
   let gateway: GatewayProcess;
   let browser: Browser;
   const provisioningKeys: Record<string, string> = {};
+  let keySessionCookie: string;
   const keyNames: Record<string, string[]> = { search: ["search indexer", "search ranker"], ads: ["ads bidder"] };
   /** What crossed the browser on the way back from the provider: code and state, which the log must not hold. */
   const callbackUrls: string[] = [];
@@ -111,6 +112,12 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
         "  - { claim: groups, value: platform, owners: [search, ads] }",
       ].join("\n"),
     );
+    // A provisioning key's console session, made while its sign-in was on (same database, same sealing key).
+    const keyConsole = await startGatewayProcess({ dbPath, args: ["--console"] });
+    const signedIn = await call(keyConsole.url, "POST", "/console/session", { body: { provisioningKey: provisioningKeys.search } });
+    keySessionCookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+    expect((await call(keyConsole.url, "GET", "/v1/account/api-keys", { headers: { cookie: keySessionCookie } })).status).toBe(200);
+    await keyConsole.stop();
     gateway = await startGatewayProcess({
       dbPath,
       args: ["--port", String(port), "--console", "--console-oidc", join(dir, "oidc.yaml"), "--no-console-key-sign-in", "--log-level", "info"],
@@ -266,7 +273,7 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
     await context.close();
   });
 
-  test("the provisioning-key sign-in is turned off: not offered, and refused", async () => {
+  test("the provisioning-key sign-in is turned off: not offered, refused, and its sessions read nothing", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${gateway.url}/console`);
@@ -274,6 +281,9 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
     expect(await page.getByLabel("Provisioning key").count()).toBe(0);
     const refused = await call(gateway.url, "POST", "/console/session", { body: { provisioningKey: provisioningKeys.search } });
     expectError(refused, 403, "key_sign_in_disabled");
+    // A key's session made while the key sign-in was on reads nothing more.
+    expectError(await call(gateway.url, "GET", "/v1/account/api-keys", { headers: { cookie: keySessionCookie } }), 401, "invalid_credentials");
+    expect((await call(gateway.url, "GET", "/console/session", { headers: { cookie: keySessionCookie } })).status).toBe(401);
     await context.close();
   });
 
@@ -281,7 +291,8 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
     const signIns = async (owner: string) => {
       const page = await call<ListPage<AuditEvent>>(gateway.url, "GET", "/v1/account/audit-events?action=console_sign_in&limit=100", { bearer: provisioningKeys[owner] });
       expect(page.status).toBe(200);
-      return page.body.data;
+      // The key's sign-in of beforeAll is there too, as a `console` actor.
+      return page.body.data.filter((event) => event.actor.kind === "person");
     };
     const [search, ads] = await Promise.all([signIns("search"), signIns("ads")]);
     // alice twice, carol once: refused sign-ins (no owner, a tampered state, another issuer) are not sign-ins.
