@@ -59,7 +59,7 @@ export const oidcRoutes: FastifyPluginAsync<{ ctx: GatewayContext; oidc: OidcSet
       throw error;
     }
     writeLoginCookie(reply, request, sealLogin(ctx.cipher, started.login));
-    return reply.code(303).header("cache-control", "no-store").redirect(started.url.href, 303);
+    return reply.header("cache-control", "no-store").redirect(started.url.href, 303);
   });
 
   app.get(`${LOGIN_PATH}/callback`, { schema: { hide: true } }, async (request, reply) => {
@@ -69,7 +69,7 @@ export const oidcRoutes: FastifyPluginAsync<{ ctx: GatewayContext; oidc: OidcSet
     // Whatever happens next, this login is spent: a callback is never replayed against it.
     writeLoginCookie(reply, request, undefined);
     if (!login) return refusalPage(reply, 400, "This sign-in was not started here, or took longer than ten minutes. Start again from the console.");
-    const query = request.url.slice(request.url.indexOf("?") + 1 || request.url.length);
+    const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "";
     let signedIn: SignedInPerson;
     try {
       signedIn = await relyingParty.finish(query, login);
