@@ -7,6 +7,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +25,7 @@ const describeWithBrowser = describeWith("chromium");
 
 const CLIENT_ID = "gateway-console";
 const CLIENT_SECRET = "test-client-secret-3f9a1c7e5b2d";
+const SECOND_CLIENT_ID = "gateway-console-second";
 const ACCOUNTS = {
   alice: { email: "alice@example.com", groups: ["search-team", "everyone"] },
   carol: { email: "carol@example.com", groups: ["platform"] },
@@ -76,6 +78,50 @@ function createProvisioningKey(dbPath: string, ownerId: string): string {
   return key;
 }
 
+/**
+ * A provider that poses as another: it answers for `provider` through its own address, with the
+ * discovery document's `issuer` made its own, and leaves out the authorization response's `iss`
+ * (RFC 9207) on the way back. A gateway configured with this address as its issuer is then handed
+ * ID tokens whose `iss` is `provider`'s: an ID token from another issuer, and only the ID token's
+ * own check can refuse it.
+ */
+async function startPosingProvider(provider: TestProvider): Promise<{ issuer: string; server: Server }> {
+  const server = createHttpServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const relay = async (request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !["host", "connection", "content-length"].includes(name))) as Record<string, string>;
+    const answer = await fetch(provider.issuer + request.url, {
+      method: request.method!,
+      headers,
+      redirect: "manual",
+      ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+    });
+    let body = Buffer.from(await answer.arrayBuffer());
+    if (request.url === "/.well-known/openid-configuration") {
+      const metadata = JSON.parse(body.toString()) as Record<string, unknown>;
+      const { authorization_response_iss_parameter_supported: _dropped, ...rest } = metadata;
+      body = Buffer.from(JSON.stringify({ ...rest, issuer, authorization_endpoint: `${issuer}/auth` }));
+    }
+    // The provider's pages post to its own address: to this one instead, so the way back passes here too.
+    if (answer.headers.get("content-type")?.startsWith("text/html")) body = Buffer.from(body.toString().replaceAll(provider.issuer, issuer));
+    const location = answer.headers.get("location");
+    const out: Record<string, string | string[]> = { "content-type": answer.headers.get("content-type") ?? "text/plain", "set-cookie": answer.headers.getSetCookie() };
+    if (location) {
+      const moved = new URL(location.replace(provider.issuer, issuer), issuer);
+      moved.searchParams.delete("iss");
+      out.location = moved.href;
+    }
+    response.writeHead(answer.status, out).end(body);
+  };
+  server.on("request", (request, response) => {
+    relay(request, response).catch(() => response.writeHead(502).end());
+  });
+  return { issuer, server };
+}
+
 describeWithBrowser("console sign-in with OpenID Connect", () => {
   let dir: string;
   let provider: TestProvider;
@@ -84,6 +130,8 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
   let browser: Browser;
   const provisioningKeys: Record<string, string> = {};
   let keySessionCookie: string;
+  /** The second gateway's callback (the ID-token-issuer test), registered with the provider as a second client. */
+  let secondRedirectUrl: string;
   const keyNames: Record<string, string[]> = { search: ["search indexer", "search ranker"], ads: ["ads bidder"] };
   /** What crossed the browser on the way back from the provider: code and state, which the log must not hold. */
   const callbackUrls: string[] = [];
@@ -95,9 +143,11 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
     [provider, otherProvider] = await Promise.all([startProvider(), startProvider()]);
     const port = await freePort();
     const redirectUrl = `http://127.0.0.1:${port}/console/oidc/callback`;
-    const client = { client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [redirectUrl], grant_types: ["authorization_code"], response_types: ["code"] };
+    secondRedirectUrl = `http://127.0.0.1:${await freePort()}/console/oidc/callback`;
+    const client = (clientId: string, redirect: string) => ({ client_id: clientId, client_secret: CLIENT_SECRET, redirect_uris: [redirect], grant_types: ["authorization_code"], response_types: ["code"] });
     // The other issuer knows the same client: only its identity tells its answers apart.
-    await Promise.all([provider, otherProvider].map((each) => each.configure({ clients: [client], accounts: ACCOUNTS })));
+    const clients = [client(CLIENT_ID, redirectUrl), client(SECOND_CLIENT_ID, secondRedirectUrl)];
+    await Promise.all([provider, otherProvider].map((each) => each.configure({ clients, accounts: ACCOUNTS })));
     writeFileSync(join(dir, "client-secret"), `${CLIENT_SECRET}\n`, { mode: 0o600 });
     writeFileSync(
       join(dir, "oidc.yaml"),
@@ -271,6 +321,36 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
     expect(await page.getByRole("alert").textContent()).toMatch(/"iss"/);
     expect(await sessionCookie(context)).toBeUndefined();
     await context.close();
+  });
+
+  test("an ID token from another issuer than the configured one is refused, and gets no session", async () => {
+    // A second gateway trusts the posing provider; the real one behind it signs the ID token.
+    const posing = await startPosingProvider(provider);
+    const secondDir = mkdtempSync(join(tmpdir(), "console-oidc-posing-"));
+    writeFileSync(
+      join(secondDir, "oidc.json"),
+      JSON.stringify({ issuer: posing.issuer, clientId: SECOND_CLIENT_ID, redirectUrl: secondRedirectUrl, scopes: ["openid", "email", "groups"], access: [{ claim: "groups", value: "search-team", owners: ["search"] }] }),
+    );
+    const second = await startGatewayProcess({
+      args: ["--port", String(new URL(secondRedirectUrl).port), "--console", "--console-oidc", join(secondDir, "oidc.json")],
+      env: { GATEWAY_CONSOLE_OIDC_CLIENT_SECRET: CLIENT_SECRET },
+    });
+    try {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${second.url}/console/oidc/login`);
+      expect(new URL(page.url()).origin).toBe(posing.issuer);
+      await loginAtProvider(page, "alice");
+      await page.getByRole("heading", { name: "Sign-in refused" }).waitFor();
+      expect(await page.getByRole("alert").textContent()).toMatch(/unexpected JWT "iss" \(issuer\) claim value/);
+      expect((await context.cookies(second.url)).find((cookie) => cookie.name === "gateway_console")).toBeUndefined();
+      await context.close();
+    } finally {
+      await second.stop();
+      posing.server.closeAllConnections();
+      posing.server.close();
+      rmSync(secondDir, { recursive: true, force: true });
+    }
   });
 
   test("the provisioning-key sign-in is turned off: not offered, refused, and its sessions read nothing", async () => {
