@@ -12,8 +12,8 @@ const GATEWAY_LAYERS = [
   ["upstream", "metering"],
   ["store"],
   ["http", "keys", "encryption-key.ts"],
-  // Wires (reading, relaying, translating, answering) and the operator's side (metrics, health, OpenAPI).
-  ["inference", "ops"],
+  // Wires (reading, relaying, translating, answering) and the operator's side (metrics, health, traces, OpenAPI).
+  ["inference", "ops", "telemetry"],
   ["models"],
   ["context.ts"],
   // The audit trail and webhooks (outbox, deliverer, alerts) use the context, store and metrics.
@@ -53,7 +53,7 @@ const CONSOLE_LAYERS = [["api.ts", "format.ts", "series.ts", "app.css"], ["compo
 
 /** testkit/src, bottom up: standalone helpers, what builds on them, the entry that gathers them. */
 const TESTKIT_LAYERS = [
-  ["repo-root.ts", "postgres.ts", "browser.ts", "docs.ts", "request-recorder.ts", "tcp-proxy.ts", "scripted-provider.ts"],
+  ["repo-root.ts", "free-port.ts", "chromium.ts", "postgres.ts", "jaeger.ts", "browser.ts", "docs.ts", "request-recorder.ts", "tcp-proxy.ts", "scripted-provider.ts"],
   ["engine", "gateway-process.ts", "test-gateway.ts", "scripted-azure.ts", "scripted-bedrock.ts", "scripted-google.ts"],
   ["index.ts"],
 ];

@@ -9,6 +9,7 @@ import { main as gateway } from "./gateway.ts";
 import { main as gatewayScale } from "./gateway-scale.ts";
 import { main as provider } from "./provider.ts";
 import { main as secretUse } from "./secret-use.ts";
+import { main as tracing } from "./tracing.ts";
 
 const benchmarks: Record<string, () => Promise<unknown>> = {
   "audit-cost": () => auditCost(),
@@ -17,6 +18,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   "gateway-scale": () => gatewayScale(),
   provider: () => provider(),
   "secret-use": () => secretUse(),
+  tracing: () => tracing(),
 };
 
 const asked = process.argv.slice(2);

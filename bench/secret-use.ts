@@ -1,17 +1,14 @@
 /**
  * What tracking each secret's use costs (extension `secret_use`, issue 36): whole Chat Completions
- * at 16 connections through two gateways configured alike (bench/lib/gateway-paths.ts: an `openai`
- * provider, every key policy on, request and response logged on a SQLite file) to the same upstream,
- * one tracking which secret each request used and from which client, the other with tracking off
- * (the internal `secretUse.track: false`). Each runs in its own worker thread. After a warm-up, the
- * two take turns round after round, in alternating order, so a slower spell of this shared machine
- * falls on both; each figure is a median over the rounds and the ratio the median of the rounds'
- * ratios. Beside throughput, each gateway thread's own CPU time per request (read from /proc): on a
- * machine busy with other work, throughput swings with what else runs, while the CPU a request
- * costs the gateway thread moves much less. Afterwards the tracked gateway's key must show the
- * requests it counted, and the other's none.
+ * through three gateways configured alike (bench/lib/gateway-paths.ts: an `openai` provider, every
+ * key policy on, request and response logged on a SQLite file) to the same upstream, each in its own
+ * worker thread: one tracking which secret each request used and from which client, and two with
+ * tracking off (the internal `secretUse.track: false`) — the baseline and a control — measured side
+ * by side (bench/lib/side-by-side.ts: all three loaded at once, 8 connections each, the control's
+ * ratio showing the measurement's noise). Each figure is a median over the rounds. Afterwards the
+ * tracked gateway's key must show the requests it counted, and the others none.
  *
- * Run: npm run bench -- secret-use        (BENCH_SECONDS=N per cell, default 5; BENCH_ROUNDS, default 6)
+ * Run: npm run bench -- secret-use        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8)
  * Target (issue 36): tracking costs < 2% of whole-chat throughput (ratio ≥ 0.98).
  * The machine's load average while it ran is printed with the table: read the figures with it.
  */
@@ -20,15 +17,14 @@ import { ApiKey } from "@gateway-keys/contract";
 import { SecretUseTracker } from "@gateway-keys/gateway/dist/keys/secret-use-tracker.js";
 import type { Store, StoredApiKey } from "@gateway-keys/gateway";
 import { chatTarget, MODEL, startWorker } from "./lib/gateway-paths.ts";
-import { loadWhole, type WholeCell } from "./lib/load.ts";
-import { threadCpuSeconds } from "./lib/process-cpu.ts";
+import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, requestsPerSecond, type SideCell, type SideVariant } from "./lib/side-by-side.ts";
 import { median, printTable } from "./lib/report.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-const CONNECTIONS = 16;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+const CONNECTIONS_EACH = 8;
 const WARM_SECONDS = 2;
-const VARIANTS = ["untracked", "tracked"] as const;
+const VARIANTS = ["baseline", "control", "tracked"] as const;
 type Variant = (typeof VARIANTS)[number];
 
 /** The key's record as its gateway reports it (after the tracker's flush). */
@@ -60,78 +56,67 @@ function seenMicros(calls = 500_000): number {
 export async function main(): Promise<void> {
   const upstream = await startWorker({ role: "upstream" });
   const gateways = {
-    untracked: await startWorker({ role: "gateway", upstreamUrl: upstream.url, trackSecretUse: false }),
+    baseline: await startWorker({ role: "gateway", upstreamUrl: upstream.url, trackSecretUse: false }),
+    control: await startWorker({ role: "gateway", upstreamUrl: upstream.url, trackSecretUse: false }),
     tracked: await startWorker({ role: "gateway", upstreamUrl: upstream.url, trackSecretUse: true }),
   };
   try {
     const target = (variant: Variant) =>
       chatTarget(gateways[variant].url, { authorization: `Bearer ${gateways[variant].secret}`, "user-agent": `bench-secret-use/${variant}` }, MODEL, false);
-    for (const variant of VARIANTS) await loadWhole(target(variant), CONNECTIONS, WARM_SECONDS);
-
-    /** One gateway's cell of a round: its load figures and its thread's CPU microseconds per answered request. */
-    type Cell = WholeCell & { cpuMicrosPerRequest: number };
-    const rounds: Record<Variant, Cell>[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? VARIANTS : ([...VARIANTS].reverse() as unknown as typeof VARIANTS);
-      const cells = {} as Record<Variant, Cell>;
-      for (const variant of order) {
-        const cpuBefore = threadCpuSeconds(gateways[variant].threadStat!);
-        const cell = await loadWhole(target(variant), CONNECTIONS, SECONDS);
-        const cpu = threadCpuSeconds(gateways[variant].threadStat!) - cpuBefore;
-        cells[variant] = { ...cell, cpuMicrosPerRequest: (cpu * 1e6) / (cell.requestsPerSecond * SECONDS) };
-      }
-      rounds.push(cells);
-    }
-    const errors = rounds.reduce((sum, cells) => sum + cells.tracked.errors + cells.untracked.errors, 0);
+    const rounds = await measureSideBySide(
+      Object.fromEntries(VARIANTS.map((variant) => [variant, { target: target(variant), threadStat: gateways[variant].threadStat! }])) as Record<Variant, SideVariant>,
+      { rounds: ROUNDS, seconds: SECONDS, warmSeconds: WARM_SECONDS, connections: CONNECTIONS_EACH },
+    );
+    const errors = errorsOf(rounds);
 
     // Past one flush interval (2 s): the tracked gateway has written what it counted.
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    const counted = {
-      untracked: (await keyRecord(gateways.untracked.url, gateways.untracked.provisioningKey!)).currentSecret?.requestsSinceRotation ?? 0,
-      tracked: (await keyRecord(gateways.tracked.url, gateways.tracked.provisioningKey!)).currentSecret?.requestsSinceRotation ?? 0,
-    };
+    const counted = Object.fromEntries(
+      await Promise.all(VARIANTS.map(async (variant) => [variant, (await keyRecord(gateways[variant].url, gateways[variant].provisioningKey!)).currentSecret?.requestsSinceRotation ?? 0])),
+    ) as Record<Variant, number>;
 
+    const ratioOf = (variant: Variant, figure: (cell: SideCell) => number) => medianRatio(rounds, variant, "baseline", figure);
+    const rate = requestsPerSecond;
+    const cpu = cpuPerRequest;
     console.log(`load average while measuring (1, 5, 15 min): ${loadavg().map((load) => load.toFixed(1)).join(", ")} on ${cpus().length} cores`);
     printTable(
-      `secret use tracking: whole chat at ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per gateway, alternating (requests/s)`,
-      rounds.map((cells, round) => ({
-        round: round + 1,
-        "untracked req/s": cells.untracked.requestsPerSecond.toFixed(0),
+      `secret use tracking: whole chat, three gateways loaded at once (${CONNECTIONS_EACH} connections each), ${ROUNDS} rounds of ${SECONDS} s`,
+      rounds.map((cells, i) => ({
+        round: i + 1,
+        "baseline req/s": cells.baseline.requestsPerSecond.toFixed(0),
+        "control req/s": cells.control.requestsPerSecond.toFixed(0),
         "tracked req/s": cells.tracked.requestsPerSecond.toFixed(0),
-        ratio: (cells.tracked.requestsPerSecond / cells.untracked.requestsPerSecond).toFixed(3),
-        "untracked p50 ms": cells.untracked.p50.toFixed(1),
-        "tracked p50 ms": cells.tracked.p50.toFixed(1),
-        "untracked CPU µs/req": cells.untracked.cpuMicrosPerRequest.toFixed(0),
-        "tracked CPU µs/req": cells.tracked.cpuMicrosPerRequest.toFixed(0),
+        "tracked / baseline": (cells.tracked.requestsPerSecond / cells.baseline.requestsPerSecond).toFixed(3),
+        "control / baseline": (cells.control.requestsPerSecond / cells.baseline.requestsPerSecond).toFixed(3),
+        "CPU µs/req baseline · control · tracked": VARIANTS.map((variant) => cells[variant].cpuMicrosPerRequest.toFixed(0)).join(" · "),
       })),
     );
-    const ratio = median(rounds.map((cells) => cells.tracked.requestsPerSecond / cells.untracked.requestsPerSecond));
-    const cpuRatio = median(rounds.map((cells) => cells.tracked.cpuMicrosPerRequest / cells.untracked.cpuMicrosPerRequest));
-    printTable("secret use tracking: medians", [
+    const tracked = ratioOf("tracked", rate);
+    printTable("secret use tracking: medians of the rounds' ratios to the baseline", [
       {
-        "untracked req/s": median(rounds.map((cells) => cells.untracked.requestsPerSecond)).toFixed(0),
-        "tracked req/s": median(rounds.map((cells) => cells.tracked.requestsPerSecond)).toFixed(0),
-        "ratio (median of rounds)": ratio.toFixed(3),
-        "throughput cost": `${((1 - ratio) * 100).toFixed(1)}%`,
-        "CPU per request (tracked / untracked)": `${cpuRatio.toFixed(3)} (${((cpuRatio - 1) * 100).toFixed(1)}%)`,
-        "target": "< 2%",
-        "errors": errors,
-        "requests counted (untracked / tracked)": `${counted.untracked} / ${counted.tracked}`,
+        "throughput, tracked": tracked.toFixed(3),
+        "throughput, control (noise)": ratioOf("control", rate).toFixed(3),
+        "tracking's throughput cost": `${((1 - tracked) * 100).toFixed(1)}%`,
+        "CPU per request, tracked": ratioOf("tracked", cpu).toFixed(3),
+        "CPU per request, control (noise)": ratioOf("control", cpu).toFixed(3),
+        target: "cost < 2%",
+        errors,
+        "requests counted (baseline / control / tracked)": VARIANTS.map((variant) => counted[variant]).join(" / "),
       },
     ]);
     const seen = seenMicros();
-    const untrackedCpu = median(rounds.map((cells) => cells.untracked.cpuMicrosPerRequest));
+    const baselineCpu = median(rounds.map((cells) => cells.baseline.cpuMicrosPerRequest));
     printTable("secret use tracking: the tracker's own cost per request, against the gateway thread's CPU per request (medians)", [
       {
         "tracker.seen µs/call": seen.toFixed(3),
-        "gateway CPU µs/req (untracked)": untrackedCpu.toFixed(0),
-        "share": `${((seen / untrackedCpu) * 100).toFixed(2)}%`,
+        "gateway CPU µs/req (baseline)": baselineCpu.toFixed(0),
+        share: `${((seen / baselineCpu) * 100).toFixed(2)}%`,
         target: "< 2%",
       },
     ]);
-    if (counted.tracked === 0 || counted.untracked !== 0) throw new Error(`tracking was not as configured: counted ${JSON.stringify(counted)}`);
+    if (counted.tracked === 0 || counted.baseline !== 0 || counted.control !== 0) throw new Error(`tracking was not as configured: counted ${JSON.stringify(counted)}`);
   } finally {
-    await Promise.all([gateways.untracked.stop(), gateways.tracked.stop()]);
+    await Promise.all(VARIANTS.map((variant) => gateways[variant].stop()));
     await upstream.stop();
   }
 }

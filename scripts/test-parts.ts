@@ -8,7 +8,7 @@
  */
 
 /** A part of scripts/setup. */
-export type SetupPart = "node" | "pulumi" | "tofu" | "helm" | "postgres" | "espeak" | "chromium" | "containers" | "python";
+export type SetupPart = "node" | "pulumi" | "tofu" | "helm" | "jaeger" | "postgres" | "espeak" | "chromium" | "containers" | "python";
 
 /** Test paths (relative to the repository, a folder ending in `/`, or a file) and the parts their tests need. */
 export const PARTS_BY_TEST_PATH: readonly [path: string, parts: readonly SetupPart[]][] = [
@@ -19,6 +19,7 @@ export const PARTS_BY_TEST_PATH: readonly [path: string, parts: readonly SetupPa
   ["test/webhooks/", ["postgres"]],
   ["test/console/", ["chromium"]],
   ["test/terraform/", ["tofu"]],
+  ["test/telemetry/", ["jaeger"]],
   ["test/deploy/", ["helm", "containers", "postgres"]],
   ["test/e2e/native-python.test.ts", ["python"]],
   ["test/e2e/policy-pack.test.ts", ["python"]],

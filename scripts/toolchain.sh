@@ -14,6 +14,8 @@ TOFU_MINIMUM=1.6.0
 # Helm renders and lints the chart in deploy/helm (its tests); built from scripts/deploy-check, whose go.mod
 # pins the same version. A `helm` v3 on PATH at >= HELM_MINIMUM is used instead.
 HELM_VERSION=3.22.0
+# Jaeger (v2, an OpenTelemetry Collector with Jaeger's storage and query API): the trace backend of the tracing tests.
+JAEGER_VERSION=1.76.0
 HELM_MINIMUM=3.14.0
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,6 +37,8 @@ TOFU_DIR=$CACHE_ROOT/opentofu-$TOFU_VERSION
 TOFU_BIN=$TOFU_DIR/bin
 HELM_DIR=$CACHE_ROOT/helm-$HELM_VERSION
 HELM_BIN=$HELM_DIR/bin
+JAEGER_DIR=$CACHE_ROOT/jaeger-$JAEGER_VERSION
+JAEGER_BIN=$JAEGER_DIR/bin
 # Links to the exact node and pulumi binaries setup chose; scripts/run puts only this folder first
 # on PATH, so nothing else from their folders (another node, another pulumi) moves ahead.
 SHIM_BIN=$REPO_ROOT/.toolchain/bin

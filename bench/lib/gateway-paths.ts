@@ -5,6 +5,8 @@
  * row storing request and response on a SQLite file. Also the one chat request every path is asked.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
@@ -67,8 +69,17 @@ export function chatTarget(baseUrl: string, headers: Record<string, string>, mod
   return { origin: url.origin, path: `${url.pathname}/chat/completions`, headers, body: JSON.stringify({ model, ...PROMPT, ...(stream ? { stream: true } : {}) }) };
 }
 
-/** A worker's job; a gateway may run without tracking which secret each request used (bench/secret-use.ts measures that cost). */
-type Role = { role: "upstream" } | { role: "floor"; upstreamUrl: string } | { role: "gateway"; upstreamUrl: string; trackSecretUse?: boolean };
+/**
+ * A worker's job. A gateway may run without tracking which secret each request used
+ * (bench/secret-use.ts measures that cost), and may export spans to `otelEndpoint` (bench/tracing.ts),
+ * with `env` as its own environment's additions (a worker thread has a copy of its own: the sampler
+ * variables of one gateway do not reach another).
+ */
+type Role =
+  | { role: "upstream" }
+  | { role: "trace-sink" }
+  | { role: "floor"; upstreamUrl: string }
+  | { role: "gateway"; upstreamUrl: string; trackSecretUse?: boolean; otelEndpoint?: string; env?: Record<string, string> };
 
 /** What a worker reports once it listens. */
 export interface Ready {
@@ -85,7 +96,7 @@ export interface Ready {
 }
 
 /** Worker side: the gateway on a fresh SQLite file, forwarding `bench-chat` to the upstream, with the two bench keys. */
-async function serveGateway(upstreamUrl: string, trackSecretUse = true): Promise<void> {
+async function serveGateway(upstreamUrl: string, trackSecretUse = true, otelEndpoint?: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "gateway-bench-"));
   Object.assign(process.env, BENCH_UPSTREAM_ENV);
   const gateway = await startGateway({
@@ -95,6 +106,7 @@ async function serveGateway(upstreamUrl: string, trackSecretUse = true): Promise
     // The default (200 req/s per key) would measure the rate limiter, not the gateway.
     rateLimit: { ratePerSecond: 1e9, burst: 1e9 },
     secretUse: { track: trackSecretUse },
+    ...(otelEndpoint ? { otel: { endpoint: otelEndpoint } } : {}),
   });
   const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench");
   const limitedSecret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench-limited", UNREACHED_RATE_POLICY);
@@ -112,6 +124,18 @@ async function serveUpstream(): Promise<void> {
   parentPort!.once("message", () => server.close(() => process.exit(0)));
 }
 
+/** An OTLP/HTTP receiver that takes every export and keeps nothing: what a gateway's tracing costs without a collector's own. */
+async function serveTraceSink(): Promise<void> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => response.writeHead(200, { "content-type": "application/x-protobuf" }).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  parentPort!.postMessage({ url: `http://127.0.0.1:${port}` } satisfies Ready);
+  parentPort!.once("message", () => server.close(() => process.exit(0)));
+}
+
 async function serveFloor(upstreamUrl: string): Promise<void> {
   const { url, server, pool } = await startFloorProxy(upstreamUrl);
   parentPort!.postMessage({ url } satisfies Ready);
@@ -120,7 +144,8 @@ async function serveFloor(upstreamUrl: string): Promise<void> {
 
 /** Starts one server in its own worker thread; resolves once it listens. */
 export async function startWorker(role: Role): Promise<Ready & { stop(): Promise<void> }> {
-  const worker = new Worker(new URL(import.meta.url), { workerData: role });
+  const env = role.role === "gateway" && role.env ? { ...process.env, ...role.env } : undefined;
+  const worker = new Worker(new URL(import.meta.url), { workerData: role, ...(env ? { env } : {}) });
   const ready = await new Promise<Ready>((resolve, reject) => {
     worker.once("message", resolve);
     worker.once("error", reject);
@@ -136,7 +161,8 @@ export async function startWorker(role: Role): Promise<Ready & { stop(): Promise
 
 if (!isMainThread && (workerData as Role | undefined)?.role !== undefined) {
   const role = workerData as Role;
-  if (role.role === "gateway") await serveGateway(role.upstreamUrl, role.trackSecretUse);
+  if (role.role === "gateway") await serveGateway(role.upstreamUrl, role.trackSecretUse, role.otelEndpoint);
+  else if (role.role === "trace-sink") await serveTraceSink();
   else if (role.role === "floor") await serveFloor(role.upstreamUrl);
   else await serveUpstream();
 }

@@ -33,6 +33,9 @@ import { drainApp, type DrainOptions, type DrainResult } from "./ops/shutdown";
 import { packageVersion } from "./routes/public";
 import { scanTimedAlerts } from "./webhooks/alert-scan";
 import { scanPreviousSecrets } from "./webhooks/previous-secret-scan";
+import { GatewayTracing } from "./telemetry/tracing";
+import { traceRequests } from "./telemetry/request-spans";
+import type { TracerProvider } from "@opentelemetry/api";
 import { DEFAULT_SECRET_USE_FLUSH_MS, SecretUseTracker } from "./keys/secret-use-tracker";
 import { alertingLedger, BudgetAlerts } from "./webhooks/budget-alerts";
 import { WebhookDeliverer, type DelivererOptions } from "./webhooks/deliverer";
@@ -82,6 +85,12 @@ export interface AppDependencies {
    * anonymous callers' rate limit.
    */
   trustProxy?: boolean | number | string | string[];
+  /**
+   * Where this gateway's spans go (docs/operators/operations.md#traces): a tracer provider, such as
+   * `gateway serve --otel-endpoint` builds. Default: the process's global one, a no-op unless the
+   * embedding application registered an OpenTelemetry SDK.
+   */
+  tracerProvider?: TracerProvider;
   /** Extension `secret_use` (docs/api/keys.md#which-secret-is-in-use-extension-secret_use): how each secret's use is tracked. */
   secretUse?: SecretUseOptions;
 }
@@ -169,6 +178,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     secretUse: new SecretUseTracker(deps.store, deps.secretUse?.track !== false),
     spend: ledgerFor(deps.store),
     rates: rateLimitsFor(deps.store),
+    tracing: new GatewayTracing(deps.tracerProvider, packageVersion()),
     consoleEnabled: deps.console !== undefined && deps.console !== false,
     consoleKeySignIn: consoleSignIn.provisioningKey !== false,
   };
@@ -220,6 +230,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   installZodValidation(app);
   installErrorHandling(app);
   trackRequests(app, metrics, serving);
+  traceRequests(app, ctx.tracing);
   // Before every route: the document sees only routes registered after it.
   registerOpenApi(app, packageVersion());
 

@@ -2,7 +2,7 @@
 /**
  * The `gateway` command:
  *   gateway serve [--port 8787] [--host 127.0.0.1] [--db ./gateway.db | --database postgres://…] [--bootstrap --owner ID]
- *                 [--metrics-port N] [--drain-timeout 30] [--shutdown-delay 0] [--encryption-key-file FILE]
+ *                 [--metrics-port N] [--otel-endpoint URL] [--drain-timeout 30] [--shutdown-delay 0] [--encryption-key-file FILE]
  *   gateway provisioning-key create (--db FILE | --database postgres://…) --owner ID [--scopes keys:read,keys:write,usage:read]
  *   gateway keys rotate --label team=search [--dry-run | --secrets-file FILE] [--grace 1h]   (over HTTP: GATEWAY_BASE_URL, GATEWAY_PROVISIONING_KEY)
  * `--database` may come from GATEWAY_DATABASE_URL instead, which keeps the password out of `ps`; the
@@ -55,6 +55,7 @@ interface ServeOptions {
   encryptionKeyFile?: string;
   metricsPort?: number;
   metricsHost?: string;
+  otelEndpoint?: string;
   drainTimeout: number;
   shutdownDelay: number;
   rateLimit: number;
@@ -106,6 +107,11 @@ async function main(argv: string[]): Promise<void> {
     const proxies = text.split(",").map((proxy) => proxy.trim()).filter(Boolean);
     if (proxies.length === 0) throw new InvalidArgumentError("expected true, a hop count, or a comma-separated list of proxy addresses or CIDR ranges");
     return proxies;
+  };
+  const parseHttpUrl = (text: string): string => {
+    const url = URL.parse(text);
+    if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) throw new InvalidArgumentError("expected an http:// or https:// URL");
+    return text;
   };
   const parseRate = (text: string): number => {
     const rate = Number(text);
@@ -175,6 +181,14 @@ async function main(argv: string[]): Promise<void> {
     )
     .addOption(new Option("--metrics-port <port>", "serve Prometheus metrics at GET /metrics on this port (default: off)").argParser(parsePort).env("GATEWAY_METRICS_PORT"))
     .addOption(new Option("--metrics-host <address>", "address of the metrics listener (default: --host)").env("GATEWAY_METRICS_HOST"))
+    .addOption(
+      new Option(
+        "--otel-endpoint <url>",
+        "export spans over OTLP/HTTP to this receiver (http://collector:4318); default: the OTEL_EXPORTER_OTLP_ENDPOINT variables, else off (docs/operators/operations.md#traces)",
+      )
+        .argParser(parseHttpUrl)
+        .env("GATEWAY_OTEL_ENDPOINT"),
+    )
     .option("--console", "serve the read-only web console at /console (docs/console.md; default: off)")
     .addOption(
       new Option(
@@ -301,6 +315,7 @@ async function serve(options: ServeOptions): Promise<void> {
       leaseMs: Math.round(options.webhookLease * 1000),
     },
     trustProxy: options.trustProxy,
+    otel: { endpoint: options.otelEndpoint },
     secretUse: { flushIntervalMs: Math.max(100, Math.round(options.secretUseFlush * 1000)) },
     drainTimeoutMs: Math.round(options.drainTimeout * 1000),
     shutdownDelayMs: Math.round(options.shutdownDelay * 1000),

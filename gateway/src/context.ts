@@ -8,6 +8,7 @@ import type { ModelCatalog } from "./models/catalog";
 import type { Ledger } from "./metering";
 import type { CredentialThrottle } from "./http/credential-throttle";
 import type { RateLimits, Store, StoredApiKey } from "./store/types";
+import type { GatewayTracing } from "./telemetry/tracing";
 
 /** What every route and hook of one app shares. Built once by `createApp`. */
 export interface GatewayContext {
@@ -26,6 +27,8 @@ export interface GatewayContext {
   spend: Ledger;
   /** Keys' rate limit policies: admissions and releases of model requests. */
   rates: RateLimits;
+  /** Spans of this gateway's requests (docs/operators/operations.md#traces); no-ops unless tracing is configured. */
+  tracing: GatewayTracing;
   /** Whether the web console is served (`/console`), and so whether its session cookie signs in account reads. */
   consoleEnabled: boolean;
   /**

@@ -12,6 +12,8 @@ import { upstreamCatalog } from "./models/upstream-catalog";
 import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener";
 import { GatewayMetrics } from "./ops/metrics";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "./ops/shutdown";
+import { otlpTracerProvider, tracingWanted } from "./telemetry/otlp-export";
+import { packageVersion } from "./routes/public";
 
 /** Options of {@link startGateway}: where to listen and what to serve, plus every app option. */
 export interface StartGatewayOptions extends Omit<AppDependencies, "store"> {
@@ -47,6 +49,13 @@ export interface StartGatewayOptions extends Omit<AppDependencies, "store"> {
   metricsPort?: number;
   /** Default: `host`. */
   metricsHost?: string;
+  /**
+   * Export spans over OTLP/HTTP (docs/operators/operations.md#traces): `endpoint` is a receiver's
+   * base URL (`http://collector:4318`); without it the standard `OTEL_EXPORTER_OTLP_ENDPOINT` /
+   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` variables decide, and neither set means no export.
+   * Ignored when `tracerProvider` is given.
+   */
+  otel?: { endpoint?: string };
   /** How long `close()` lets requests in flight (streams included) finish before cutting them. Default 30 000 ms. */
   drainTimeoutMs?: number;
   /** How long `close()` keeps accepting, with `/readyz` answering 503, before it stops: time for a load balancer to notice. Default 0. */
@@ -80,9 +89,15 @@ export interface RunningGateway {
  */
 export async function startGateway(options: StartGatewayOptions = {}): Promise<RunningGateway> {
   const { port = 0, host = "127.0.0.1", dbPath, storeOptions, databaseUrl, postgresOptions, bootstrap, store: givenStore, config, ...rest } = options;
-  const { metricsPort, metricsHost = host, drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS, shutdownDelayMs = 0, ...appOptions } = rest;
+  const { metricsPort, metricsHost = host, drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS, shutdownDelayMs = 0, otel, ...appOptions } = rest;
   // Made here, not by the app, so the upstream providers report into the same registry.
   const metrics = appOptions.metrics ?? new GatewayMetrics();
+  // Before the store: a sampler variable that names nothing known fails the start with nothing to close.
+  const ownTracer =
+    appOptions.tracerProvider === undefined && tracingWanted({ endpoint: otel?.endpoint })
+      ? otlpTracerProvider({ endpoint: otel?.endpoint, serviceVersion: packageVersion(), onDropped: (count, reason) => metrics.spansDropped(count, reason) })
+      : undefined;
+  if (ownTracer) appOptions.tracerProvider = ownTracer;
   if (databaseUrl !== undefined && dbPath !== undefined) throw new Error("give either dbPath (SQLite) or databaseUrl (PostgreSQL), not both");
   // Opened first: a database that cannot be reached leaves nothing else to close.
   const store =
@@ -94,6 +109,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   }
   const closeStore = async () => {
     await upstream?.close();
+    // Sends the spans still queued (bounded by the exporter's timeout: a receiver that is down delays the stop, never blocks it).
+    await ownTracer?.shutdown().catch(() => undefined);
     if (!givenStore) await store.close();
   };
   let app: FastifyInstance | undefined;

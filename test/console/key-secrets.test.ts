@@ -7,14 +7,13 @@
  */
 import type { Browser, Page } from "playwright-core";
 import { ApiKey, type ApiKeyWithSecret } from "@gateway-keys/contract";
-import { chromiumUnavailableReason, launchChromium } from "@gateway-keys/testkit/browser";
+import { launchChromium } from "@gateway-keys/testkit/browser";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call } from "../gateway/helpers";
 import { lowContrastTexts, screenshot } from "./support";
+import { describeWith } from "../support/needs";
 
-const unavailable = chromiumUnavailableReason();
-if (unavailable) console.log(`skipping the console's browser tests: ${unavailable}`);
-const describeWithBrowser = unavailable ? describe.skip : describe;
+const describeWithBrowser = describeWith("chromium");
 
 const BILLING = "billing-service/1.4 (node)";
 const SEARCH = "search-indexer/2.3 (python-requests)";

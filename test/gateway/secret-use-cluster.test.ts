@@ -11,13 +11,12 @@ import OpenAI from "openai";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import type { ApiKey, ApiKeyWithSecret } from "@gateway-keys/contract";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
-import { postgresUnavailableReason, startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
+import { startPostgres, type PostgresServer } from "@gateway-keys/testkit/postgres";
 import { call } from "./helpers";
+import { describeWith } from "../support/needs";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
 
-const unavailable = postgresUnavailableReason();
-if (unavailable) console.log(`skipping the secret_use cluster tests: ${unavailable}`);
-const describeWithPostgres = unavailable ? describe.skip : describe;
+const describeWithPostgres = describeWith("postgres");
 
 describeWithPostgres("secret_use across three gateway processes on one PostgreSQL database", () => {
   let server: PostgresServer;

@@ -22,8 +22,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromiumUnavailableReason } from "@gateway-keys/testkit/browser";
+import { chromiumUnavailableReason } from "@gateway-keys/testkit/chromium";
 import { postgresUnavailableReason } from "@gateway-keys/testkit/postgres";
+import { jaegerBinary } from "@gateway-keys/testkit/jaeger";
 import { REPO_ROOT } from "@gateway-keys/testkit/repo-root";
 import type { SetupPart } from "../../scripts/test-parts.ts";
 import { recordSkip } from "./skip-log.ts";
@@ -51,6 +52,7 @@ const DEPENDENCIES = {
   postgres: { missing: postgresUnavailableReason, part: "postgres" },
   chromium: { missing: chromiumUnavailableReason, part: "chromium" },
   "espeak-ng": { missing: () => (onPath("espeak-ng") ? undefined : "no espeak-ng on PATH (scripts/setup espeak installs it, as root)"), part: "espeak" },
+  jaeger: { missing: () => (onPath(jaegerBinary()) ? undefined : "no jaeger on PATH (scripts/setup jaeger builds it from its Go module)"), part: "jaeger" },
   go: { missing: () => (onPath("go") ? undefined : "no go on PATH (install Go: https://go.dev/dl/)") },
   "openai-document": { missing: () => (existsSync(OPENAI_DOCUMENT) ? undefined : `${OPENAI_DOCUMENT} is absent`) },
   root: {

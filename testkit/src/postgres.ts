@@ -17,10 +17,10 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { freePort } from "./free-port.ts";
 
 /** A running throw-away server. */
 export interface PostgresServer {
@@ -95,17 +95,6 @@ function userId(name: string): { uid: number; gid: number } | undefined {
 }
 
 /** A port that was free a moment ago (PostgreSQL cannot listen on port 0 and tell which it got). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts a fresh server; see the module comment. Throws with {@link postgresUnavailableReason} when it cannot. */
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresServer> {
   const unavailable = postgresUnavailableReason();

@@ -2,11 +2,13 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { keyKindOf, SCOPES, type Scope } from "@gateway-keys/contract";
 import type { AccountPrincipal, ConsolePerson, GatewayContext } from "../context";
 import { hashesEqual, sha256 } from "../crypto";
-import { isExpired, matchSecret } from "../keys/key-records";
+import { isExpired, matchSecret, type SecretMatch } from "../keys/key-records";
 import { GatewayError } from "../errors";
 import type { StoredApiKey, StoredProvisioningKey } from "../store/types";
 import { consoleSessionOf } from "./console-session";
 import { bearerToken, modelCredential } from "./credentials";
+import { traceContextOf } from "../telemetry/request-spans";
+import { GATEWAY_ATTRIBUTES } from "../telemetry/tracing";
 
 // Our decision: the kind of a key is part of its format (gwk_ / gwp_), so a well-formed key of the
 // wrong kind gets 403 wrong_key_kind before any look-up; that tells the caller exactly which key
@@ -101,7 +103,21 @@ export async function validProvisioningKey(ctx: GatewayContext, hash: Buffer, me
  * Looks up a regular key and refuses it unless it may call models now; extension `secret_use`:
  * tells the tracker which of its secrets the request presented, and from which client.
  */
-async function authenticateApiKey(ctx: GatewayContext, request: FastifyRequest, secret: string): Promise<StoredApiKey> {
+function authenticateApiKey(ctx: GatewayContext, request: FastifyRequest, secret: string): Promise<StoredApiKey> {
+  return ctx.tracing.inSpan("gateway.authenticate", traceContextOf(request), async (span) => {
+    const { key, match } = await checkApiKey(ctx, secret);
+    ctx.secretUse.seen(key, match, request.headers["user-agent"], request.ip, ctx.now());
+    if (span.isRecording()) {
+      const who = { [GATEWAY_ATTRIBUTES.keyId]: key.id, [GATEWAY_ATTRIBUTES.ownerId]: key.ownerId };
+      span.setAttributes({ ...who, [GATEWAY_ATTRIBUTES.secret]: match });
+      request.trace?.span.setAttributes(who);
+    }
+    return key;
+  });
+}
+
+/** The key `secret` belongs to and which of its secrets it is, or the refusal the contract names. */
+async function checkApiKey(ctx: GatewayContext, secret: string): Promise<{ key: StoredApiKey; match: Exclude<SecretMatch, "none"> }> {
   const kind = keyKindOf(secret);
   if (kind === undefined) throw new GatewayError("invalid_credentials", MALFORMED);
   if (kind === "provisioning") throw new GatewayError("wrong_key_kind", WRONG_KIND_ON_MODELS);
@@ -123,8 +139,7 @@ async function authenticateApiKey(ctx: GatewayContext, request: FastifyRequest, 
   if (key.state === "disabled") {
     throw new GatewayError("key_disabled", "The API key is disabled; its owner can enable it again with PATCH state \"active\".");
   }
-  ctx.secretUse.seen(key, match, request.headers["user-agent"], request.ip, ctx.now());
-  return key;
+  return { key, match };
 }
 
 /** Model endpoints: a regular key is required. Sets `request.apiKey`. */

@@ -50,6 +50,12 @@ export class GatewayMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
+  readonly #droppedSpans = new Counter({
+    name: "gateway_trace_spans_dropped_total",
+    help: "Spans that never reached the trace receiver, by reason: queue_full (the export queue was full, as while the receiver is down) or the failed export's error.",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
   readonly #modelRequests = new Counter({
     name: "gateway_model_requests_total",
     help: 'Model requests recorded, by model id ("unknown" for an id no model has) and outcome (succeeded, rejected, failed).',
@@ -142,6 +148,11 @@ export class GatewayMetrics {
     let series = this.#upstreamSeries.get(key);
     if (!series) this.#upstreamSeries.set(key, (series = this.#upstreamDuration.labels({ provider, outcome })));
     series.observe(seconds);
+  }
+
+  /** `count` spans the trace exporter gave up on (docs/operators/operations.md#traces). */
+  spansDropped(count: number, reason: string): void {
+    this.#droppedSpans.inc({ reason }, count);
   }
 
   /** One model request recorded with its outcome; `model` must already be a known id or `"unknown"`. */

@@ -1,0 +1,58 @@
+/**
+ * Gateways measured side by side: every variant loaded at the same time, round after round, so
+ * whatever else the machine runs during a round falls on all of them alike (gateways measured one
+ * after another each meet a different spell of a shared machine). A `control` variant configured
+ * exactly as the baseline shows the measurement's own noise and bias: its ratio to the baseline
+ * should read 1.000, and a variant's ratio is read against it. Beside throughput, each gateway
+ * thread's own CPU time per request (from /proc), which moves much less with what else runs.
+ */
+import { loadWhole, type Target, type WholeCell } from "./load.ts";
+import { threadCpuSeconds } from "./process-cpu.ts";
+import { median } from "./report.ts";
+
+/** One gateway's figures in one round, with its thread's CPU microseconds per answered request. */
+export type SideCell = WholeCell & { cpuMicrosPerRequest: number };
+
+/** A gateway under measurement: what to load and the `stat` file of its worker thread. */
+export interface SideVariant {
+  target: Target;
+  threadStat: string;
+}
+
+/**
+ * Loads every variant at once with `connections` each for `seconds`, `rounds` times after a warm-up
+ * round; returns each round's cells by variant.
+ */
+export async function measureSideBySide<Name extends string>(
+  variants: Record<Name, SideVariant>,
+  options: { rounds: number; seconds: number; warmSeconds: number; connections: number },
+): Promise<Record<Name, SideCell>[]> {
+  const names = Object.keys(variants) as Name[];
+  const round = async (seconds: number): Promise<Record<Name, SideCell>> => {
+    const cpuBefore = names.map((name) => threadCpuSeconds(variants[name].threadStat));
+    const cells = await Promise.all(names.map((name) => loadWhole(variants[name].target, options.connections, seconds)));
+    return Object.fromEntries(
+      names.map((name, i) => {
+        const cpu = threadCpuSeconds(variants[name].threadStat) - cpuBefore[i]!;
+        return [name, { ...cells[i]!, cpuMicrosPerRequest: (cpu * 1e6) / Math.max(1, cells[i]!.latencies.length) }];
+      }),
+    ) as Record<Name, SideCell>;
+  };
+  await round(options.warmSeconds);
+  const rounds: Record<Name, SideCell>[] = [];
+  for (let i = 0; i < options.rounds; i++) rounds.push(await round(options.seconds));
+  return rounds;
+}
+
+/** The median over the rounds of `variant`'s figure divided by `baseline`'s in the same round. */
+export function medianRatio<Name extends string>(rounds: readonly Record<Name, SideCell>[], variant: Name, baseline: Name, figure: (cell: SideCell) => number): number {
+  return median(rounds.map((cells) => figure(cells[variant]) / figure(cells[baseline])));
+}
+
+/** Errors (failed requests and non-2xx answers) over every round and variant. */
+export function errorsOf<Name extends string>(rounds: readonly Record<Name, SideCell>[]): number {
+  return rounds.reduce((sum, cells) => sum + Object.values<SideCell>(cells).reduce((cellSum, cell) => cellSum + cell.errors, 0), 0);
+}
+
+export const requestsPerSecond = (cell: SideCell) => cell.requestsPerSecond;
+export const cpuPerRequest = (cell: SideCell) => cell.cpuMicrosPerRequest;

@@ -1,0 +1,103 @@
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+  type TracerProvider,
+} from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+
+/**
+ * The gateway's own span attributes, beside the OpenTelemetry conventions' (`http.*`, `gen_ai.*`):
+ * what an operator needs to find a request's key and its cost. Never a secret: a key's id, not its
+ * hint or secret. docs/operators/operations.md#traces lists them.
+ */
+export const GATEWAY_ATTRIBUTES = {
+  keyId: "gateway.key.id",
+  ownerId: "gateway.owner.id",
+  teamId: "gateway.team.id",
+  route: "gateway.route",
+  routeKind: "gateway.route.kind",
+  attempt: "gateway.attempt",
+  costUnits: "gateway.cost_units",
+  reservedUnits: "gateway.reserved_units",
+  errorCode: "gateway.error.code",
+  /** Which of the key's secrets authenticated: `current` or `previous` (extension secret_use). */
+  secret: "gateway.key.secret",
+} as const;
+
+const INSTRUMENTATION = "@gateway-keys/gateway";
+
+/**
+ * Spans of one gateway. Each request's context is carried explicitly (on the request, and handed
+ * down to what it calls) rather than through an async-context manager, so several gateways in one
+ * process never mix their traces. Without a tracer provider of its own it uses the process's global
+ * one — a no-op unless the embedding application registered an OpenTelemetry SDK.
+ *
+ * The W3C trace context is read from each request (`traceparent`, `tracestate`) so the gateway's
+ * spans continue the caller's trace, and written into each provider request so the provider's own
+ * spans continue it too.
+ */
+export class GatewayTracing {
+  readonly #tracer: Tracer;
+  readonly #propagator = new W3CTraceContextPropagator();
+
+  constructor(provider: TracerProvider | undefined, version: string) {
+    this.#tracer = (provider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION, version);
+  }
+
+  /** The caller's trace context from a request's headers (none: a new trace). */
+  extract(headers: Record<string, string | string[] | undefined>): Context {
+    return this.#propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+  }
+
+  /** Adds the span of `context` to outgoing `headers` as `traceparent` (and `tracestate`). */
+  inject(context: Context, headers: Record<string, string>): void {
+    this.#propagator.inject(context, headers, defaultTextMapSetter);
+  }
+
+  startServerSpan(name: string, parent: Context, attributes: Attributes): Span {
+    return this.#tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+  }
+
+  /** A child of `parent`'s span; `kind` CLIENT for a call out of the process. */
+  startSpan(name: string, parent: Context, attributes: Attributes = {}, kind: SpanKind = SpanKind.INTERNAL): Span {
+    return this.#tracer.startSpan(name, { kind, attributes }, parent);
+  }
+
+  /**
+   * Runs `work` inside a child span of `parent`'s, ended when it settles; a failure marks the span
+   * as an error (naming the gateway's error code when it has one) and is rethrown.
+   */
+  async inSpan<T>(name: string, parent: Context, work: (span: Span) => Promise<T>, attributes: Attributes = {}): Promise<T> {
+    const span = this.startSpan(name, parent, attributes);
+    try {
+      return await work(span);
+    } catch (error) {
+      markFailed(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+}
+
+/** The context whose active span is `span`, under `parent`: hand it to the work that span covers. */
+export function contextWith(parent: Context, span: Span): Context {
+  return trace.setSpan(parent, span);
+}
+
+/** Marks a span failed by `error`: status ERROR, `error.type` the gateway's code (or the error's name), no message that could hold input. */
+export function markFailed(span: Span, error: unknown): void {
+  const code = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : undefined;
+  const type = code ?? (error instanceof Error ? error.name : "Error");
+  span.setAttribute("error.type", type);
+  if (code !== undefined) span.setAttribute(GATEWAY_ATTRIBUTES.errorCode, code);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+}
