@@ -11,10 +11,11 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { ApiKey, AuditEvent, ListPage } from "@gateway-keys/contract";
 import { launchChromium } from "@gateway-keys/testkit/browser";
+import { freePort } from "@gateway-keys/testkit/free-port";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { call, expectError } from "../gateway/helpers";
 import { describeWith } from "../support/needs";
-import { createProvisioningKey, freePort, startPosingProvider, startProvider, type TestProvider } from "./oidc-support";
+import { createProvisioningKey, startPosingProvider, startProvider, type TestProvider } from "./oidc-support";
 import { screenshot } from "./support";
 
 const describeWithBrowser = describeWith("chromium");

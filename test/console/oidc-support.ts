@@ -1,11 +1,9 @@
 /**
  * What the console's OpenID Connect tests need besides the gateway: a real OpenID provider in its
- * own process (test/console/oidc-provider.mts), one posing as another, a free port and an offline
- * provisioning key.
+ * own process (test/console/oidc-provider.mts), one posing as another, and an offline provisioning key.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { GATEWAY_CLI } from "@gateway-keys/testkit/gateway-process";
@@ -36,17 +34,6 @@ export async function startProvider(): Promise<TestProvider> {
     },
     stop: () => child.stdin!.end(),
   };
-}
-
-/** A port free now, for the gateway whose redirect URL must be registered before it starts. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once("error", reject);
-  });
 }
 
 /** A provisioning key made offline, as an operator makes one (holding the database is the root of trust). */
