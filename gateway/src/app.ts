@@ -181,6 +181,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     tracing: new GatewayTracing(deps.tracerProvider, packageVersion()),
     consoleEnabled: deps.console !== undefined && deps.console !== false,
     consoleKeySignIn: consoleSignIn.provisioningKey !== false,
+    consoleOidcSignIn: consoleSignIn.oidc !== undefined,
   };
 
   const metrics = deps.metrics ?? new GatewayMetrics();

@@ -36,6 +36,8 @@ export interface GatewayContext {
    * console signs people in through OpenID Connect only (`--no-console-key-sign-in`).
    */
   consoleKeySignIn: boolean;
+  /** Whether people sign in to the console through OpenID Connect (`--console-oidc`); without it, a person's session reads nothing. */
+  consoleOidcSignIn: boolean;
 }
 
 /** A person signed in to the console through OpenID Connect: the provider's subject and the email it gave, if any. */

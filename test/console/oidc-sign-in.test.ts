@@ -37,6 +37,7 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
   let browser: Browser;
   const provisioningKeys: Record<string, string> = {};
   let keySessionCookie: string;
+  let dbPath: string;
   /** The second gateway's callback (the ID-token-issuer test), registered with the provider as a second client. */
   let secondRedirectUrl: string;
   const keyNames: Record<string, string[]> = { search: ["search indexer", "search ranker"], ads: ["ads bidder"] };
@@ -45,7 +46,7 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "console-oidc-"));
-    const dbPath = join(dir, "gateway.db");
+    dbPath = join(dir, "gateway.db");
     for (const owner of ["search", "ads"]) provisioningKeys[owner] = createProvisioningKey(dbPath, owner);
     [provider, otherProvider] = await Promise.all([startProvider(), startProvider()]);
     const port = await freePort();
@@ -274,6 +275,23 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
     await context.close();
   });
 
+  test("a person's session reads nothing on a gateway that does not sign people in through OpenID Connect", async () => {
+    const { context, page } = await startSignIn();
+    await loginAtProvider(page, "alice");
+    await page.getByRole("heading", { name: "Keys" }).waitFor();
+    const cookie = `gateway_console=${(await sessionCookie(context))!.value}`;
+    await context.close();
+    expect((await call(gateway.url, "GET", "/v1/account/api-keys", { headers: { cookie } })).status).toBe(200);
+    // The same database and sealing key, the console on with the key sign-in only.
+    const keyOnly = await startGatewayProcess({ dbPath, args: ["--console"] });
+    try {
+      expectError(await call(keyOnly.url, "GET", "/v1/account/api-keys", { headers: { cookie } }), 401, "invalid_credentials");
+      expect((await call(keyOnly.url, "GET", "/console/session", { headers: { cookie } })).status).toBe(401);
+    } finally {
+      await keyOnly.stop();
+    }
+  });
+
   test("each sign-in is in the audit trail of every owner it may view, naming the person and never a token; the log holds no secret", async () => {
     const signIns = async (owner: string) => {
       const page = await call<ListPage<AuditEvent>>(gateway.url, "GET", "/v1/account/audit-events?action=console_sign_in&limit=100", { bearer: provisioningKeys[owner] });
@@ -282,8 +300,8 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
       return page.body.data.filter((event) => event.actor.kind === "person");
     };
     const [search, ads] = await Promise.all([signIns("search"), signIns("ads")]);
-    // alice twice, carol once: refused sign-ins (no owner, a tampered state, another issuer) are not sign-ins.
-    expect(search.map((event) => event.actor.id).sort()).toEqual(["alice", "alice", "carol"]);
+    // alice three times, carol once: refused sign-ins (no owner, a tampered state, another issuer) are not sign-ins.
+    expect(search.map((event) => event.actor.id).sort()).toEqual(["alice", "alice", "alice", "carol"]);
     expect(ads.map((event) => event.actor)).toEqual([{ kind: "person", id: "carol", hint: "carol@example.com" }]);
     expect(search.find((event) => event.actor.id === "alice")).toMatchObject({ actor: { kind: "person", id: "alice", hint: "alice@example.com" }, keyId: null, changes: {} });
     const trail = JSON.stringify([...search, ...ads]);

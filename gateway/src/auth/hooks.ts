@@ -44,7 +44,7 @@ async function principalOf(ctx: GatewayContext, request: FastifyRequest, scope: 
   const secret = bearerToken(request.headers);
   if (secret === undefined) {
     const session = ctx.consoleEnabled && request.method === "GET" ? consoleSessionOf(ctx, request) : undefined;
-    if (session?.kind === "person") return personPrincipal(request, session.person, session.owners, scope);
+    if (session?.kind === "person" && ctx.consoleOidcSignIn) return personPrincipal(request, session.person, session.owners, scope);
     if (session?.kind === "key" && ctx.consoleKeySignIn) {
       const key = await validProvisioningKey(ctx, session.provisioningKeyHash, "The console session's provisioning key is no longer valid; sign in again.");
       viewedOwner(request, [key.ownerId]);

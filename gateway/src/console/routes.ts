@@ -61,7 +61,8 @@ function consoleFiles(): string {
 /**
  * `/console`: the read-only web console (docs/console.md). Its pages are static files built at
  * build time (console/); they read the account API with a session cookie that this plugin sets
- * once a provisioning key with read scopes signs in. Nothing here changes a key.
+ * once a provisioning key with read scopes signs in, or a person through OpenID Connect
+ * (oidc-routes.ts). Nothing here changes a key.
  */
 export const consoleRoutes: FastifyPluginAsync<{ ctx: GatewayContext; signIn: ConsoleSignIn }> = async (app, { ctx, signIn }) => {
   const dist = consoleFiles();
@@ -118,11 +119,11 @@ export const consoleRoutes: FastifyPluginAsync<{ ctx: GatewayContext; signIn: Co
     const session = consoleSessionOf(ctx, request);
     const expiresAt = session && new Date(session.expiresAt).toISOString();
     reply.header("cache-control", "no-store");
-    if (session?.kind === "person") {
+    if (session?.kind === "person" && ctx.consoleOidcSignIn) {
       const { subject, email } = session.person;
       return reply.send({ kind: "person", subject, email, ownerId: session.owners[0], owners: session.owners, hint: null, expiresAt });
     }
-    if (!session || !ctx.consoleKeySignIn) throw new GatewayError("invalid_credentials", "No console session; sign in.");
+    if (session?.kind !== "key" || !ctx.consoleKeySignIn) throw new GatewayError("invalid_credentials", "No console session; sign in.");
     const key = await validProvisioningKey(ctx, session.provisioningKeyHash, "The console session's provisioning key is no longer valid; sign in again.");
     return reply.send({ kind: "key", ownerId: key.ownerId, owners: [key.ownerId], hint: key.hint, expiresAt });
   });
