@@ -1,10 +1,26 @@
 import type { ApiKey, AuditEvent, AuditVerification, ListPage, LogEntry, UsageSummary, UsageTimeline } from "@gateway-keys/contract";
 
-/** Who is signed in, as `/console/session` says. */
-export interface Session {
-  ownerId: string;
-  hint: string;
-  expiresAt: string;
+/**
+ * Who is signed in, as `/console/session` says: a provisioning key (`hint`), or a person signed in
+ * through OpenID Connect (`subject`, `email`) with the owners they may view.
+ */
+export type Session = { ownerId: string; owners: string[]; expiresAt: string } & (
+  | { kind: "key"; hint: string }
+  | { kind: "person"; subject: string; email: string | null }
+);
+
+/** How this gateway lets people sign in. */
+export interface SignInMethods {
+  provisioningKey: boolean;
+  oidc: boolean;
+}
+
+/**
+ * The owner the page shows, from its address (`/console?owner=search`): a person may view several.
+ * Sent on every read as `x-console-owner`; the gateway refuses an owner the session may not view.
+ */
+export function chosenOwner(): string | null {
+  return new URLSearchParams(location.search).get("owner");
 }
 
 /** A failed call: the gateway's error code and message, or the HTTP status when the body was not ours. */
@@ -23,10 +39,11 @@ export class ConsoleError extends Error {
  * provisioning key or the session). The console sends no request that changes a key.
  */
 async function call<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<T> {
+  const owner = chosenOwner();
   const response = await fetch(path, {
     method,
     credentials: "same-origin",
-    headers: body === undefined ? {} : { "content-type": "application/json" },
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(owner === null ? {} : { "x-console-owner": owner }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (response.status === 204) return undefined as T;
@@ -41,6 +58,7 @@ async function call<T>(method: "GET" | "POST" | "DELETE", path: string, body?: u
 
 export const api = {
   session: () => call<Session>("GET", "/console/session"),
+  signInMethods: () => call<SignInMethods>("GET", "/console/sign-in-methods"),
   signIn: (provisioningKey: string) => call<Session>("POST", "/console/session", { provisioningKey }),
   signOut: () => call<void>("DELETE", "/console/session"),
   /** Every key of the owner, a page of 100 at a time. */

@@ -1,7 +1,7 @@
 import type { ApiKey, AuditEvent, UsageSummary, UsageTimeline } from "@gateway-keys/contract";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { api, ConsoleError, type Session } from "./api";
+import { api, chosenOwner, ConsoleError, type Session } from "./api";
 import { AuditPage } from "./pages/audit";
 import { KeyPage, type KeyView } from "./pages/key";
 import { KeysPage } from "./pages/keys";
@@ -97,6 +97,8 @@ function App() {
 
   if (session === undefined) return <p class="loading">Loading…</p>;
   if (session === null) return <SignIn onSignedIn={setSession} />;
+  // A person may view several owners: the page's address says which (api.ts sends it along).
+  const owner = chosenOwner() ?? session.ownerId;
   const signOut = async () => {
     await api.signOut();
     setSession(null);
@@ -116,7 +118,18 @@ function App() {
           </a>
         </nav>
         <span class="who">
-          Owner <strong>{session.ownerId}</strong> · key {session.hint}
+          Owner <strong>{owner}</strong> · {session.kind === "key" ? `key ${session.hint}` : `signed in as ${session.email ?? session.subject} (read-only)`}
+          {session.owners.length > 1 && (
+            <span class="owners">
+              {session.owners
+                .filter((other) => other !== owner)
+                .map((other) => (
+                  <a key={other} href={`?owner=${encodeURIComponent(other)}${location.hash}`}>
+                    View {other}
+                  </a>
+                ))}
+            </span>
+          )}
           <button type="button" onClick={signOut}>
             Sign out
           </button>

@@ -5,9 +5,11 @@ import { looseEnum } from "./reading";
 
 /**
  * Who made an account change: a provisioning key (its id and hint, never its secret), a console
- * session (the provisioning key it signed in with), or the gateway itself (`system`, e.g. a scan).
+ * session (the provisioning key it signed in with), a person signed in to the console through
+ * OpenID Connect (`person`: `id` is the provider's subject, `hint` the email it gave, never a
+ * token), or the gateway itself (`system`, e.g. a scan).
  */
-export const AUDIT_ACTOR_KINDS = ["provisioning_key", "console", "system"] as const;
+export const AUDIT_ACTOR_KINDS = ["provisioning_key", "console", "person", "system"] as const;
 
 /**
  * What an audit event records. Key lifecycle: `create`, `update` (PATCH), `rotate`, `revoke`, and
@@ -31,7 +33,10 @@ export const AUDIT_ACTIONS = [
 export const AuditAction = z.enum(AUDIT_ACTIONS, { error: `expected one of ${AUDIT_ACTIONS.join(", ")}` });
 export type AuditAction = z.infer<typeof AuditAction>;
 
-/** The actor of an audit event. `hint` is the prefix and last four characters of its key; never a secret. */
+/**
+ * The actor of an audit event. `hint` is the prefix and last four characters of its key (a
+ * `person`'s email, or null when the provider gave none); never a secret.
+ */
 export const AuditActor = z.object({
   kind: looseEnum(AUDIT_ACTOR_KINDS),
   id: z.string(),

@@ -34,6 +34,10 @@ export const ERROR_CODES = {
   missing_scope: "permission_error",
   model_not_allowed: "permission_error",
   key_disabled: "permission_error",
+  /** A person signed in to the console through OpenID Connect asked for an owner their claims do not map to. */
+  owner_not_viewable: "permission_error",
+  /** The console's provisioning-key sign-in is turned off (`--no-console-key-sign-in`): sign in through OpenID Connect. */
+  key_sign_in_disabled: "permission_error",
   key_not_found: "not_found_error",
   webhook_not_found: "not_found_error",
   route_not_found: "not_found_error",

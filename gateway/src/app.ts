@@ -1,7 +1,7 @@
 import fastifyCompress from "@fastify/compress";
 import Fastify, { type FastifyInstance } from "fastify";
 import { KeyCache } from "./store/key-cache";
-import { consoleRoutes } from "./console/routes";
+import { consoleRoutes, type ConsoleSignIn } from "./console/routes";
 import type { GatewayContext } from "./context";
 import { ReplyCipher } from "./crypto";
 import { resolveEncryptionKey } from "./encryption-key";
@@ -71,10 +71,11 @@ export interface AppDependencies {
   /** Where the app's Prometheus metrics go. Default: a registry of its own (`app.gateway.metrics`). */
   metrics?: GatewayMetrics;
   /**
-   * Serve the read-only web console at `/console` (docs/console.md). Default `false`: an admin
-   * surface is opened only when asked (`gateway serve --console`).
+   * Serve the read-only web console at `/console` (docs/console.md): `true` (provisioning-key
+   * sign-in), or how it signs people in (OpenID Connect, the key sign-in turned off). Default
+   * `false`: an admin surface is opened only when asked (`gateway serve --console`).
    */
-  console?: boolean;
+  console?: boolean | ConsoleSignIn;
   /** Webhook delivery and alerts (docs/api/audit-and-webhooks.md#webhook-endpoints); defaults fit production. */
   webhooks?: WebhookOptions;
   /**
@@ -162,6 +163,10 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   const clock = deps.clock;
   // Without an injected clock, no Date is made per reading.
   const now = clock ? () => clock().getTime() : Date.now;
+  const consoleSignIn: ConsoleSignIn = typeof deps.console === "object" ? deps.console : {};
+  if (consoleSignIn.provisioningKey === false && !consoleSignIn.oidc) {
+    throw new Error("the console's provisioning-key sign-in is off and no OpenID Connect sign-in is configured: nobody could sign in");
+  }
   const ctx: GatewayContext = {
     store: deps.store,
     now,
@@ -174,7 +179,9 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     spend: ledgerFor(deps.store),
     rates: rateLimitsFor(deps.store),
     tracing: new GatewayTracing(deps.tracerProvider, packageVersion()),
-    consoleEnabled: deps.console === true,
+    consoleEnabled: deps.console !== undefined && deps.console !== false,
+    consoleKeySignIn: consoleSignIn.provisioningKey !== false,
+    consoleOidcSignIn: consoleSignIn.oidc !== undefined,
   };
 
   const metrics = deps.metrics ?? new GatewayMetrics();
@@ -242,7 +249,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.register(webhookRoutes, { ctx });
   app.register(usageRoutes, { ctx });
   app.register(whoamiRoutes, { ctx });
-  if (ctx.consoleEnabled) app.register(consoleRoutes, { ctx });
+  if (ctx.consoleEnabled) app.register(consoleRoutes, { ctx, signIn: consoleSignIn });
 
   app.addHook("onClose", async () => ctx.keys.close());
 

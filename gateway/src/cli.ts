@@ -19,6 +19,7 @@ import { BASE_URL_ENV, keysRotate, parseDuration, PROVISIONING_KEY_ENV, type Key
 import { createProvisioningKey } from "./keys/provisioning";
 import { startGateway } from "./server";
 import { loadGatewayConfig } from "./models/upstream-config";
+import { loadOidcSettings, OIDC_CLIENT_SECRET_ENV } from "./console/oidc-config";
 import { openSqliteStore } from "./store/sqlite/sqlite-store";
 import { openPostgresStore } from "./store/postgres/postgres-store";
 import { describeDatabaseUrl } from "./store/postgres/connection";
@@ -33,6 +34,8 @@ const ENCRYPTION_KEY_FILE_ENV = "GATEWAY_ENCRYPTION_KEY_FILE";
 
 interface ServeOptions {
   console?: boolean;
+  consoleOidc?: string;
+  consoleKeySignIn: boolean;
   webhookAllowPrivateTargets?: boolean;
   webhookTimeout: number;
   webhookLease: number;
@@ -187,6 +190,13 @@ async function main(argv: string[]): Promise<void> {
         .env("GATEWAY_OTEL_ENDPOINT"),
     )
     .option("--console", "serve the read-only web console at /console (docs/console.md; default: off)")
+    .addOption(
+      new Option(
+        "--console-oidc <file>",
+        `with --console: sign people in through an OpenID provider, YAML or JSON (docs/deployment.md#console-sign-in-with-openid-connect); the client secret from the file it names or ${OIDC_CLIENT_SECRET_ENV}`,
+      ).env("GATEWAY_CONSOLE_OIDC"),
+    )
+    .option("--no-console-key-sign-in", "with --console-oidc: a provisioning key can no longer sign in to the console (its sessions stop too)")
     .option("--webhook-allow-private-targets", "let webhooks reach loopback, private and link-local addresses (default: refused, against SSRF)")
     .addOption(new Option("--webhook-timeout <seconds>", "bound on one webhook delivery attempt").default(10).argParser(parseSeconds))
     .addOption(new Option("--webhook-lease <seconds>", "how long a delivery is one process's before another may take it over (after a crash)").default(60).argParser(parseSeconds))
@@ -273,6 +283,11 @@ async function serve(options: ServeOptions): Promise<void> {
   const database = chooseDatabase(options);
   const config = options.config === undefined ? undefined : loadGatewayConfig(resolve(options.config));
   const encryptionKey = options.encryptionKeyFile === undefined ? undefined : readEncryptionKeyFile(options.encryptionKeyFile);
+  if (options.consoleOidc !== undefined && !options.console) throw new Error("--console-oidc signs people in to the console: add --console");
+  if (!options.consoleKeySignIn && options.consoleOidc === undefined) {
+    throw new Error("--no-console-key-sign-in leaves the console with no way to sign in: add --console-oidc <file>");
+  }
+  const oidc = options.consoleOidc === undefined ? undefined : loadOidcSettings(resolve(options.consoleOidc));
   const gateway = await startGateway({
     ...(config ? { config } : {}),
     ...(encryptionKey ? { encryptionKey } : {}),
@@ -293,7 +308,7 @@ async function serve(options: ServeOptions): Promise<void> {
     ...(options.bootstrap ? { bootstrap: { ownerId: options.owner!, scopes: options.scopes } } : {}),
     ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort, metricsHost: options.metricsHost ?? options.host }),
     rateLimit: { ratePerSecond: options.rateLimit, burst: options.rateBurst },
-    console: options.console === true,
+    console: options.console === true && { provisioningKey: options.consoleKeySignIn, ...(oidc ? { oidc } : {}) },
     webhooks: {
       allowPrivateTargets: options.webhookAllowPrivateTargets === true,
       attemptTimeoutMs: Math.round(options.webhookTimeout * 1000),
@@ -323,7 +338,10 @@ async function serve(options: ServeOptions): Promise<void> {
   process.once("SIGTERM", stop);
 
   process.stdout.write(`gateway listening on ${gateway.url} (database ${database.shown})\n`);
-  if (options.console) process.stdout.write(`console at ${gateway.url}/console (sign in with a provisioning key with keys:read and usage:read)\n`);
+  if (options.console) {
+    const ways = [...(oidc ? [`through ${oidc.issuer}`] : []), ...(options.consoleKeySignIn ? ["with a provisioning key with keys:read and usage:read"] : [])];
+    process.stdout.write(`console at ${gateway.url}/console (sign in ${ways.join(", or ")})\n`);
+  }
   if (gateway.provisioningKey) {
     process.stdout.write(`provisioning key for owner ${gateway.ownerId} (shown once; store it now): ${gateway.provisioningKey}\n`);
   }

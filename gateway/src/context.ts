@@ -31,14 +31,33 @@ export interface GatewayContext {
   tracing: GatewayTracing;
   /** Whether the web console is served (`/console`), and so whether its session cookie signs in account reads. */
   consoleEnabled: boolean;
+  /**
+   * Whether a provisioning key may sign in to the console (and its sessions read). Off when the
+   * console signs people in through OpenID Connect only (`--no-console-key-sign-in`).
+   */
+  consoleKeySignIn: boolean;
+  /** Whether people sign in to the console through OpenID Connect (`--console-oidc`); without it, a person's session reads nothing. */
+  consoleOidcSignIn: boolean;
 }
 
-/** Who is calling an account endpoint: a provisioning key and the owner it is bound to. */
+/** A person signed in to the console through OpenID Connect: the provider's subject and the email it gave, if any. */
+export interface ConsolePerson {
+  subject: string;
+  email: string | null;
+}
+
+/**
+ * Who is calling an account endpoint: a provisioning key and the owner it is bound to, or a person
+ * signed in to the console through OpenID Connect, reading one of the owners they may view.
+ */
 export interface AccountPrincipal {
   ownerId: string;
-  provisioningKeyId: string;
-  /** Prefix and last four characters of the calling provisioning key. */
-  hint: string;
+  /** The calling provisioning key; null for a person (who holds none). */
+  provisioningKeyId: string | null;
+  /** Prefix and last four characters of the calling provisioning key; null for a person. */
+  hint: string | null;
+  /** The person signed in to the console, or null for a provisioning key. */
+  person: ConsolePerson | null;
   scopes: readonly Scope[];
 }
 

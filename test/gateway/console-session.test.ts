@@ -71,3 +71,52 @@ test("a sign-in appends a console_sign_in audit event naming the provisioning ke
   expect(event).toMatchObject({ action: "console_sign_in", actor: { kind: "console", id: expect.stringMatching(/^pk_/), hint } });
   expect(JSON.stringify(event)).not.toContain(gateway.provisioningKey);
 });
+
+describe("with the provisioning-key sign-in turned off (OpenID Connect only)", () => {
+  let oidcOnly: TestGateway;
+  beforeAll(async () => {
+    oidcOnly = await startTestGateway({
+      storage: "memory",
+      console: {
+        provisioningKey: false,
+        // Never reached here: the provider is discovered at the first OpenID Connect sign-in (test/console/oidc-sign-in.test.ts).
+        oidc: {
+          issuer: "https://idp.example.invalid",
+          clientId: "gateway-console",
+          clientSecret: "never-sent",
+          redirectUrl: "http://127.0.0.1/console/oidc/callback",
+          scopes: ["openid"],
+          access: [{ claim: "groups", value: "search-team", owners: ["search"] }],
+        },
+      },
+    });
+  });
+  afterAll(async () => oidcOnly?.stop());
+
+  test("the sign-in page is told which ways to sign in there are", async () => {
+    expect((await call(oidcOnly.baseUrl, "GET", "/console/sign-in-methods")).body).toEqual({ provisioningKey: false, oidc: true });
+    expect((await call(gateway.baseUrl, "GET", "/console/sign-in-methods")).body).toEqual({ provisioningKey: true, oidc: false });
+  });
+
+  test("a provisioning key is refused with key_sign_in_disabled and gets no cookie", async () => {
+    const refused = await call(oidcOnly.baseUrl, "POST", "/console/session", { body: { provisioningKey: oidcOnly.provisioningKey } });
+    expectError(refused, 403, "key_sign_in_disabled");
+    expect(refused.headers.get("set-cookie")).toBeNull();
+    // The account API itself still takes the key as a bearer: only the console's sign-in is off.
+    expect((await accountClient(oidcOnly).list()).status).toBe(200);
+  });
+
+  test("a console with no way to sign in is refused at start", async () => {
+    await expect(startTestGateway({ storage: "memory", console: { provisioningKey: false } })).rejects.toThrow(
+      "the console's provisioning-key sign-in is off and no OpenID Connect sign-in is configured: nobody could sign in",
+    );
+  });
+});
+
+test("a key's console session reads its own owner only: x-console-owner naming another is refused", async () => {
+  const cookie = (await signIn(gateway.provisioningKey)).headers.get("set-cookie")!.split(";")[0]!;
+  const own = await call(gateway.baseUrl, "GET", "/v1/account/api-keys", { headers: { cookie, "x-console-owner": gateway.ownerId } });
+  expect(own.status).toBe(200);
+  const other = await call(gateway.baseUrl, "GET", "/v1/account/api-keys", { headers: { cookie, "x-console-owner": "someone-else" } });
+  expect(expectError(other, 403, "owner_not_viewable").param).toBe("x-console-owner");
+});

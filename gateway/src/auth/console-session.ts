@@ -1,6 +1,6 @@
 import { parse as parseCookies, serialize as serializeCookie } from "cookie";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { GatewayContext } from "../context";
+import type { ConsolePerson, GatewayContext } from "../context";
 import type { ReplyCipher } from "../crypto";
 
 /** The console's session cookie. */
@@ -10,29 +10,39 @@ export const SESSION_LIFETIME_MS = 30 * 60 * 1000;
 /** Binds a sealed session to its purpose: a sealed reply can never pass for one, nor the reverse. */
 const SEALED_FOR = "console-session";
 
-/** What a session stands for: the provisioning key (by its secret's hash) and when it ends. */
-export interface ConsoleSession {
-  provisioningKeyHash: Buffer;
-  expiresAt: number;
-}
+/**
+ * What a session stands for: a provisioning key (by its secret's hash) that signed in, or a person
+ * an OpenID provider signed in (subject and email) with the owners they may view, read-only; and
+ * when it ends.
+ */
+export type ConsoleSession =
+  | { kind: "key"; provisioningKeyHash: Buffer; expiresAt: number }
+  | { kind: "person"; person: ConsolePerson; owners: readonly string[]; expiresAt: number };
+
+type SealedSession = { h: string; e: number } | { s: string; m: string | null; o: string[]; e: number };
 
 /**
  * A session as its cookie holds it: sealed with the gateway's reply key (AES-256-GCM), so it needs
  * no server state — every process sharing a database opens it — and holds nothing a reader of the
- * cookie could use: the provisioning key itself is never in it, only its hash, encrypted.
+ * cookie could use: the provisioning key itself is never in it, only its hash, encrypted; a
+ * person's session holds no token of the provider's, only who they are and what they may view.
  */
 export function sealSession(cipher: ReplyCipher, session: ConsoleSession): string {
-  const plain = JSON.stringify({ h: session.provisioningKeyHash.toString("base64"), e: session.expiresAt });
-  return cipher.seal(plain, SEALED_FOR).toString("base64url");
+  const sealed: SealedSession =
+    session.kind === "key"
+      ? { h: session.provisioningKeyHash.toString("base64"), e: session.expiresAt }
+      : { s: session.person.subject, m: session.person.email, o: [...session.owners], e: session.expiresAt };
+  return cipher.seal(JSON.stringify(sealed), SEALED_FOR).toString("base64url");
 }
 
 /** The session of a cookie value, or `undefined` when it is not one of ours, was altered, or has ended at `now`. */
 export function openSession(cipher: ReplyCipher, value: string, now: number): ConsoleSession | undefined {
   const plain = cipher.open(Buffer.from(value, "base64url"), SEALED_FOR);
   if (plain === undefined) return undefined;
-  const { h, e } = JSON.parse(plain) as { h: string; e: number };
-  if (!(now < e)) return undefined;
-  return { provisioningKeyHash: Buffer.from(h, "base64"), expiresAt: e };
+  const sealed = JSON.parse(plain) as SealedSession;
+  if (!(now < sealed.e)) return undefined;
+  if ("h" in sealed) return { kind: "key", provisioningKeyHash: Buffer.from(sealed.h, "base64"), expiresAt: sealed.e };
+  return { kind: "person", person: { subject: sealed.s, email: sealed.m }, owners: sealed.o, expiresAt: sealed.e };
 }
 
 /** The live session of a request's cookie, if it carries one. */

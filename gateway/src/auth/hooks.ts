@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
-import { keyKindOf, type Scope } from "@gateway-keys/contract";
-import type { GatewayContext } from "../context";
+import { keyKindOf, SCOPES, type Scope } from "@gateway-keys/contract";
+import type { AccountPrincipal, ConsolePerson, GatewayContext } from "../context";
 import { hashesEqual, sha256 } from "../crypto";
 import { isExpired, matchSecret, type SecretMatch } from "../keys/key-records";
 import { GatewayError } from "../errors";
@@ -20,38 +20,77 @@ const MALFORMED = "The key is not well-formed (wrong prefix, length or checksum)
 
 /**
  * Authenticates `Authorization: Bearer <provisioning key>` (or, on a GET with the console on, the
- * console's session cookie), applies the rate limit and checks that the key carries `scope`
+ * console's session cookie), applies the rate limit and checks that the caller carries `scope`
  * (`"any"`: only authentication). Sets `request.account`.
  */
 export function requireProvisioningKey(ctx: GatewayContext, scope: Scope | "any"): onRequestAsyncHookHandler {
   return async (request) => {
-    const key = await provisioningKeyOf(ctx, request);
-    ctx.credentialThrottle.take(`pk:${key.id}`, ctx.now());
-    if (scope !== "any" && !key.scopes.includes(scope)) {
+    const account = await principalOf(ctx, request, scope);
+    ctx.credentialThrottle.take(account.provisioningKeyId === null ? `person:${account.person!.subject}` : `pk:${account.provisioningKeyId}`, ctx.now());
+    if (scope !== "any" && !account.scopes.includes(scope)) {
       throw new GatewayError("missing_scope", `This provisioning key lacks the scope ${scope}; use a key that carries it.`);
     }
-    request.account = { ownerId: key.ownerId, provisioningKeyId: key.id, hint: key.hint, scopes: key.scopes };
+    request.account = account;
   };
 }
 
 /**
- * The provisioning key a request presents. The console signs in once with a provisioning key and
- * then reads with its session cookie, which only a GET may use: nothing the console does can change
- * a key, and the session ends the moment its provisioning key is revoked (the key is looked up on
- * every request, as a bearer key is).
+ * The caller of an account request. The console signs in once (with a provisioning key, or a
+ * person through OpenID Connect) and then reads with its session cookie, which only a GET may use:
+ * nothing the console does can change a key. A key's session ends the moment its provisioning key
+ * is revoked (the key is looked up on every request, as a bearer key is).
  */
-async function provisioningKeyOf(ctx: GatewayContext, request: FastifyRequest): Promise<StoredProvisioningKey> {
+async function principalOf(ctx: GatewayContext, request: FastifyRequest, scope: Scope | "any"): Promise<AccountPrincipal> {
   const secret = bearerToken(request.headers);
   if (secret === undefined) {
     const session = ctx.consoleEnabled && request.method === "GET" ? consoleSessionOf(ctx, request) : undefined;
-    if (session) return validProvisioningKey(ctx, session.provisioningKeyHash, "The console session's provisioning key is no longer valid; sign in again.");
+    if (session?.kind === "person" && ctx.consoleOidcSignIn) return personPrincipal(request, session.person, session.owners, scope);
+    if (session?.kind === "key" && ctx.consoleKeySignIn) {
+      const key = await validProvisioningKey(ctx, session.provisioningKeyHash, "The console session's provisioning key is no longer valid; sign in again.");
+      viewedOwner(request, [key.ownerId]);
+      return keyPrincipal(key);
+    }
     throw new GatewayError("invalid_credentials", "Send a provisioning key as Authorization: Bearer <key>.");
   }
   const kind = keyKindOf(secret);
   if (kind === undefined) throw new GatewayError("invalid_credentials", MALFORMED);
   if (kind === "regular") throw new GatewayError("wrong_key_kind", WRONG_KIND_ON_ACCOUNT);
-  return validProvisioningKey(ctx, sha256(secret), "The provisioning key is not valid; it may have been revoked or never existed.");
+  return keyPrincipal(await validProvisioningKey(ctx, sha256(secret), "The provisioning key is not valid; it may have been revoked or never existed."));
 }
+
+function keyPrincipal(key: StoredProvisioningKey): AccountPrincipal {
+  return { ownerId: key.ownerId, provisioningKeyId: key.id, hint: key.hint, person: null, scopes: key.scopes };
+}
+
+/** The console's header naming which of a person's owners a read is for (the first, in order, without it). */
+export const CONSOLE_OWNER_HEADER = "x-console-owner";
+
+/**
+ * A person signed in through OpenID Connect reads one of their owners at a time, with the read
+ * scopes only, and only what a read scope guards (not `"any"`: `whoami` describes a provisioning key).
+ */
+function personPrincipal(request: FastifyRequest, person: ConsolePerson, owners: readonly string[], scope: Scope | "any"): AccountPrincipal {
+  if (scope === "any" || !PERSON_SCOPES.includes(scope)) {
+    throw new GatewayError("missing_scope", "A console session signed in through OpenID Connect only reads keys and usage.");
+  }
+  return { ownerId: viewedOwner(request, owners), provisioningKeyId: null, hint: null, person, scopes: PERSON_SCOPES };
+}
+
+/** The owner a console session reads: the one `x-console-owner` names (refused unless the session may view it), else its first. */
+function viewedOwner(request: FastifyRequest, owners: readonly string[]): string {
+  const asked = request.headers[CONSOLE_OWNER_HEADER];
+  if (Array.isArray(asked)) throw new GatewayError("validation_failed", `Send the ${CONSOLE_OWNER_HEADER} header once.`, { param: CONSOLE_OWNER_HEADER });
+  const ownerId = asked ?? owners[0];
+  if (ownerId === undefined || !owners.includes(ownerId)) {
+    throw new GatewayError("owner_not_viewable", `You may not view the owner ${JSON.stringify(ownerId ?? "")}; you may view ${owners.join(", ") || "no owner"}.`, {
+      param: CONSOLE_OWNER_HEADER,
+    });
+  }
+  return ownerId;
+}
+
+/** What a person may do: read. No scope that changes anything is ever theirs. */
+const PERSON_SCOPES: readonly Scope[] = SCOPES.filter((scope) => scope.endsWith(":read"));
 
 /** The provisioning key whose secret hashes to `hash`, unless it is unknown or revoked (401 with `message`). */
 export async function validProvisioningKey(ctx: GatewayContext, hash: Buffer, message: string): Promise<StoredProvisioningKey> {

@@ -10,6 +10,16 @@ import { sha256 } from "../crypto";
 import { GatewayError } from "../errors";
 import { recordChange } from "../audit/record";
 import { consoleSessionOf, sealSession, SESSION_LIFETIME_MS, writeSessionCookie } from "../auth/console-session";
+import type { OidcSettings } from "./oidc-config";
+import { oidcRoutes } from "./oidc-routes";
+
+/** How the console signs people in: a provisioning key (unless turned off), OpenID Connect (when configured). */
+export interface ConsoleSignIn {
+  /** Whether a provisioning key may sign in. Default true; turned off with `--no-console-key-sign-in`. */
+  provisioningKey?: boolean;
+  /** Sign-in through an OpenID provider (docs/console.md#sign-in-with-openid-connect). */
+  oidc?: OidcSettings;
+}
 
 /** What the console reads: the keys and their usage. A provisioning key without both cannot sign in. */
 const CONSOLE_SCOPES: readonly Scope[] = ["keys:read", "usage:read"];
@@ -51,9 +61,10 @@ function consoleFiles(): string {
 /**
  * `/console`: the read-only web console (docs/console.md). Its pages are static files built at
  * build time (console/); they read the account API with a session cookie that this plugin sets
- * once a provisioning key with read scopes signs in. Nothing here changes a key.
+ * once a provisioning key with read scopes signs in, or a person through OpenID Connect
+ * (oidc-routes.ts). Nothing here changes a key.
  */
-export const consoleRoutes: FastifyPluginAsync<{ ctx: GatewayContext }> = async (app, { ctx }) => {
+export const consoleRoutes: FastifyPluginAsync<{ ctx: GatewayContext; signIn: ConsoleSignIn }> = async (app, { ctx, signIn }) => {
   const dist = consoleFiles();
   const page = readFileSync(join(dist, "index.html"));
   const secured = (reply: FastifyReply) => reply.headers(SECURITY_HEADERS);
@@ -69,8 +80,16 @@ export const consoleRoutes: FastifyPluginAsync<{ ctx: GatewayContext }> = async 
     reply.header("cache-control", "no-store").type("text/html; charset=utf-8").send(page),
   );
 
+  if (signIn.oidc) await app.register(oidcRoutes, { ctx, oidc: signIn.oidc });
+
+  // What the sign-in page offers: never more than the gateway accepts.
+  app.get("/console/sign-in-methods", { schema: { hide: true } }, async (_request, reply) =>
+    reply.header("cache-control", "no-store").send({ provisioningKey: ctx.consoleKeySignIn, oidc: signIn.oidc !== undefined }),
+  );
+
   app.post("/console/session", { schema: { hide: true } }, async (request, reply) => {
     ctx.credentialThrottle.take(anonymous(request), ctx.now());
+    if (!ctx.consoleKeySignIn) throw new GatewayError("key_sign_in_disabled", "This console signs people in through their identity provider only; a provisioning key cannot sign in here.");
     const parsed = SignIn.safeParse(request.body);
     if (!parsed.success) throw new GatewayError("validation_failed", "Invalid fields: provisioningKey: expected the provisioning key (gwp_…).", { param: "provisioningKey" });
     const secret = parsed.data.provisioningKey.trim();
@@ -92,15 +111,21 @@ export const consoleRoutes: FastifyPluginAsync<{ ctx: GatewayContext }> = async 
         null,
       ),
     );
-    writeSessionCookie(reply, request, sealSession(ctx.cipher, { provisioningKeyHash: hash, expiresAt }));
-    return reply.header("cache-control", "no-store").send({ ownerId: key.ownerId, hint: key.hint, expiresAt: new Date(expiresAt).toISOString() });
+    writeSessionCookie(reply, request, sealSession(ctx.cipher, { kind: "key", provisioningKeyHash: hash, expiresAt }));
+    return reply.header("cache-control", "no-store").send({ kind: "key", ownerId: key.ownerId, owners: [key.ownerId], hint: key.hint, expiresAt: new Date(expiresAt).toISOString() });
   });
 
   app.get("/console/session", { schema: { hide: true } }, async (request, reply) => {
     const session = consoleSessionOf(ctx, request);
-    if (!session) throw new GatewayError("invalid_credentials", "No console session; sign in with a provisioning key.");
+    const expiresAt = session && new Date(session.expiresAt).toISOString();
+    reply.header("cache-control", "no-store");
+    if (session?.kind === "person" && ctx.consoleOidcSignIn) {
+      const { subject, email } = session.person;
+      return reply.send({ kind: "person", subject, email, ownerId: session.owners[0], owners: session.owners, hint: null, expiresAt });
+    }
+    if (session?.kind !== "key" || !ctx.consoleKeySignIn) throw new GatewayError("invalid_credentials", "No console session; sign in.");
     const key = await validProvisioningKey(ctx, session.provisioningKeyHash, "The console session's provisioning key is no longer valid; sign in again.");
-    return reply.header("cache-control", "no-store").send({ ownerId: key.ownerId, hint: key.hint, expiresAt: new Date(session.expiresAt).toISOString() });
+    return reply.send({ kind: "key", ownerId: key.ownerId, owners: [key.ownerId], hint: key.hint, expiresAt });
   });
 
   app.delete("/console/session", { schema: { hide: true } }, async (request, reply) => {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { Principal, ROUTES } from "@gateway-keys/contract";
 import { accountOf } from "../context";
+import { GatewayError } from "../errors";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 
 /**
@@ -12,6 +13,8 @@ export const whoamiRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (ap
     ...routeOf(ctx, ROUTES.whoami),
     handler: async (request): Promise<Principal> => {
       const account = accountOf(request);
+      // A person signed in to the console never gets here (auth/hooks.ts lets a person read only what a read scope guards).
+      if (account.hint === null) throw new GatewayError("missing_scope", "whoami describes a provisioning key; this console session has none.");
       return { object: "provisioning_key", ownerId: account.ownerId, scopes: [...account.scopes], hint: account.hint };
     },
   });
