@@ -3,7 +3,8 @@
 -- (store/postgres/migrations.ts) runs this file after migrating, so a change of its body is a change
 -- here alone; a change of its parameters also needs a migration that drops the old signature.
 --
--- Settles (parallel arrays s_*: a log row each, with its reservation to release or NULL), then
+-- Settles (s_logs: a request_logs row each, as JSON; the parallel arrays s_*: its reservation to
+-- release or NULL, and its outcome), then
 -- reservations (r_key, r_micros), for requests in flight in one process, in one transaction.
 -- Returns one reservation id per r_key, NULL where it would pass the key's limit: each checked
 -- as one reservation alone would be, in order, after the settles gave back what they held. Every
@@ -26,8 +27,7 @@
 -- its key's account to the window that holds r_at (the request's time, the gateway's clock) and
 -- checks the window's spend instead of the lifetime's.
 CREATE OR REPLACE FUNCTION gateway_spend_batch(
-  s_reservation BIGINT[], s_take BIGINT[], s_id TEXT[], s_owner TEXT[], s_key TEXT[], s_model TEXT[], s_status INTEGER[],
-  s_cost BIGINT[], s_created BIGINT[], s_input TEXT[], s_output TEXT[], s_dropped TEXT[], s_succeeded INTEGER[], s_rejected INTEGER[],
+  s_logs JSONB, s_reservation BIGINT[], s_take BIGINT[], s_succeeded INTEGER[], s_rejected INTEGER[],
   h_id BIGINT[], h_key TEXT[],
   r_key TEXT[], r_micros BIGINT[], r_holding BIGINT[], r_floor BIGINT[], r_at BIGINT[], p_holder TEXT, p_lease_ms BIGINT)
 RETURNS BIGINT[] LANGUAGE plpgsql VOLATILE AS $$
@@ -35,12 +35,27 @@ DECLARE
   reservations BIGINT[] := '{}';
   reservation  BIGINT;
   swept        BIGINT;
+  -- The settles' log rows, field by field, for the counters and charges.
+  s_owner      TEXT[] := '{}';
+  s_key        TEXT[] := '{}';
+  s_model      TEXT[] := '{}';
+  s_cost       BIGINT[] := '{}';
+  s_created    BIGINT[] := '{}';
 BEGIN
+  IF jsonb_array_length(s_logs) > 0 THEN
+    SELECT array_agg(l.owner_id ORDER BY l.ordinality), array_agg(l.key_id ORDER BY l.ordinality), array_agg(l.model ORDER BY l.ordinality),
+        array_agg(l.cost_micros ORDER BY l.ordinality), array_agg(l.created_at ORDER BY l.ordinality)
+      INTO s_owner, s_key, s_model, s_cost, s_created
+      FROM ROWS FROM (jsonb_populate_recordset(NULL::request_logs, s_logs)) WITH ORDINALITY AS l;
+  END IF;
+
   PERFORM 1 FROM spend_accounts WHERE key_id = ANY (s_key || r_key || h_key) ORDER BY key_id FOR UPDATE;
 
-  IF cardinality(s_id) > 0 THEN
-    INSERT INTO request_logs (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text, dropped_fields)
-      SELECT * FROM unnest(s_id, s_owner, s_key, s_model, s_status, s_cost, s_created, s_input, s_output, s_dropped);
+  IF cardinality(s_key) > 0 THEN
+    -- A log row as its codec wrote it (store/tables.ts: one JSON object per row, by column name):
+    -- every column the object names, in the table's own types; the sequence numbers its seq.
+    INSERT INTO request_logs OVERRIDING USER VALUE
+      SELECT * FROM jsonb_populate_recordset(NULL::request_logs, s_logs);
     INSERT INTO usage_counters (key_id, model, owner_id, total, succeeded, rejected, spent_micros)
       SELECT key_id, model, MIN(owner_id), COUNT(*), SUM(succeeded), SUM(rejected), SUM(cost)::BIGINT
       FROM unnest(s_key, s_model, s_owner, s_succeeded, s_rejected, s_cost) AS t (key_id, model, owner_id, succeeded, rejected, cost)
