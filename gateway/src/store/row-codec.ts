@@ -21,7 +21,8 @@ export interface ColumnKind<Value> {
 type Int = bigint | number;
 
 const nullable = <Value>(kind: ColumnKind<Value>): ColumnKind<Value | null> => ({
-  write: (value) => (value === null ? null : kind.write(value)),
+  // An optional field left out is stored as null, as one set to null.
+  write: (value) => (value === null || value === undefined ? null : kind.write(value)),
   read: (stored) => (stored === null || stored === undefined ? null : kind.read(stored)),
 });
 
