@@ -1,9 +1,7 @@
-import type { Scope } from "@gateway-keys/contract";
-import type { StoredProvisioningKey, TimelineRow, UsageLine } from "./types";
+import type { TimelineRow, UsageLine } from "./types";
 
-
-// Rows of both stores, which share their column names and types (the api_keys and request_logs
-// tables are read through their codecs instead: store/tables.ts). An integer column arrives as a
+// Rows of both stores, which share their column names and types (the tables with a
+// codec, store/tables.ts, are read through it instead). An integer column arrives as a
 // bigint or a number depending on the driver (SQLite statements that read credits use
 // setReadBigInts(true); the PostgreSQL pool reads BIGINT as bigint, INTEGER as number): the
 // helpers below make credits bigints and everything else numbers.
@@ -11,28 +9,6 @@ type Int = bigint | number;
 const num = (value: Int): number => Number(value);
 const numOrNull = (value: Int | null): number | null => (value === null ? null : Number(value));
 const big = (value: Int): bigint => BigInt(value);
-
-export interface ProvisioningKeyRow {
-  id: string;
-  owner_id: string;
-  secret_hash: Uint8Array;
-  hint: string;
-  scopes: string;
-  created_at: Int;
-  revoked_at: Int | null;
-}
-
-export function provisioningKeyFromRow(row: ProvisioningKeyRow): StoredProvisioningKey {
-  return {
-    id: row.id,
-    ownerId: row.owner_id,
-    secretHash: Buffer.from(row.secret_hash),
-    hint: row.hint,
-    scopes: JSON.parse(row.scopes) as Scope[],
-    createdAt: num(row.created_at),
-    revokedAt: numOrNull(row.revoked_at),
-  };
-}
 
 export interface UsageRow {
   key_id: string;

@@ -1,7 +1,7 @@
-import type { KeyState, Labels, ModelPolicy, RateLimitPolicy, ResetPeriod } from "@gateway-keys/contract";
+import type { KeyState, Labels, ModelPolicy, RateLimitPolicy, ResetPeriod, Scope } from "@gateway-keys/contract";
 import { column, holds, TableCodec } from "./row-codec";
 import type { PreviousSecretRetireReason } from "./secret-use-tables";
-import { NO_ALERTS, type ApiKeyUpdate, type KeyAlerts, type NewApiKey, type NewLogEntry, type PreviousSecretTerms, type StoredApiKey, type StoredLogEntry } from "./types";
+import { NO_ALERTS, type ApiKeyUpdate, type KeyAlerts, type NewApiKey, type NewLogEntry, type PreviousSecretTerms, type StoredApiKey, type StoredLogEntry, type StoredProvisioningKey } from "./types";
 
 /**
  * The tables both stores read and write through a {@link TableCodec}: one line per column, in the
@@ -63,6 +63,17 @@ export const API_KEYS = new TableCodec<StoredApiKey, NewApiKey, ApiKeyUpdate>("a
   previous_secret: holds("previousSecret", column.nullable(column.json<PreviousSecretTerms>())),
   previous_secret_retired_at: holds("previousSecretRetiredAt", column.nullable(column.int)),
   previous_secret_retired_reason: holds("previousSecretRetiredReason", column.nullable(column.literal<PreviousSecretRetireReason>())),
+});
+
+/** `provisioning_keys`: keys of the account API, each bound to one owner. */
+export const PROVISIONING_KEYS = new TableCodec<StoredProvisioningKey>("provisioning_keys", {
+  id: holds("id", column.text),
+  owner_id: holds("ownerId", column.text),
+  secret_hash: holds("secretHash", column.bytes),
+  hint: holds("hint", column.text),
+  scopes: holds("scopes", column.json<Scope[]>()),
+  created_at: holds("createdAt", column.int),
+  revoked_at: holds("revokedAt", column.nullable(column.int)),
 });
 
 /** `request_logs`: one row per model request, written with its charge. */

@@ -29,16 +29,14 @@ import type {
 } from "../types";
 import { WEBHOOK_HISTORY_DAYS, type PurgedRecords } from "../types";
 import {
-  provisioningKeyFromRow,
   timelineFromRow,
   type TimelineDbRow,
   usageFromRow,
-  type ProvisioningKeyRow,
   type UsageRow,
 } from "../account-rows";
 import { checkDatabaseUrl, TYPES } from "./connection";
 import { KeyChangeNotifications, type KeyChangeTiming } from "./key-change-listener";
-import { API_KEYS, REQUEST_LOGS } from "../tables";
+import { API_KEYS, PROVISIONING_KEYS, REQUEST_LOGS } from "../tables";
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import { SQL, type NamedQuery } from "./statements";
 import { EventTables } from "../events/event-tables";
@@ -312,15 +310,7 @@ class PostgresStore implements Store {
   }
 
   async insertProvisioningKey(key: StoredProvisioningKey): Promise<void> {
-    await this.#query(SQL.insertProvisioningKey, [
-      key.id,
-      key.ownerId,
-      key.secretHash,
-      key.hint,
-      JSON.stringify(key.scopes),
-      key.createdAt,
-      key.revokedAt,
-    ]);
+    await this.#query(SQL.insertProvisioningKey, PROVISIONING_KEYS.insertValues(key));
   }
 
   async revokeProvisioningKey(id: string, now: number): Promise<boolean> {
@@ -329,8 +319,8 @@ class PostgresStore implements Store {
   }
 
   async findProvisioningKeyByHash(secretHash: Buffer): Promise<StoredProvisioningKey | undefined> {
-    const { rows } = await this.#query<ProvisioningKeyRow>(SQL.provisioningKeyByHash, [secretHash]);
-    return rows[0] && provisioningKeyFromRow(rows[0]);
+    const { rows } = await this.#query<Record<string, unknown>>(SQL.provisioningKeyByHash, [secretHash]);
+    return rows[0] && PROVISIONING_KEYS.fromRow(rows[0]);
   }
 
   async findApiKeyByHash(secretHash: Buffer): Promise<StoredApiKey | undefined> {

@@ -4,7 +4,7 @@
  * follow the SQLite store's statements.ts; those of a table read and written through a codec come
  * from store/tables.ts.
  */
-import { API_KEYS, REQUEST_LOGS } from "../tables";
+import { API_KEYS, PROVISIONING_KEYS, REQUEST_LOGS } from "../tables";
 
 /** A query pg prepares once per connection under `name`. */
 export interface NamedQuery {
@@ -26,10 +26,9 @@ const query = (name: string, text: string): NamedQuery => ({ name: `gateway_${na
 export const SQL = {
   insertProvisioningKey: query(
     "insert_provisioning_key",
-    `INSERT INTO provisioning_keys (id, owner_id, secret_hash, hint, scopes, created_at, revoked_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    `INSERT INTO provisioning_keys (${PROVISIONING_KEYS.insertColumns.join(", ")}) VALUES (${parameters(PROVISIONING_KEYS.insertColumns.length)})`,
   ),
-  provisioningKeyByHash: query("provisioning_key_by_hash", "SELECT * FROM provisioning_keys WHERE secret_hash = $1"),
+  provisioningKeyByHash: query("provisioning_key_by_hash", `SELECT ${PROVISIONING_KEYS.selectList()} FROM provisioning_keys WHERE secret_hash = $1`),
   revokeProvisioningKey: query("revoke_provisioning_key", "UPDATE provisioning_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL"),
 
   // Two indexed look-ups: a current secret, or a secret a grace rotation replaced.

@@ -30,18 +30,16 @@ import { SecretUseTables } from "../secret-use-tables";
 import type { SqlRunner } from "../events/sql-runner";
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import {
-  provisioningKeyFromRow,
   timelineFromRow,
   type TimelineDbRow,
   usageFromRow,
-  type ProvisioningKeyRow,
   type UsageRow,
 } from "../account-rows";
 import { startCheckpointer } from "./checkpointer";
 import { ConnectionGate } from "./connection-gate";
 import { GroupCommitter } from "./group-commit";
 import { UsageTally } from "./usage-tally";
-import { API_KEYS, REQUEST_LOGS } from "../tables";
+import { API_KEYS, PROVISIONING_KEYS, REQUEST_LOGS } from "../tables";
 import { prepareStatements, type Statements } from "./statements";
 
 /** Options of {@link openSqliteStore}. */
@@ -255,15 +253,7 @@ class SqliteStore implements Store {
   insertProvisioningKey(key: StoredProvisioningKey): Promise<void> {
     return this.#gate.exclusive(() =>
       this.#write(true, () => {
-        this.#sql.insertProvisioningKey.run({
-          id: key.id,
-          owner_id: key.ownerId,
-          secret_hash: key.secretHash,
-          hint: key.hint,
-          scopes: JSON.stringify(key.scopes),
-          created_at: key.createdAt,
-          revoked_at: key.revokedAt,
-        });
+        this.#sql.insertProvisioningKey.run(...PROVISIONING_KEYS.insertValues(key));
       }),
     );
   }
@@ -274,8 +264,8 @@ class SqliteStore implements Store {
 
   findProvisioningKeyByHash(secretHash: Buffer): Promise<StoredProvisioningKey | undefined> {
     return this.#gate.read(() => {
-      const row = this.#sql.provisioningKeyByHash.get(secretHash) as ProvisioningKeyRow | undefined;
-      return row && provisioningKeyFromRow(row);
+      const row = this.#sql.provisioningKeyByHash.get(secretHash) as Record<string, unknown> | undefined;
+      return row && PROVISIONING_KEYS.fromRow(row);
     });
   }
 

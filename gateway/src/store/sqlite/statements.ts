@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { API_KEYS, REQUEST_LOGS } from "../tables";
+import { API_KEYS, PROVISIONING_KEYS, REQUEST_LOGS } from "../tables";
 
 const API_KEY_COLUMNS = API_KEYS.selectList(undefined, {
   spent_micros: "(SELECT IFNULL(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = api_keys.id)",
@@ -24,9 +24,10 @@ export function prepareStatements(db: DatabaseSync) {
     syncNormal: prepare("PRAGMA synchronous = NORMAL"),
     schemaVersion: prepare("PRAGMA user_version"),
 
-    insertProvisioningKey: prepare(`INSERT INTO provisioning_keys (id, owner_id, secret_hash, hint, scopes, created_at, revoked_at)
-      VALUES (:id, :owner_id, :secret_hash, :hint, :scopes, :created_at, :revoked_at)`),
-    provisioningKeyByHash: prepare("SELECT * FROM provisioning_keys WHERE secret_hash = ?"),
+    insertProvisioningKey: prepare(
+      `INSERT INTO provisioning_keys (${PROVISIONING_KEYS.insertColumns.join(", ")}) VALUES (${placeholders(PROVISIONING_KEYS.insertColumns.length)})`,
+    ),
+    provisioningKeyByHash: prepare(`SELECT ${PROVISIONING_KEYS.selectList()} FROM provisioning_keys WHERE secret_hash = ?`),
     revokeProvisioningKey: prepare("UPDATE provisioning_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
 
     // Two indexed look-ups: a current secret, or a secret a grace rotation replaced.
