@@ -1,6 +1,14 @@
 /** A table's codec: the columns each statement lists, the parameters in their order, and rows read back. */
+import { DatabaseSync } from "node:sqlite";
+import pg from "pg";
+import { migrate as migratePostgres } from "@gateway-keys/gateway/dist/store/postgres/migrations";
 import { column, holds, TableCodec } from "@gateway-keys/gateway/dist/store/row-codec";
-import { API_KEYS, REQUEST_LOGS } from "@gateway-keys/gateway/dist/store/tables";
+import { migrate as migrateSqlite } from "@gateway-keys/gateway/dist/store/sqlite/migrations";
+import { API_KEYS, PROVISIONING_KEYS, REQUEST_LOGS } from "@gateway-keys/gateway/dist/store/tables";
+import { testPostgres, type TestPostgres } from "@gateway-keys/testkit/test-gateway";
+import { testWith } from "../support/needs";
+
+const testWithPostgres = testWith("postgres");
 
 interface Thing {
   seq: number;
@@ -44,12 +52,50 @@ test("a select list names every column, replacing the ones other tables supply",
   expect(THINGS.selectList("t", { note: "(SELECT 'x')" })).toBe("t.seq, t.id, t.limit_micros, t.enabled, t.ids, t.hash, (SELECT 'x') AS note");
 });
 
-test("the request log's columns are the table's, in its order; a key's figures from other tables are read, never written", () => {
-  expect(REQUEST_LOGS.columns).toEqual([
-    "seq", "id", "owner_id", "key_id", "model", "status", "cost_micros", "created_at", "request_input", "response_text", "dropped_fields",
-  ]);
-  const readOnly = ["seq", "spent_micros", "last_request_at"];
+/** Columns of `api_keys`' codec that other tables supply. */
+const READ_FROM_OTHER_TABLES = ["spent_micros", "last_request_at"];
+/** Each codec's columns, less those other tables supply, by table. */
+const CODEC_COLUMNS = Object.fromEntries(
+  [API_KEYS, PROVISIONING_KEYS, REQUEST_LOGS].map((codec) => [codec.table, codec.columns.filter((name) => !READ_FROM_OTHER_TABLES.includes(name))]),
+);
+test("a key's figures from other tables are read, never written; its identity is written once", () => {
   const insertOnly = ["id", "owner_id", "created_at", "client_reference"];
-  expect(API_KEYS.insertColumns).toEqual(API_KEYS.columns.filter((name) => !readOnly.includes(name)));
-  expect(API_KEYS.updateColumns).toEqual(API_KEYS.columns.filter((name) => !readOnly.includes(name) && !insertOnly.includes(name)));
+  expect(API_KEYS.insertColumns).toEqual(API_KEYS.columns.filter((name) => name !== "seq" && !READ_FROM_OTHER_TABLES.includes(name)));
+  expect(API_KEYS.updateColumns).toEqual(API_KEYS.insertColumns.filter((name) => !insertOnly.includes(name)));
+});
+
+test("each codec names every column of its SQLite table, in the table's order (a migration that adds one needs its codec line)", () => {
+  const db = new DatabaseSync(":memory:");
+  try {
+    migrateSqlite(db);
+    for (const [table, columns] of Object.entries(CODEC_COLUMNS)) {
+      const stored = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((row) => row.name);
+      expect({ table, columns }).toEqual({ table, columns: stored });
+    }
+  } finally {
+    db.close();
+  }
+});
+
+let server: TestPostgres | undefined;
+afterAll(async () => {
+  await server?.stop();
+});
+
+testWithPostgres("each codec names every column of its PostgreSQL table, in the table's order", async () => {
+  server = await testPostgres();
+  const client = new pg.Client({ connectionString: await server.createDatabase() });
+  await client.connect();
+  try {
+    await migratePostgres(client);
+    for (const [table, columns] of Object.entries(CODEC_COLUMNS)) {
+      const { rows } = await client.query<{ name: string }>(
+        "SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position",
+        [table],
+      );
+      expect({ table, columns }).toEqual({ table, columns: rows.map((row) => row.name) });
+    }
+  } finally {
+    await client.end();
+  }
 });
