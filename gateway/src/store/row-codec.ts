@@ -140,7 +140,7 @@ export class TableCodec<Entity extends object, Inserted extends object = Entity,
 
   /**
    * An insert's values as one JSON object by column name, for a PostgreSQL function that takes
-   * rows as `jsonb` (`jsonb_populate_recordset(NULL::table, …)` reads each into the table's types):
+   * rows as JSON (`json_populate_recordset(NULL::table, …)` reads each into the table's types):
    * credits travel as decimal strings, bytes as bytea's hex text.
    */
   insertJson(entity: Inserted): Record<string, string | number | null> {

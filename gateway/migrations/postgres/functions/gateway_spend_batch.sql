@@ -27,7 +27,7 @@
 -- its key's account to the window that holds r_at (the request's time, the gateway's clock) and
 -- checks the window's spend instead of the lifetime's.
 CREATE OR REPLACE FUNCTION gateway_spend_batch(
-  s_logs JSONB, s_reservation BIGINT[], s_take BIGINT[], s_succeeded INTEGER[], s_rejected INTEGER[],
+  s_logs JSON, s_reservation BIGINT[], s_take BIGINT[], s_succeeded INTEGER[], s_rejected INTEGER[],
   h_id BIGINT[], h_key TEXT[],
   r_key TEXT[], r_micros BIGINT[], r_holding BIGINT[], r_floor BIGINT[], r_at BIGINT[], p_holder TEXT, p_lease_ms BIGINT)
 RETURNS BIGINT[] LANGUAGE plpgsql VOLATILE AS $$
@@ -35,18 +35,19 @@ DECLARE
   reservations BIGINT[] := '{}';
   reservation  BIGINT;
   swept        BIGINT;
-  -- The settles' log rows, field by field, for the counters and charges.
+  -- The settles' log rows, read from s_logs once; then field by field, for the counters and charges.
+  logs         request_logs[] := ARRAY(SELECT json_populate_recordset(NULL::request_logs, s_logs));
   s_owner      TEXT[] := '{}';
   s_key        TEXT[] := '{}';
   s_model      TEXT[] := '{}';
   s_cost       BIGINT[] := '{}';
   s_created    BIGINT[] := '{}';
 BEGIN
-  IF jsonb_array_length(s_logs) > 0 THEN
+  IF cardinality(logs) > 0 THEN
     SELECT array_agg(l.owner_id ORDER BY l.ordinality), array_agg(l.key_id ORDER BY l.ordinality), array_agg(l.model ORDER BY l.ordinality),
         array_agg(l.cost_micros ORDER BY l.ordinality), array_agg(l.created_at ORDER BY l.ordinality)
       INTO s_owner, s_key, s_model, s_cost, s_created
-      FROM ROWS FROM (jsonb_populate_recordset(NULL::request_logs, s_logs)) WITH ORDINALITY AS l;
+      FROM unnest(logs) WITH ORDINALITY AS l;
   END IF;
 
   PERFORM 1 FROM spend_accounts WHERE key_id = ANY (s_key || r_key || h_key) ORDER BY key_id FOR UPDATE;
@@ -54,8 +55,7 @@ BEGIN
   IF cardinality(s_key) > 0 THEN
     -- A log row as its codec wrote it (store/tables.ts: one JSON object per row, by column name):
     -- every column the object names, in the table's own types; the sequence numbers its seq.
-    INSERT INTO request_logs OVERRIDING USER VALUE
-      SELECT * FROM jsonb_populate_recordset(NULL::request_logs, s_logs);
+    INSERT INTO request_logs OVERRIDING USER VALUE SELECT * FROM unnest(logs);
     INSERT INTO usage_counters (key_id, model, owner_id, total, succeeded, rejected, spent_micros)
       SELECT key_id, model, MIN(owner_id), COUNT(*), SUM(succeeded), SUM(rejected), SUM(cost)::BIGINT
       FROM unnest(s_key, s_model, s_owner, s_succeeded, s_rejected, s_cost) AS t (key_id, model, owner_id, succeeded, rejected, cost)
