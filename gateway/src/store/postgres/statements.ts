@@ -175,6 +175,7 @@ export const SQL = {
   // Settles, holdings given back and reservations of many requests in one round trip (migrations/postgres/functions/gateway_spend_batch.sql).
   spendBatch: query(
     "spend_batch",
+    // Its 14 parameters: the log rows as JSON, then the arrays and values #sendSpendBatch passes in order.
     `SELECT gateway_spend_batch(${parameters(14)}) AS reservations`,
   ),
   // Rate limits (migration 7): one round trip to admit, one to release.
