@@ -29,22 +29,14 @@ import type {
 } from "../types";
 import { WEBHOOK_HISTORY_DAYS, type PurgedRecords } from "../types";
 import {
-  apiKeyFromRow,
-  droppedFieldsColumn,
-  logFromRow,
-  policyColumns,
-  previousSecretColumns,
-  provisioningKeyFromRow,
   timelineFromRow,
   type TimelineDbRow,
   usageFromRow,
-  type ApiKeyRow,
-  type LogRow,
-  type ProvisioningKeyRow,
   type UsageRow,
 } from "../account-rows";
 import { checkDatabaseUrl, TYPES } from "./connection";
 import { KeyChangeNotifications, type KeyChangeTiming } from "./key-change-listener";
+import { API_KEYS, PROVISIONING_KEYS, REQUEST_LOGS } from "../tables";
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import { SQL, type NamedQuery } from "./statements";
 import { EventTables } from "../events/event-tables";
@@ -279,8 +271,8 @@ class PostgresStore implements Store {
   /** The writes of a unit of work, all on its connection (and so in its transaction). */
   #transactionApi(client: pg.PoolClient): StoreTransaction {
     const keyFrom = async (query: NamedQuery, values: unknown[]) => {
-      const { rows } = await this.#query<ApiKeyRow>(query, values, client);
-      return rows[0] && apiKeyFromRow(rows[0]);
+      const { rows } = await this.#query<Record<string, unknown>>(query, values, client);
+      return rows[0] && API_KEYS.fromRow(rows[0]);
     };
     const runner: SqlRunner = {
       dialect: "postgres",
@@ -291,14 +283,14 @@ class PostgresStore implements Store {
       secretUse: new SecretUseTables(runner),
       getApiKey: (ownerId, keyId) => keyFrom(SQL.apiKeyByIdHeld, [keyId, ownerId]),
       listApiKeys: async (ownerId, afterSeq, limit, selectors = []) => {
-        const { rows } = await this.#query<ApiKeyRow>(SQL.listApiKeys, [ownerId, afterSeq, limit, selectorJson(selectors)], client);
-        return rows.map(apiKeyFromRow);
+        const { rows } = await this.#query<Record<string, unknown>>(SQL.listApiKeys, [ownerId, afterSeq, limit, selectorJson(selectors)], client);
+        return rows.map((row) => API_KEYS.fromRow(row));
       },
       insertApiKey: async (key: NewApiKey) =>
-        (await keyFrom(SQL.insertApiKey, [...apiKeyUpdateValues(key), key.id, key.ownerId, key.createdAt, key.clientReference]))!,
+        (await keyFrom(SQL.insertApiKey, API_KEYS.insertValues(key)))!,
       findLiveApiKeyByReference: (ownerId, clientReference) => keyFrom(SQL.liveApiKeyByReference, [ownerId, clientReference]),
       updateApiKey: async (keyId: string, readVersion: number, next: ApiKeyUpdate) => {
-        const updated = await keyFrom(SQL.updateApiKey, [...apiKeyUpdateValues(next), keyId, readVersion]);
+        const updated = await keyFrom(SQL.updateApiKey, [...API_KEYS.updateValues(next), keyId, readVersion]);
         if (!updated) throw new Error(`key ${keyId} is not at version ${readVersion}`);
         return updated;
       },
@@ -318,15 +310,7 @@ class PostgresStore implements Store {
   }
 
   async insertProvisioningKey(key: StoredProvisioningKey): Promise<void> {
-    await this.#query(SQL.insertProvisioningKey, [
-      key.id,
-      key.ownerId,
-      key.secretHash,
-      key.hint,
-      JSON.stringify(key.scopes),
-      key.createdAt,
-      key.revokedAt,
-    ]);
+    await this.#query(SQL.insertProvisioningKey, PROVISIONING_KEYS.insertValues(key));
   }
 
   async revokeProvisioningKey(id: string, now: number): Promise<boolean> {
@@ -335,23 +319,23 @@ class PostgresStore implements Store {
   }
 
   async findProvisioningKeyByHash(secretHash: Buffer): Promise<StoredProvisioningKey | undefined> {
-    const { rows } = await this.#query<ProvisioningKeyRow>(SQL.provisioningKeyByHash, [secretHash]);
-    return rows[0] && provisioningKeyFromRow(rows[0]);
+    const { rows } = await this.#query<Record<string, unknown>>(SQL.provisioningKeyByHash, [secretHash]);
+    return rows[0] && PROVISIONING_KEYS.fromRow(rows[0]);
   }
 
   async findApiKeyByHash(secretHash: Buffer): Promise<StoredApiKey | undefined> {
-    const { rows } = await this.#query<ApiKeyRow>(SQL.apiKeyByHash, [secretHash]);
-    return rows[0] && apiKeyFromRow(rows[0]);
+    const { rows } = await this.#query<Record<string, unknown>>(SQL.apiKeyByHash, [secretHash]);
+    return rows[0] && API_KEYS.fromRow(rows[0]);
   }
 
   async getApiKey(ownerId: string, keyId: string): Promise<StoredApiKey | undefined> {
-    const { rows } = await this.#query<ApiKeyRow>(SQL.apiKeyById, [keyId, ownerId]);
-    return rows[0] && apiKeyFromRow(rows[0]);
+    const { rows } = await this.#query<Record<string, unknown>>(SQL.apiKeyById, [keyId, ownerId]);
+    return rows[0] && API_KEYS.fromRow(rows[0]);
   }
 
   async listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors: readonly LabelSelector[] = []): Promise<StoredApiKey[]> {
-    const { rows } = await this.#query<ApiKeyRow>(SQL.listApiKeys, [ownerId, afterSeq, limit, selectorJson(selectors)]);
-    return rows.map(apiKeyFromRow);
+    const { rows } = await this.#query<Record<string, unknown>>(SQL.listApiKeys, [ownerId, afterSeq, limit, selectorJson(selectors)]);
+    return rows.map((row) => API_KEYS.fromRow(row));
   }
 
   async countApiKeysByState(ownerId: string): Promise<Record<KeyState, number>> {
@@ -394,18 +378,9 @@ class PostgresStore implements Store {
   async #sendSpendBatch({ settles, releases, reserves }: SpendBatch, holder: string, leaseMs: number): Promise<(string | undefined)[]> {
     const entries = settles.map((settle) => settle.entry);
     const values = [
+      JSON.stringify(entries.map((entry) => REQUEST_LOGS.insertJson(entry))),
       settles.map((settle) => settle.row),
       settles.map((settle) => settle.take),
-      entries.map((entry) => entry.id),
-      entries.map((entry) => entry.ownerId),
-      entries.map((entry) => entry.keyId),
-      entries.map((entry) => entry.model),
-      entries.map((entry) => entry.status),
-      entries.map((entry) => entry.costMicros),
-      entries.map((entry) => entry.createdAt),
-      entries.map((entry) => entry.requestInput),
-      entries.map((entry) => entry.responseText),
-      entries.map((entry) => droppedFieldsColumn(entry.droppedFields)),
       settles.map((settle) => (settle.outcome === "succeeded" ? 1 : 0)),
       settles.map((settle) => (settle.outcome === "rejected" ? 1 : 0)),
       releases.map((release) => release.holdingId),
@@ -451,7 +426,7 @@ class PostgresStore implements Store {
   }
 
   async listLogs(query: LogsQuery): Promise<StoredLogEntry[]> {
-    const { rows } = await this.#query<LogRow>(SQL.listLogs, [
+    const { rows } = await this.#query<Record<string, unknown>>(SQL.listLogs, [
       query.ownerId,
       query.beforeSeq,
       query.keyId ?? null,
@@ -459,7 +434,7 @@ class PostgresStore implements Store {
       DAY_MS,
       query.limit,
     ]);
-    return rows.map(logFromRow);
+    return rows.map((row) => REQUEST_LOGS.fromRow(row));
   }
 
   async purgeExpired(now: number): Promise<PurgedRecords> {
@@ -515,30 +490,6 @@ function isRetried(error: unknown): boolean {
 /** The four columns of an idempotency scope, in the order the statements take them. */
 function scopeValues(scope: IdempotencyScope): [string, string, string, string] {
   return [scope.ownerId, scope.method, scope.operation, scope.key];
-}
-
-/** The writable columns of a key, in the order of statements.ts' API_KEY_WRITABLE. */
-function apiKeyUpdateValues(key: ApiKeyUpdate): unknown[] {
-  return [
-    key.name,
-    key.state,
-    key.version,
-    key.secretHash,
-    key.hint,
-    key.spendLimitMicros,
-    key.loggingPolicy.storeRequest ? 1 : 0,
-    key.loggingPolicy.storeResponse ? 1 : 0,
-    key.loggingPolicy.retentionDays,
-    key.modelPolicy.mode,
-    JSON.stringify(key.modelPolicy.modelIds),
-    key.updatedAt,
-    key.rotatedAt,
-    key.revokedAt,
-    key.previousSecretHash,
-    key.previousSecretExpiresAt,
-    ...Object.values(policyColumns(key)),
-    ...Object.values(previousSecretColumns(key)),
-  ];
 }
 
 /** Label selectors as the list statement takes them: a JSON array of [name, value] pairs (value null: any). */

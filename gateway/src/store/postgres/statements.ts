@@ -1,8 +1,10 @@
 /**
  * The SQL of the PostgreSQL store, named so pg prepares each once per connection (parsing and
  * planning per request would cost more than running most of them). Column lists and meanings
- * follow the SQLite store's statements.ts.
+ * follow the SQLite store's statements.ts; those of a table read and written through a codec come
+ * from store/tables.ts.
  */
+import { API_KEYS, PROVISIONING_KEYS, REQUEST_LOGS } from "../tables";
 
 /** A query pg prepares once per connection under `name`. */
 export interface NamedQuery {
@@ -10,27 +12,23 @@ export interface NamedQuery {
   text: string;
 }
 
-const API_KEY_COLUMNS = `k.seq, k.id, k.owner_id, k.name, k.state, k.version, k.secret_hash, k.hint, k.spend_limit_micros,
-  (SELECT COALESCE(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = k.id)::BIGINT AS spent_micros,
-  k.store_request, k.store_response, k.retention_days, k.model_mode, k.model_ids, k.created_at, k.updated_at,
-  k.rotated_at, k.revoked_at, k.client_reference, k.previous_secret_hash, k.previous_secret_expires_at,
-  k.reset_period, k.expires_at, k.rate_limits, k.labels, k.alerts,
-  (SELECT a.last_request_at FROM spend_accounts a WHERE a.key_id = k.id) AS last_request_at,
-  k.previous_secret, k.previous_secret_retired_at, k.previous_secret_retired_reason`;
+const API_KEY_COLUMNS = API_KEYS.selectList("k", {
+  spent_micros: "(SELECT COALESCE(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = k.id)::BIGINT",
+  last_request_at: "(SELECT a.last_request_at FROM spend_accounts a WHERE a.key_id = k.id)",
+});
 
-const API_KEY_WRITABLE = `name, state, version, secret_hash, hint, spend_limit_micros, store_request, store_response,
-  retention_days, model_mode, model_ids, updated_at, rotated_at, revoked_at, previous_secret_hash, previous_secret_expires_at,
-  reset_period, expires_at, rate_limits, labels, alerts, previous_secret, previous_secret_retired_at, previous_secret_retired_reason`;
+/** `$from, $from+1, …`: `count` positional parameters. */
+const parameters = (count: number, from = 1) => Array.from({ length: count }, (_, index) => `$${from + index}`).join(", ");
+const KEY_UPDATED = API_KEYS.updateColumns.length;
 
 const query = (name: string, text: string): NamedQuery => ({ name: `gateway_${name}`, text });
 
 export const SQL = {
   insertProvisioningKey: query(
     "insert_provisioning_key",
-    `INSERT INTO provisioning_keys (id, owner_id, secret_hash, hint, scopes, created_at, revoked_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    `INSERT INTO provisioning_keys (${PROVISIONING_KEYS.insertColumns.join(", ")}) VALUES (${parameters(PROVISIONING_KEYS.insertColumns.length)})`,
   ),
-  provisioningKeyByHash: query("provisioning_key_by_hash", "SELECT * FROM provisioning_keys WHERE secret_hash = $1"),
+  provisioningKeyByHash: query("provisioning_key_by_hash", `SELECT ${PROVISIONING_KEYS.selectList()} FROM provisioning_keys WHERE secret_hash = $1`),
   revokeProvisioningKey: query("revoke_provisioning_key", "UPDATE provisioning_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL"),
 
   // Two indexed look-ups: a current secret, or a secret a grace rotation replaced.
@@ -65,8 +63,7 @@ export const SQL = {
   insertApiKey: query(
     "insert_api_key",
     `WITH k AS (
-      INSERT INTO api_keys (${API_KEY_WRITABLE}, id, owner_id, created_at, client_reference)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
+      INSERT INTO api_keys (${API_KEYS.insertColumns.join(", ")}) VALUES (${parameters(API_KEYS.insertColumns.length)})
       RETURNING *
     )
     SELECT ${API_KEY_COLUMNS} FROM k`,
@@ -76,8 +73,8 @@ export const SQL = {
   updateApiKey: query(
     "update_api_key",
     `WITH k AS (
-      UPDATE api_keys SET (${API_KEY_WRITABLE}) = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
-      WHERE id = $25 AND version = $26
+      UPDATE api_keys SET (${API_KEYS.updateColumns.join(", ")}) = (${parameters(KEY_UPDATED)})
+      WHERE id = $${KEY_UPDATED + 1} AND version = $${KEY_UPDATED + 2}
       RETURNING *
     )
     SELECT ${API_KEY_COLUMNS} FROM k`,
@@ -175,11 +172,11 @@ export const SQL = {
       FROM voided vo JOIN spend_accounts acc ON acc.key_id = vo.key_id GROUP BY vo.key_id) v
     WHERE a.key_id = v.key_id`,
   ),
-  // Settles, holdings given back and reservations of many requests in one round trip (see migrations 6 and 10).
+  // Settles, holdings given back and reservations of many requests in one round trip (migrations/postgres/functions/gateway_spend_batch.sql).
   spendBatch: query(
     "spend_batch",
-    `SELECT gateway_spend_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
-    AS reservations`,
+    // Its 14 parameters: the log rows as JSON, then the arrays and values #sendSpendBatch passes in order.
+    `SELECT gateway_spend_batch(${parameters(14)}) AS reservations`,
   ),
   // Rate limits (migration 7): one round trip to admit, one to release.
   admitRate: query(
@@ -210,7 +207,7 @@ export const SQL = {
   // A row past its key's retention is hidden at once, whether or not the purge has run yet.
   listLogs: query(
     "list_logs",
-    `SELECT l.seq, l.id, l.owner_id, l.key_id, l.model, l.status, l.cost_micros, l.created_at, l.request_input, l.response_text, l.dropped_fields
+    `SELECT ${REQUEST_LOGS.selectList("l")}
     FROM request_logs l JOIN api_keys k ON k.id = l.key_id
     WHERE l.owner_id = $1 AND l.seq < $2 AND ($3::TEXT IS NULL OR l.key_id = $3)
       AND l.created_at > $4 - k.retention_days * $5::BIGINT

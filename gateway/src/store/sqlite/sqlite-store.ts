@@ -30,24 +30,16 @@ import { SecretUseTables } from "../secret-use-tables";
 import type { SqlRunner } from "../events/sql-runner";
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import {
-  apiKeyFromRow,
-  droppedFieldsColumn,
-  logFromRow,
-  policyColumns,
-  previousSecretColumns,
-  provisioningKeyFromRow,
   timelineFromRow,
   type TimelineDbRow,
   usageFromRow,
-  type ApiKeyRow,
-  type LogRow,
-  type ProvisioningKeyRow,
   type UsageRow,
 } from "../account-rows";
 import { startCheckpointer } from "./checkpointer";
 import { ConnectionGate } from "./connection-gate";
 import { GroupCommitter } from "./group-commit";
 import { UsageTally } from "./usage-tally";
+import { API_KEYS, PROVISIONING_KEYS, REQUEST_LOGS } from "../tables";
 import { prepareStatements, type Statements } from "./statements";
 
 /** Options of {@link openSqliteStore}. */
@@ -226,17 +218,17 @@ class SqliteStore implements Store {
     getApiKey: async (ownerId, keyId) => this.#apiKey(ownerId, keyId),
     listApiKeys: async (ownerId, afterSeq, limit, selectors = []) => this.#listApiKeys(ownerId, afterSeq, limit, selectors),
     insertApiKey: async (key: NewApiKey) => {
-      this.#sql.insertApiKey.run(apiKeyParams(key));
+      this.#sql.insertApiKey.run(...API_KEYS.insertValues(key));
       return this.#apiKey(key.ownerId, key.id)!;
     },
     findLiveApiKeyByReference: async (ownerId, clientReference) => {
-      const row = this.#sql.liveApiKeyByReference.get(ownerId, clientReference) as ApiKeyRow | undefined;
-      return row && apiKeyFromRow(row);
+      const row = this.#sql.liveApiKeyByReference.get(ownerId, clientReference) as Record<string, unknown> | undefined;
+      return row && API_KEYS.fromRow(row);
     },
     updateApiKey: async (keyId: string, readVersion: number, next: ApiKeyUpdate) => {
-      const result = this.#sql.updateApiKey.run({ ...apiKeyUpdateParams(next), id: keyId, read_version: readVersion });
+      const result = this.#sql.updateApiKey.run(...API_KEYS.updateValues(next), keyId, readVersion);
       if (Number(result.changes) !== 1) throw new Error(`key ${keyId} is not at version ${readVersion}`);
-      return apiKeyFromRow(this.#sql.apiKeyByIdOfAnyOwner.get(keyId) as unknown as ApiKeyRow);
+      return API_KEYS.fromRow(this.#sql.apiKeyByIdOfAnyOwner.get(keyId) as Record<string, unknown>);
     },
     claimIdempotencyKey: async (claim: IdempotencyClaim): Promise<IdempotencyRecord | undefined> => {
       const scope = scopeValues(claim);
@@ -254,22 +246,14 @@ class SqliteStore implements Store {
   };
 
   #apiKey(ownerId: string, keyId: string): StoredApiKey | undefined {
-    const row = this.#sql.apiKeyById.get(keyId, ownerId) as ApiKeyRow | undefined;
-    return row && apiKeyFromRow(row);
+    const row = this.#sql.apiKeyById.get(keyId, ownerId) as Record<string, unknown> | undefined;
+    return row && API_KEYS.fromRow(row);
   }
 
   insertProvisioningKey(key: StoredProvisioningKey): Promise<void> {
     return this.#gate.exclusive(() =>
       this.#write(true, () => {
-        this.#sql.insertProvisioningKey.run({
-          id: key.id,
-          owner_id: key.ownerId,
-          secret_hash: key.secretHash,
-          hint: key.hint,
-          scopes: JSON.stringify(key.scopes),
-          created_at: key.createdAt,
-          revoked_at: key.revokedAt,
-        });
+        this.#sql.insertProvisioningKey.run(...PROVISIONING_KEYS.insertValues(key));
       }),
     );
   }
@@ -280,15 +264,15 @@ class SqliteStore implements Store {
 
   findProvisioningKeyByHash(secretHash: Buffer): Promise<StoredProvisioningKey | undefined> {
     return this.#gate.read(() => {
-      const row = this.#sql.provisioningKeyByHash.get(secretHash) as ProvisioningKeyRow | undefined;
-      return row && provisioningKeyFromRow(row);
+      const row = this.#sql.provisioningKeyByHash.get(secretHash) as Record<string, unknown> | undefined;
+      return row && PROVISIONING_KEYS.fromRow(row);
     });
   }
 
   findApiKeyByHash(secretHash: Buffer): Promise<StoredApiKey | undefined> {
     return this.#gate.read(() => {
-      const row = this.#sql.apiKeyByHash.get({ hash: secretHash }) as ApiKeyRow | undefined;
-      return row && apiKeyFromRow(row);
+      const row = this.#sql.apiKeyByHash.get({ hash: secretHash }) as Record<string, unknown> | undefined;
+      return row && API_KEYS.fromRow(row);
     });
   }
 
@@ -302,7 +286,7 @@ class SqliteStore implements Store {
 
   #listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors: readonly LabelSelector[]): StoredApiKey[] {
     const params = { owner_id: ownerId, after_seq: afterSeq, limit, selectors: JSON.stringify(selectors.map((s) => [s.name, s.value])) };
-    return (this.#sql.listApiKeys.all(params) as unknown as ApiKeyRow[]).map(apiKeyFromRow);
+    return (this.#sql.listApiKeys.all(params) as Record<string, unknown>[]).map((row) => API_KEYS.fromRow(row));
   }
 
   countApiKeysByState(ownerId: string): Promise<Record<KeyState, number>> {
@@ -335,20 +319,9 @@ class SqliteStore implements Store {
 
   recordRequest(entry: NewLogEntry, outcome: RequestOutcome): Promise<void> {
     return this.#metering.submit((tally) => {
-      // Positional parameters (order as in statements.ts): node:sqlite binds them about twice as
-      // fast as named ones, and this runs on every model request.
-      this.#sql.insertLog.run(
-        entry.id,
-        entry.ownerId,
-        entry.keyId,
-        entry.model,
-        entry.status,
-        entry.costMicros,
-        entry.createdAt,
-        entry.requestInput,
-        entry.responseText,
-        droppedFieldsColumn(entry.droppedFields),
-      );
+      // Positional parameters: node:sqlite binds them about twice as fast as named ones, and this
+      // runs on every model request.
+      this.#sql.insertLog.run(...REQUEST_LOGS.insertValues(entry));
       tally.add(entry, outcome);
     });
   }
@@ -382,8 +355,8 @@ class SqliteStore implements Store {
         limit: query.limit,
         now: query.now,
         day_ms: DAY_MS,
-      }) as unknown as LogRow[];
-      return rows.map(logFromRow);
+      }) as Record<string, unknown>[];
+      return rows.map((row) => REQUEST_LOGS.fromRow(row));
     });
   }
 
@@ -430,31 +403,4 @@ interface IdempotencyRow {
 /** The four columns of an idempotency scope, in the order the statements take them. */
 function scopeValues(scope: IdempotencyScope): [string, string, string, string] {
   return [scope.ownerId, scope.method, scope.operation, scope.key];
-}
-
-function apiKeyUpdateParams(key: ApiKeyUpdate) {
-  return {
-    name: key.name,
-    state: key.state,
-    version: key.version,
-    secret_hash: key.secretHash,
-    hint: key.hint,
-    spend_limit_micros: key.spendLimitMicros,
-    store_request: key.loggingPolicy.storeRequest ? 1 : 0,
-    store_response: key.loggingPolicy.storeResponse ? 1 : 0,
-    retention_days: key.loggingPolicy.retentionDays,
-    model_mode: key.modelPolicy.mode,
-    model_ids: JSON.stringify(key.modelPolicy.modelIds),
-    updated_at: key.updatedAt,
-    rotated_at: key.rotatedAt,
-    revoked_at: key.revokedAt,
-    previous_secret_hash: key.previousSecretHash,
-    previous_secret_expires_at: key.previousSecretExpiresAt,
-    ...policyColumns(key),
-    ...previousSecretColumns(key),
-  };
-}
-
-function apiKeyParams(key: NewApiKey) {
-  return { ...apiKeyUpdateParams(key), id: key.id, owner_id: key.ownerId, created_at: key.createdAt, client_reference: key.clientReference };
 }

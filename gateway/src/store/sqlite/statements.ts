@@ -1,10 +1,11 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { API_KEYS, PROVISIONING_KEYS, REQUEST_LOGS } from "../tables";
 
-const API_KEY_COLUMNS = `seq, id, owner_id, name, state, version, secret_hash, hint, spend_limit_micros,
-  (SELECT IFNULL(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = api_keys.id) AS spent_micros, store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at,
-  client_reference, previous_secret_hash, previous_secret_expires_at, reset_period, expires_at, rate_limits, labels, alerts,
-  (SELECT MAX(u.last_request_at) FROM usage_counters u WHERE u.key_id = api_keys.id) AS last_request_at,
-  previous_secret, previous_secret_retired_at, previous_secret_retired_reason`;
+const API_KEY_COLUMNS = API_KEYS.selectList(undefined, {
+  spent_micros: "(SELECT IFNULL(SUM(u.spent_micros), 0) FROM usage_counters u WHERE u.key_id = api_keys.id)",
+  last_request_at: "(SELECT MAX(u.last_request_at) FROM usage_counters u WHERE u.key_id = api_keys.id)",
+});
+const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
 
 /** Every statement the store runs, prepared once: parsing SQL per request would dominate the hot path. */
 export function prepareStatements(db: DatabaseSync) {
@@ -23,9 +24,10 @@ export function prepareStatements(db: DatabaseSync) {
     syncNormal: prepare("PRAGMA synchronous = NORMAL"),
     schemaVersion: prepare("PRAGMA user_version"),
 
-    insertProvisioningKey: prepare(`INSERT INTO provisioning_keys (id, owner_id, secret_hash, hint, scopes, created_at, revoked_at)
-      VALUES (:id, :owner_id, :secret_hash, :hint, :scopes, :created_at, :revoked_at)`),
-    provisioningKeyByHash: prepare("SELECT * FROM provisioning_keys WHERE secret_hash = ?"),
+    insertProvisioningKey: prepare(
+      `INSERT INTO provisioning_keys (${PROVISIONING_KEYS.insertColumns.join(", ")}) VALUES (${placeholders(PROVISIONING_KEYS.insertColumns.length)})`,
+    ),
+    provisioningKeyByHash: prepare(`SELECT ${PROVISIONING_KEYS.selectList()} FROM provisioning_keys WHERE secret_hash = ?`),
     revokeProvisioningKey: prepare("UPDATE provisioning_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
 
     // Two indexed look-ups: a current secret, or a secret a grace rotation replaced.
@@ -52,23 +54,11 @@ export function prepareStatements(db: DatabaseSync) {
       true,
     ),
     countApiKeysByState: prepare("SELECT state, COUNT(*) AS n FROM api_keys WHERE owner_id = ? GROUP BY state"),
-    insertApiKey: prepare(`INSERT INTO api_keys (id, owner_id, name, state, version, secret_hash, hint, spend_limit_micros,
-        store_request, store_response, retention_days, model_mode, model_ids, created_at, updated_at, rotated_at, revoked_at,
-        client_reference, previous_secret_hash, previous_secret_expires_at, reset_period, expires_at, rate_limits, labels, alerts,
-        previous_secret, previous_secret_retired_at, previous_secret_retired_reason)
-      VALUES (:id, :owner_id, :name, :state, :version, :secret_hash, :hint, :spend_limit_micros,
-        :store_request, :store_response, :retention_days, :model_mode, :model_ids, :created_at, :updated_at, :rotated_at, :revoked_at,
-        :client_reference, :previous_secret_hash, :previous_secret_expires_at, :reset_period, :expires_at, :rate_limits, :labels, :alerts,
-        :previous_secret, :previous_secret_retired_at, :previous_secret_retired_reason)`),
-    updateApiKey: prepare(`UPDATE api_keys SET name = :name, state = :state, version = :version, secret_hash = :secret_hash,
-        hint = :hint, spend_limit_micros = :spend_limit_micros, store_request = :store_request,
-        store_response = :store_response, retention_days = :retention_days, model_mode = :model_mode,
-        model_ids = :model_ids, updated_at = :updated_at, rotated_at = :rotated_at, revoked_at = :revoked_at,
-        previous_secret_hash = :previous_secret_hash, previous_secret_expires_at = :previous_secret_expires_at,
-        reset_period = :reset_period, expires_at = :expires_at, rate_limits = :rate_limits, labels = :labels, alerts = :alerts,
-        previous_secret = :previous_secret, previous_secret_retired_at = :previous_secret_retired_at,
-        previous_secret_retired_reason = :previous_secret_retired_reason
-      WHERE id = :id AND version = :read_version`),
+    // Positional parameters in the order of the codec's columns (store/tables.ts).
+    insertApiKey: prepare(`INSERT INTO api_keys (${API_KEYS.insertColumns.join(", ")}) VALUES (${placeholders(API_KEYS.insertColumns.length)})`),
+    updateApiKey: prepare(
+      `UPDATE api_keys SET ${API_KEYS.updateColumns.map((name) => `${name} = ?`).join(", ")} WHERE id = ? AND version = ?`,
+    ),
 
     idempotencyRecord: prepare(`SELECT fingerprint, status, sealed_body, expires_at FROM idempotency_records
       WHERE owner_id = ? AND method = ? AND operation = ? AND idem_key = ?`),
@@ -84,9 +74,7 @@ export function prepareStatements(db: DatabaseSync) {
 
     // The two statements of every model request take positional parameters (faster to bind), in
     // the order of their column lists.
-    insertLog: prepare(`INSERT INTO request_logs
-        (id, owner_id, key_id, model, status, cost_micros, created_at, request_input, response_text, dropped_fields)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertLog: prepare(`INSERT INTO request_logs (${REQUEST_LOGS.insertColumns.join(", ")}) VALUES (${placeholders(REQUEST_LOGS.insertColumns.length)})`),
     countUsage: prepare(`INSERT INTO usage_counters (key_id, model, owner_id, total, succeeded, rejected, spent_micros, last_request_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (key_id, model) DO UPDATE SET total = total + excluded.total, succeeded = succeeded + excluded.succeeded,
@@ -111,7 +99,7 @@ export function prepareStatements(db: DatabaseSync) {
     ),
     // A row past its key's retention is hidden at once, whether or not the purge has run yet.
     listLogs: prepare(
-      `SELECT l.seq, l.id, l.owner_id, l.key_id, l.model, l.status, l.cost_micros, l.created_at, l.request_input, l.response_text, l.dropped_fields
+      `SELECT ${REQUEST_LOGS.selectList("l")}
       FROM request_logs l JOIN api_keys k ON k.id = l.key_id
       WHERE l.owner_id = :owner_id AND l.seq < :before_seq AND (:key_id IS NULL OR l.key_id = :key_id)
         AND l.created_at > :now - k.retention_days * :day_ms
