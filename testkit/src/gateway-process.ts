@@ -82,15 +82,22 @@ export async function startGatewayProcess(options: GatewayProcessOptions = {}): 
 
   let url = "";
   let provisioningKey: string | undefined;
-  const timeout = setTimeout(() => child.kill("SIGKILL"), START_TIMEOUT_MS);
-  try {
-    // Ends early when the process exits: its stdout closes.
-    for await (const line of createInterface({ input: child.stdout! })) {
+  // Every line is kept for output(), those after the start lines too: the reader is never left
+  // (leaving a readline loop drops what it had already read of the stream).
+  const started = new Promise<void>((resolve) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on("line", (line) => {
       printed += `${line}\n`;
       url ||= /^gateway listening on (http:\/\/\S+)/.exec(line)?.[1] ?? "";
       provisioningKey ??= /^provisioning key for owner .*: (gwp_[0-9A-Za-z]+)$/.exec(line)?.[1];
-      if (url && (provisioningKey || !options.bootstrap)) break;
-    }
+      if (url && (provisioningKey || !options.bootstrap)) resolve();
+    });
+    // Its stdout closes when the process exits.
+    lines.once("close", () => resolve());
+  });
+  const timeout = setTimeout(() => child.kill("SIGKILL"), START_TIMEOUT_MS);
+  try {
+    await started;
   } finally {
     clearTimeout(timeout);
   }
@@ -99,10 +106,5 @@ export async function startGatewayProcess(options: GatewayProcessOptions = {}): 
     const { code, signal } = await exit;
     throw new Error(`the gateway process did not start (exit ${code ?? signal}):\n${errors}`);
   }
-  // Drained from now on, so a full pipe never blocks the gateway.
-  child.stdout!.on("data", (chunk: Buffer) => {
-    printed += chunk.toString();
-  });
-  child.stdout!.resume();
   return { url, provisioningKey, child, output: () => printed + errors, exited: () => exit, stop };
 }
