@@ -170,12 +170,6 @@ export class ModelCatalog {
     return this.#byId.get(id);
   }
 
-  /** Whether `id` is a media model forwarded to providers (whose requests pass as sent), not a built-in one. */
-  forwards(id: string): boolean {
-    const model = this.#byId.get(id);
-    return model !== undefined && model.family !== "chat" && model.forwarded !== undefined;
-  }
-
   /** The first model of `family`: what a request that names no model gets (moderations). */
   defaultOf(family: ModelFamily): CatalogModel | undefined {
     return [...this.#byId.values()].find((model) => model.family === family);
