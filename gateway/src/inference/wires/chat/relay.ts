@@ -11,13 +11,12 @@ const USAGE_OBJECT = /"usage":\s*\{/;
 export const CHAT_RELAY: RelayWire = {
   providerWire: "openai",
   path: "/chat/completions",
-  body({ model: _client, ...body }, bound, stream) {
-    const options = body.stream_options !== null && typeof body.stream_options === "object" ? body.stream_options : {};
-    return {
-      ...body,
-      ...(bound !== undefined && body.max_tokens == null && body.max_completion_tokens == null && { max_completion_tokens: bound }),
-      ...(stream && { stream_options: { ...options, include_usage: true } }),
-    };
+  body(client, bound, stream) {
+    // One copy of the client's body, its fields in their order: `model` out, the gateway's set.
+    const { model: _client, ...body } = client;
+    if (bound !== undefined && body.max_tokens == null && body.max_completion_tokens == null) body.max_completion_tokens = bound;
+    if (stream) body.stream_options = { ...(body.stream_options !== null && typeof body.stream_options === "object" ? body.stream_options : {}), include_usage: true };
+    return body;
   },
   readAnswer(json) {
     const body = json as ChatAnswerBody;
