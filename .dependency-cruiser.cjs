@@ -15,6 +15,8 @@ const GATEWAY_LAYERS = [
   // Wires (reading, relaying, translating, answering) and the operator's side (metrics, health, traces, OpenAPI).
   ["inference", "ops", "telemetry"],
   ["models"],
+  // One dispatch for every model call: a request's routes (choose-route), the attempt loop, every call to a provider.
+  ["dispatch"],
   ["context.ts"],
   // The audit trail and webhooks (outbox, deliverer, alerts) use the context, store and metrics.
   ["auth", "idempotency", "policies", "audit", "webhooks"],

@@ -1,5 +1,6 @@
 import type { ModelFamily } from "@gateway-keys/contract";
 import type { ModelPricing } from "../metering/pricing";
+import type { ProviderCall } from "../upstream/send";
 import type { MediaEngines } from "./engines";
 import type { TextUsage } from "./text";
 
@@ -26,7 +27,16 @@ export interface MediaAnswer {
   contentType: string;
 }
 
-/** The body of a media request for one route: the client's JSON, or its multipart form, with the route's model. */
+/**
+ * A media operation a provider's kind serves in another shape than the client's wire, or with more
+ * than one call (Bedrock's embeddings: one InvokeModel per text): it sends the calls it needs
+ * through `send` (each prepared, signed and checked like any call; resolves with the 2xx answer's
+ * JSON) and writes the wire's answer, as a provider of the wire would have sent it. The kind names
+ * its exchange (ProviderEndpoint's `exchanges`); wires/provider-wires.ts holds them.
+ */
+export type ProviderExchange = (call: ProviderCall, send: (call: ProviderCall) => Promise<unknown>) => Promise<MediaAnswer>;
+
+/** The body of a media request as the client sent it: its JSON, or its multipart form (whose `model` the route's replaces). */
 export type MediaBody = { json: Record<string, unknown> } | { form: { fields: Record<string, string>; file: { name: string; type: string; bytes: Buffer } } };
 
 /** How a request for a forwarded model is relayed and charged. */

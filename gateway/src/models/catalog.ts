@@ -1,9 +1,9 @@
 import { formatUnits, parseUnits, type Model, type ModelFamily } from "@gateway-keys/contract";
 import type { MediaEngines } from "../inference/engines";
 import type { MediaFamily } from "../inference/media-wire";
-import type { TextRoute } from "../inference/text-route";
-import type { RelayRoute } from "../inference/relay";
-import { builtInTarget } from "../inference/translation";
+import type { TextEngine } from "../inference/text";
+import { builtInTarget, type TranslationTarget } from "../inference/translation";
+import type { UpstreamProvider } from "../upstream/send";
 import type { ModelPricing, TokenPricing } from "../metering/pricing";
 
 import { toneSpeaker, wavTranscriber } from "./builtin/audio";
@@ -12,6 +12,18 @@ import { espeakSpeaker, findEspeak } from "./builtin/espeak";
 import { patternImages } from "./builtin/images";
 import { ruleModerator } from "./builtin/moderation";
 import { BUILT_IN_TEXT_MODELS } from "./builtin/text-models";
+
+/** One route of a forwarded model: a provider, and the model's id there. */
+export interface ProviderRoute {
+  provider: UpstreamProvider;
+  model: string;
+}
+
+/**
+ * One way a chat model is served: a built-in engine, or a provider — relayed as sent when it
+ * speaks the client's wire, translated otherwise (the request decides: dispatch/choose-route.ts).
+ */
+export type ChatRoute = { kind: "builtin"; engine: TextEngine; target: TranslationTarget } | ({ kind: "provider"; target: TranslationTarget } & ProviderRoute);
 
 interface CatalogModelBase {
   /** The public id clients send as `model`. */
@@ -28,14 +40,15 @@ interface CatalogModelBase {
  * A model of a family other than chat: run by a built-in engine, or forwarded as sent to providers
  * of its wire (its routes, tried in order). Chat models carry their routes of either kind.
  */
-type Served<Family extends ModelFamily, Engine> = { family: Family } & ({ engine: Engine; forwarded?: undefined } | { engine?: undefined; forwarded: readonly RelayRoute[] });
+type Served<Family extends ModelFamily, Engine> = { family: Family } & ({ engine: Engine; forwarded?: undefined } | { engine?: undefined; forwarded: readonly ProviderRoute[] });
 
 /** A model the gateway serves, with the engine that runs it (its kind follows the family). */
 export type CatalogModel = CatalogModelBase &
   (
     | {
         family: "chat";
-        routes: readonly TextRoute[];
+        /** Tried in order (dispatch/attempts.ts), the next only when the previous failed before the client got a byte. */
+        routes: readonly ChatRoute[];
         /** A forwarded model's allowance of input tokens per image, in its spend reservation (inference/input-bound.ts). */
         inputTokensPerImage?: number;
       }
@@ -155,12 +168,6 @@ export class ModelCatalog {
 
   get(id: string): CatalogModel | undefined {
     return this.#byId.get(id);
-  }
-
-  /** Whether `id` is a media model forwarded to providers (whose requests pass as sent), not a built-in one. */
-  forwards(id: string): boolean {
-    const model = this.#byId.get(id);
-    return model !== undefined && model.family !== "chat" && model.forwarded !== undefined;
   }
 
   /** The first model of `family`: what a request that names no model gets (moderations). */

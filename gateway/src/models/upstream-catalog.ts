@@ -1,12 +1,13 @@
 import { parseUnits } from "@gateway-keys/contract";
 import { Pool } from "undici";
-import type { CatalogModel } from "./catalog";
+import type { CatalogModel, ProviderRoute } from "./catalog";
 import type { TokenPricing } from "../metering/pricing";
 import type { GatewayMetrics } from "../ops/metrics";
 import type { GatewayConfig } from "./upstream-config";
 import type { UpstreamProvider } from "../upstream/send";
 import { openProvider, type OpenedProvider } from "../upstream/kinds";
-import { translatedEngine } from "./translated-engine";
+import { PROVIDER_TEXT_WIRES } from "../inference/wires/provider-wires";
+import { providerTarget } from "../inference/translation";
 
 const tokenPricing = (input: string, output: string): TokenPricing => ({ unit: "tokens", inputPerMillionMicros: parseUnits(input), outputPerMillionMicros: parseUnits(output) });
 
@@ -33,9 +34,9 @@ export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = 
   }
   const models: CatalogModel[] = config.models.map((model) => {
     const common = { id: model.id, description: model.description, ownedBy: model.routes.map((route) => route.provider).join(",") };
-    const relays = model.routes.map((route) => ({ provider: providers.get(route.provider)!, model: route.model }));
+    const routes = model.routes.map((route): ProviderRoute => ({ provider: providers.get(route.provider)!, model: route.model }));
     // Media models generate no tokens the gateway bounds; the field is for chat.
-    const media = { ...common, maxOutputTokens: 0, forwarded: relays };
+    const media = { ...common, maxOutputTokens: 0, forwarded: routes };
     switch (model.family) {
       case "chat":
         return {
@@ -44,9 +45,11 @@ export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = 
           maxOutputTokens: model.maxOutputTokens,
           ...(model.inputTokensPerImage !== undefined && { inputTokensPerImage: model.inputTokensPerImage }),
           pricing: tokenPricing(model.pricing.inputUnitsPerMillionTokens, model.pricing.outputUnitsPerMillionTokens),
-          routes: relays.map((relay) => {
-            const engine = translatedEngine(relay.provider, relay.model, model.id, model.unsupportedFields);
-            return { kind: "provider", relay, engine, target: engine.target };
+          routes: routes.map((route) => {
+            // Who a translated request is for, named in every refusal of a field its wire cannot carry.
+            const wire = PROVIDER_TEXT_WIRES[route.provider.wire];
+            const target = providerTarget(wire.name, model.id, { imageDetail: wire.imageDetail, unsupportedFields: model.unsupportedFields });
+            return { kind: "provider", ...route, target };
           }),
         };
       case "embeddings":

@@ -1,16 +1,21 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { COST_HEADER, formatUnits } from "@gateway-keys/contract";
 import { apiKeyOf, type GatewayContext } from "../context";
-import type { BuiltInMediaModel, MediaFamily, MediaWire } from "../inference/media-wire";
-import { relayMedia } from "./media-relay";
+import { GatewayError } from "../errors";
+import { SseStream } from "../inference/sse";
+import type { BuiltInMediaModel, MediaFamily, MediaRelay, MediaWire } from "../inference/media-wire";
+import type { ProviderRoute } from "../models/catalog";
+import { attemptRoutes } from "../dispatch/attempts";
+import { callMediaRoute } from "../dispatch/call-route";
+import { chooseMediaRoutes } from "../dispatch/choose-route";
 import { MeteredCall } from "./metered-call";
 
 /**
  * Runs a request of a media family on its wire: reads it (a built-in model's fields checked before
- * anything is metered), admits the model under the key's policies, then either relays it to the
- * model's providers (pipeline/media-relay.ts) or reserves what the built-in model can use, runs
- * it and settles what it used. Every outcome is charged and logged by {@link MeteredCall}.
- * Returns the answer the route's schema serialises, or the reply once written.
+ * anything is metered), admits the model under the key's policies, then either forwards it to the
+ * model's providers or reserves what the built-in model can use, runs it and settles what it used.
+ * Every outcome is charged and logged by {@link MeteredCall}. Returns the answer the route's schema
+ * serialises, or the reply once written.
  */
 export async function runMediaCall<Family extends MediaFamily, Body, Parsed, Result>(
   ctx: GatewayContext,
@@ -21,10 +26,13 @@ export async function runMediaCall<Family extends MediaFamily, Body, Parsed, Res
 ): Promise<unknown> {
   const defaultModel = ctx.models.defaultOf(wire.family)?.id;
   const asked = wire.requestedModel(body, defaultModel);
-  const read = wire.read(body, asked !== undefined && ctx.models.forwards(asked), defaultModel);
+  // The model is looked up once, here, and handed on.
+  const known = asked === undefined ? undefined : ctx.models.get(asked);
+  const forwarded = known !== undefined && known.family !== "chat" && known.forwarded !== undefined;
+  const read = wire.read(body, forwarded, defaultModel);
   const call = new MeteredCall(ctx, reply, apiKeyOf(request), read.modelId, read.logged);
-  const model = await call.admitMedia(wire.family);
-  if (model.forwarded) return relayMedia(call, model.forwarded, wire.forward(body, model, read), reply);
+  const model = await call.admitMedia(wire.family, read.modelId === asked ? known : ctx.models.get(read.modelId));
+  if (model.forwarded) return forward(call, model.forwarded, wire.forward(body, model, read), reply);
   const builtIn: BuiltInMediaModel<Family> = model;
   // Read as forwarded only when the catalog said so; a built-in model always has its fields read.
   const parsed = read.parsed ?? wire.read(body, false, defaultModel).parsed!;
@@ -33,4 +41,23 @@ export async function runMediaCall<Family extends MediaFamily, Body, Parsed, Res
   const answer = wire.answer(result, parsed, builtIn, ctx.now());
   if ("bytes" in answer) return reply.type(answer.contentType).send(answer.bytes);
   return answer.contentType === undefined ? answer.json : reply.type(answer.contentType).send(answer.json);
+}
+
+/**
+ * Forwards a media request (embeddings, moderations, images, speech, transcription) to a model's
+ * routes (dispatch/), as the client sent it but for the model: reserves, sends, settles the cost
+ * measured from the answer, and replies with the provider's bytes untouched. Nothing is charged
+ * for a request no route answered.
+ */
+async function forward(call: MeteredCall, routes: readonly ProviderRoute[], relay: MediaRelay, reply: FastifyReply): Promise<FastifyReply> {
+  await call.reserveMicros(relay.reserveMicros, relay.tokens?.reserved ?? 0);
+  const signal = SseStream.clientGone(reply);
+  try {
+    const media = await attemptRoutes(chooseMediaRoutes(routes, relay.path), (route) => callMediaRoute(route, relay.path, relay.body, signal), { signal });
+    const costMicros = await call.succeedMicros(relay.cost(media), relay.logged?.(media) ?? null, relay.tokens?.used(media));
+    return reply.header(COST_HEADER, formatUnits(costMicros)).type(media.contentType).send(media.bytes);
+  } catch (error) {
+    await call.fail(error instanceof GatewayError ? error.statusCode : 502);
+    throw error;
+  }
 }

@@ -64,10 +64,12 @@ export class MeteredCall {
     this.#now = ctx.now();
   }
 
-  /** The model, if it exists, serves `family` and the key may call it; otherwise the refusal is recorded and thrown. */
-  async admit<Family extends ModelFamily>(family: Family): Promise<ModelOf<Family>> {
+  /**
+   * The model, if it exists (`model`: the catalog's model of the call's id, looked up once by the
+   * caller), serves `family` and the key may call it; otherwise the refusal is recorded and thrown.
+   */
+  async admit<Family extends ModelFamily>(family: Family, model: CatalogModel | undefined): Promise<ModelOf<Family>> {
     const name = JSON.stringify(this.#modelId);
-    const model = this.#ctx.models.get(this.#modelId);
     if (!model) {
       return this.#refuse(new GatewayError("model_not_found", `No model ${name}; GET /v1/models lists the models.`, { param: "model" }), "failed");
     }
@@ -84,9 +86,9 @@ export class MeteredCall {
   }
 
   /** {@link admit} for a media family, typed as the family's model (its engine, or its routes). */
-  async admitMedia<Family extends MediaFamily>(family: Family): Promise<MediaModelOf<Family>> {
+  async admitMedia<Family extends MediaFamily>(family: Family, model: CatalogModel | undefined): Promise<MediaModelOf<Family>> {
     // What ModelOf<Family> is for a media family; TypeScript cannot see through the generic Extract.
-    return (await this.admit(family)) as unknown as MediaModelOf<Family>;
+    return (await this.admit(family, model)) as unknown as MediaModelOf<Family>;
   }
 
   /** Admits the request under the rate limit policy and reserves what `bound` (the most it can use) costs, or records and throws 429 or 402. */

@@ -4,8 +4,7 @@ import type { GatewayContext } from "../context";
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
 import type { ModelOf } from "../models/catalog";
-import { isRouteFailure, upstreamFailure } from "../upstream/send";
-import { openRelay, type RelayedAnswer, type RelayedStream } from "../inference/relay";
+import { upstreamFailure } from "../upstream/send";
 import type { ServerSentEvent } from "../upstream/sse-events";
 import { estimateConversationTokens, summariseRelayedRequest } from "../inference/input-estimate";
 import { textRequestTokensBound } from "../inference/input-bound";
@@ -13,22 +12,18 @@ import { MeteredCall } from "./metered-call";
 import { asDatabaseUnavailable } from "../store/faults";
 import type { StoredApiKey } from "../store/types";
 import { SseStream } from "../inference/sse";
-import { answerText, promptText, type Conversation, type TextCompletion, type TextDelta, type TextUsage } from "../inference/text";
-import type { TextRoute } from "../inference/text-route";
-import type { TextRequestBody, TextWireSpec } from "../inference/text-wires";
+import { answerText, promptText, type Conversation, type TextDelta, type TextUsage } from "../inference/text";
+import type { TranslationTarget } from "../inference/translation";
+import type { TextClientRole, TextRequestBody, TextWireRoles } from "../inference/text-wires";
+import { attemptRoutes } from "../dispatch/attempts";
+import { checkTextRoute, openTextRoute, type OpenedText, type RelayedStream, type TextAttempt } from "../dispatch/call-route";
+import { chooseTextRoutes, type TextRoute } from "../dispatch/choose-route";
 
 type ChatModel = ModelOf<"chat">;
 
-/** An opened answer of one route: relayed from a provider of the client's wire, or built by an engine. */
-type Opened =
-  | RelayedAnswer
-  | RelayedStream
-  | { kind: "completion"; completion: TextCompletion }
-  | { kind: "deltas"; first: TextDelta; rest: AsyncIterator<TextDelta> };
-
 /** What the request is, for the routes that relay it and those that read it. */
 interface TextCall<Body extends TextRequestBody> {
-  spec: TextWireSpec<Body>;
+  wire: TextWireRoles<Body>;
   body: Body;
   stream: boolean;
   /** The conversation, once a route that is not a relay needed it. */
@@ -37,15 +32,9 @@ interface TextCall<Body extends TextRequestBody> {
   boundWhenUnset: number;
 }
 
-/** A route relays the request when its provider speaks the client's wire and serves the client's operation (Vertex's OpenAI endpoint has no Responses). */
-const relays = <Body extends TextRequestBody>(route: TextRoute, spec: TextWireSpec<Body>): route is Extract<TextRoute, { kind: "provider" }> =>
-  route.kind === "provider" &&
-  route.relay.provider.wire === spec.relay.providerWire &&
-  (route.relay.provider.relayPaths?.has(spec.relay.path) ?? true);
-
 /** The request as a conversation, read once, for the first route that is not a relay. */
-function conversationFor<Body extends TextRequestBody>(call: TextCall<Body>, route: TextRoute, model: ChatModel): Conversation {
-  call.conversation ??= call.spec.read(call.body, route.target, call.boundWhenUnset);
+function conversationFor<Body extends TextRequestBody>(call: TextCall<Body>, target: TranslationTarget): Conversation {
+  call.conversation ??= call.wire.client.read(call.body, target, call.boundWhenUnset);
   return call.conversation;
 }
 
@@ -60,7 +49,7 @@ function checkedBound(bound: { value: number; param: string } | undefined, model
 /**
  * Runs a text request on any wire (docs/operators/upstream.md#upstream-providers): checks it against the
  * model's first route before anything is metered, admits the model under the key's policies,
- * reserves the most it can cost, then tries the model's routes in order until one answers — each
+ * reserves the most it can cost, then tries the model's routes (dispatch/) until one answers — each
  * relayed as sent to a provider of the client's wire, or read into a conversation for a built-in
  * model or a provider of another wire. It settles the actual cost and only then sends the answer
  * (or a stream's last event). A stream the client cuts, or that fails midway, is charged its
@@ -70,40 +59,48 @@ export async function runTextCall<Body extends TextRequestBody>(
   ctx: GatewayContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  spec: TextWireSpec<Body>,
+  wire: TextWireRoles<Body>,
   body: Body,
 ): Promise<unknown> {
   const key = apiKeyOf(request);
+  const client = wire.client;
+  // The model is looked up once, here, and handed on: to admission, to the choice of its routes.
   const known = ctx.models.get(body.model);
   const call: TextCall<Body> = {
-    spec,
+    wire,
     body,
     stream: body.stream === true,
     conversation: undefined,
     boundWhenUnset: known?.family === "chat" ? known.maxOutputTokens : 0,
   };
+  const routes: TextRoute[] = known?.family === "chat" ? chooseTextRoutes(known.routes, wire.relay) : [];
+  const attempt: TextAttempt = {
+    body: body as unknown as Record<string, unknown>,
+    stream: call.stream,
+    bound: undefined,
+    clientHeaders: request.headers,
+    clientAskedUsage: client.clientAskedUsage(body),
+    keepText: key.loggingPolicy.storeResponse,
+    conversation: (target) => conversationFor(call, target),
+  };
 
   // A request the model's first route cannot carry is refused like any invalid field: before
-  // it is metered or logged. (A later route's engine refuses it as it writes the request, before
+  // it is metered or logged. (A later route refuses it as it writes the request, before
   // sending anything, and that route is skipped.)
-  if (known?.family === "chat") {
-    const first = known.routes[0]!;
-    if (!relays(first, spec)) {
-      const conversation = conversationFor(call, first, known);
-      first.engine.check?.(conversation);
-    }
-  }
+  if (routes[0]) checkTextRoute(routes[0], attempt);
   const { metered, inputTokens } = meteredCallFor(ctx, reply, key, call);
-  const model = await metered.admit("chat");
-  const bound = checkedBound(spec.bound(body), model);
+  const model = await metered.admit("chat", known);
+  const bound = checkedBound(client.bound(body), model);
   // A request without a bound gets the model's, or on a key that cannot afford it, what the key's budget affords.
   const input = { estimate: inputTokens, bound: inputTokensBound(model, body, inputTokens) };
-  const choices = spec.choices(body);
+  const choices = client.choices(body);
   const outputBound = await metered.reserveText(model, input, bound ?? model.maxOutputTokens, bound !== undefined, choices);
   if (bound === undefined) {
     call.boundWhenUnset = outputBound;
     if (call.conversation) call.conversation.maxOutputTokens = outputBound;
   }
+  // The spend policy needs a bound upstream only when the key has a limit to keep.
+  attempt.bound = bound === undefined && key.spendLimitMicros !== null ? outputBound : undefined;
   // Each count a provider leaves out of its usage is taken at the gateway's: its input count, the output bound (for each answer asked).
   const filled = (usage: Partial<TextUsage>): TextUsage => ({ ...usage, inputTokens: usage.inputTokens ?? inputTokens, outputTokens: usage.outputTokens ?? outputBound * choices });
   // A stream cut or failed before its end may have used its whole output bound, whatever it reported so far.
@@ -111,30 +108,12 @@ export async function runTextCall<Body extends TextRequestBody>(
 
   const sse = call.stream ? new SseStream(reply) : undefined;
   const signal = sse?.signal ?? SseStream.clientGone(reply);
-  let opened: Opened | undefined;
-  let failure: GatewayError | undefined;
-  for (const [index, route] of model.routes.entries()) {
-    try {
-      opened = await open(call, route, model, {
-        signal,
-        // The spend policy needs a bound upstream only when the key has a limit to keep.
-        bound: bound === undefined && key.spendLimitMicros !== null ? outputBound : undefined,
-        clientHeaders: request.headers,
-        keepText: key.loggingPolicy.storeResponse,
-      });
-      break;
-    } catch (error) {
-      const skippable = index > 0 && error instanceof GatewayError && error.code === "validation_failed";
-      if (!(isRouteFailure(error) || skippable) || signal.aborted) {
-        await metered.fail(error instanceof GatewayError ? error.statusCode : 502);
-        throw error;
-      }
-      if (!skippable) failure = error as GatewayError;
-    }
-  }
-  if (!opened) {
-    await metered.fail(failure!.statusCode);
-    throw failure!;
+  let opened: OpenedText;
+  try {
+    opened = await attemptRoutes(routes, (route) => openTextRoute(route, attempt, signal), { signal, skipLaterRefusals: true });
+  } catch (error) {
+    await metered.fail(error instanceof GatewayError ? error.statusCode : 502);
+    throw error;
   }
   if ((opened.kind === "completion" || opened.kind === "deltas") && call.conversation!.dropped.size > 0) nameDropped([...call.conversation!.dropped], metered, request, reply);
 
@@ -146,13 +125,13 @@ export async function runTextCall<Body extends TextRequestBody>(
     case "completion": {
       const costMicros = await metered.succeed(model, opened.completion.usage, answerText(opened.completion.parts));
       reply.header(COST_HEADER, formatUnits(costMicros));
-      return spec.clientWire(body, ctx.now()).answer(opened.completion, model.id);
+      return client.clientWire(body, ctx.now()).answer(opened.completion, model.id);
     }
     case "stream":
-      await pipeRelayedStream(opened, sse!, metered, model, { filled, unfinished }, spec);
+      await pipeRelayedStream(opened, sse!, metered, model, { filled, unfinished }, wire);
       return reply;
     case "deltas":
-      await writeStream(opened, sse!, metered, model, spec.clientWire(body, ctx.now()), unfinished({}), reply);
+      await writeStream(opened, sse!, metered, model, client.clientWire(body, ctx.now()), unfinished({}), reply);
       return reply;
   }
 }
@@ -186,38 +165,6 @@ function nameDropped(fields: string[], metered: MeteredCall, request: FastifyReq
   request.log.info({ droppedFields: fields }, "request fields not carried to the model");
 }
 
-interface OpenOptions {
-  signal: AbortSignal;
-  bound: number | undefined;
-  clientHeaders: Record<string, string | string[] | undefined>;
-  keepText: boolean;
-}
-
-/** Sends the request on one route and waits for its answer: whole, or a stream's first piece. */
-async function open<Body extends TextRequestBody>(call: TextCall<Body>, route: TextRoute, model: ChatModel, options: OpenOptions): Promise<Opened> {
-  if (relays(route, call.spec)) {
-    return openRelay(
-      route.relay,
-      {
-        wire: call.spec.relay,
-        body: call.body,
-        bound: options.bound,
-        stream: call.stream,
-        clientHeaders: options.clientHeaders,
-        clientAskedUsage: call.spec.clientAskedUsage(call.body),
-        keepText: options.keepText,
-      },
-      options.signal,
-    );
-  }
-  const conversation = conversationFor(call, route, model);
-  if (!call.stream) return { kind: "completion", completion: await route.engine.complete(conversation, options.signal) };
-  const rest = route.engine.stream(conversation, options.signal)[Symbol.asyncIterator]();
-  const first = await rest.next();
-  if (first.done) throw new GatewayError("internal_error", "The model ended its stream without an answer.");
-  return { kind: "deltas", first: first.value, rest };
-}
-
 /** A stream's end when its charge could not be committed: the answer is not acknowledged. */
 function chargeFailure(error: unknown): GatewayError {
   return asDatabaseUnavailable(error) ?? new GatewayError("internal_error", "The gateway could not record the answer's charge.");
@@ -225,11 +172,11 @@ function chargeFailure(error: unknown): GatewayError {
 
 /** Writes a stream the gateway builds in the client's wire; the last events wait for the charge. */
 async function writeStream(
-  opened: Extract<Opened, { kind: "deltas" }>,
+  opened: Extract<OpenedText, { kind: "deltas" }>,
   sse: SseStream,
   metered: MeteredCall,
   model: ChatModel,
-  wire: ReturnType<TextWireSpec<TextRequestBody>["clientWire"]>,
+  wire: ReturnType<TextClientRole<TextRequestBody>["clientWire"]>,
   unfinished: TextUsage,
   reply: FastifyReply,
 ): Promise<void> {
@@ -279,7 +226,7 @@ async function pipeRelayedStream<Body extends TextRequestBody>(
   metered: MeteredCall,
   model: ChatModel,
   usage: { filled: (usage: Partial<TextUsage>) => TextUsage; unfinished: (usage: Partial<TextUsage>) => TextUsage },
-  spec: TextWireSpec<Body>,
+  wire: TextWireRoles<Body>,
 ): Promise<void> {
   const { watch } = opened;
   let held: ServerSentEvent | undefined;
@@ -318,7 +265,7 @@ async function pipeRelayedStream<Body extends TextRequestBody>(
       failure ??= chargeFailure(error);
     } finally {
       if (failure && !sse.cut) {
-        const event = spec.relay.failEvent(failure);
+        const event = wire.relay.failEvent(failure);
         sse.sendEvent(event.event, event.data);
       }
       sse.end();

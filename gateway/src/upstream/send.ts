@@ -6,7 +6,7 @@ import type { ServerSentEvent } from "./sse-events";
 import type { FormData } from "undici";
 import type { HttpRequest, ProviderCall, UpstreamProvider } from "./upstream-provider";
 
-export { DEFAULT_ANTHROPIC_VERSION, type ProviderCall, type ProviderWire, type UpstreamProvider } from "./upstream-provider";
+export { DEFAULT_ANTHROPIC_VERSION, MultipartForm, type ProviderCall, type ProviderExchangeName, type ProviderWire, type UpstreamProvider } from "./upstream-provider";
 
 /** The provider's answer, whose status was 2xx. */
 export type UpstreamAnswer = Dispatcher.ResponseData;
@@ -65,9 +65,4 @@ export function upstreamFailure(provider: UpstreamProvider, error: unknown): Gat
     return new GatewayError("upstream_timeout", `The provider ${provider.name} did not answer within ${provider.timeoutMs} ms.`);
   }
   return new GatewayError("upstream_failed", `The connection to the provider ${provider.name} failed before its answer was complete.`);
-}
-
-/** Whether the next route may be tried: the failure was this route's, not the request's. */
-export function isRouteFailure(error: unknown): boolean {
-  return error instanceof GatewayError && (error.code === "upstream_failed" || error.code === "upstream_timeout" || error.code === "upstream_rate_limited");
 }

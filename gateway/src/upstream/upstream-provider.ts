@@ -1,4 +1,4 @@
-import type { FormData, Pool } from "undici";
+import { FormData, type Pool } from "undici";
 import type { ServerSentEvent } from "./sse-events";
 
 /**
@@ -17,13 +17,33 @@ export const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 export interface ProviderCall {
   /** The operation as the wire's own API names it: `/chat/completions`, `/v1/messages`, `/embeddings`, … */
   path: string;
-  /** The model id at the provider (for some kinds a deployment or a path segment, not a body field). */
+  /**
+   * The model id at the provider, carried here only: the kind puts it where its API takes it (the
+   * body's `model` field, a deployment in the path, a path segment).
+   */
   model: string;
   stream: boolean;
-  /** The body on the wire, `model` included; a kind that takes the model elsewhere moves it. */
-  body: Record<string, unknown> | FormData;
+  /** The body on the wire but for `model` (see {@link model}): JSON, or a multipart upload. */
+  body: Record<string, unknown> | MultipartForm;
   /** The client's headers, of which the wire's own (e.g. `anthropic-beta`) are passed on; never its credentials. */
   clientHeaders?: Record<string, string | string[] | undefined>;
+}
+
+/** A multipart upload (a transcription's audio) to a provider: its text fields (but `model`) and one file. */
+export class MultipartForm {
+  constructor(
+    readonly fields: Readonly<Record<string, string>>,
+    readonly file: { name: string; type: string; bytes: Buffer },
+  ) {}
+
+  /** The form on the wire, `model` its first field. */
+  encode(model: string): FormData {
+    const form = new FormData();
+    form.append("model", model);
+    for (const [name, value] of Object.entries(this.fields)) form.append(name, value);
+    form.append("file", new Blob([this.file.bytes], { type: this.file.type }), this.file.name);
+    return form;
+  }
 }
 
 /** A call as it goes on the connection: path under the provider's origin, headers, bytes. */
@@ -33,19 +53,11 @@ export interface HttpRequest {
   body: string | Buffer | FormData;
 }
 
-/** A whole answer written in the client wire's terms by a kind's {@link ProviderExchange}. */
-export interface ExchangedAnswer {
-  bytes: Buffer;
-  contentType: string;
-}
-
 /**
- * A family a kind serves in another shape than the client's wire, or with more than one call
- * (Bedrock's embeddings: one InvokeModel per text): it sends the calls it needs through `send`
- * (each prepared, signed and checked like any call; resolves with the 2xx answer's JSON) and writes
- * the wire's answer, as a provider of the wire would have sent it.
+ * An exchange a kind needs for a media operation it serves in another shape than the client's
+ * wire, or with more than one call: named here, written with the wires (inference/wires/provider-wires.ts).
  */
-export type ProviderExchange = (call: ProviderCall, send: (call: ProviderCall) => Promise<unknown>) => Promise<ExchangedAnswer>;
+export type ProviderExchangeName = "titan-embeddings";
 
 /**
  * What a kind of provider (openai, anthropic, azure-openai, bedrock, vertex: upstream/kinds/)
@@ -65,8 +77,8 @@ export interface ProviderEndpoint {
    * (a token revoked, a role removed).
    */
   credentialsRefused?(): void;
-  /** The media operations (by the wire's path, e.g. `/embeddings`) the kind answers by exchange rather than as relayed. */
-  exchanges?: Readonly<Record<string, ProviderExchange>>;
+  /** The media operations (by the wire's path, e.g. `/embeddings`) the kind answers by an exchange rather than as relayed. */
+  exchanges?: Readonly<Record<string, ProviderExchangeName>>;
 }
 
 /** One provider as the gateway reaches it: a pooled connection to its origin and its kind's endpoint. */

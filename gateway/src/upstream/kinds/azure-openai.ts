@@ -77,7 +77,7 @@ export const AZURE_OPENAI_KIND: ProviderKind<AzureOpenAIProviderConfig> = {
       endpoint: {
         async prepare(call) {
           const headers = passedHeaders(OPENAI_WIRE_HEADERS, call.clientHeaders, await credential.headers());
-          return { path: azurePath(config, call), headers, body: encodedBody(call.body, headers) };
+          return { path: azurePath(config, call), headers, body: encodedBody(call, headers) };
         },
         events: (body) => serverSentEvents(body),
         secrets: () => credential.secrets(),

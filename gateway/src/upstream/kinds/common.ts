@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { FormData } from "undici";
 import { GatewayError } from "../../errors";
 import { serverSentEvents } from "../sse-events";
-import type { ProviderCall, ProviderEndpoint, ProviderWire } from "../upstream-provider";
+import { MultipartForm, type ProviderCall, type ProviderEndpoint, type ProviderWire } from "../upstream-provider";
 
 /**
  * What every kind of provider shares in `--config`, and the small pieces each kind's endpoint is
@@ -120,16 +120,20 @@ export function passedHeaders(names: readonly string[], clientHeaders: ProviderC
   return into;
 }
 
-/** A call's body as bytes: JSON, its content type set in `headers`, or a multipart form (undici sets its type and boundary). */
-export function encodedBody(body: ProviderCall["body"], headers: Record<string, string>): string | FormData {
-  if (isForm(body)) return body;
+/**
+ * A call's body as bytes for an API that takes the model in the body: JSON with `model` first, its
+ * content type set in `headers`, or a multipart form (undici sets its type and boundary).
+ */
+export function encodedBody(call: ProviderCall, headers: Record<string, string>): string | FormData {
+  if (call.body instanceof MultipartForm) return call.body.encode(call.model);
   headers["content-type"] = "application/json";
-  return JSON.stringify(body);
+  return JSON.stringify({ model: call.model, ...call.body });
 }
 
-/** Whether a call's body is a multipart form (a transcription's) rather than JSON. */
-export function isForm(body: ProviderCall["body"]): body is FormData {
-  return typeof (body as FormData).append === "function" && typeof (body as FormData).entries === "function";
+/** A call's JSON body, for an API that takes JSON only. */
+export function jsonBody(call: ProviderCall, provider: string): Record<string, unknown> {
+  if (call.body instanceof MultipartForm) throw new Error(`${provider} takes JSON bodies only`);
+  return call.body;
 }
 
 export const EVERY_FAMILY: ReadonlySet<ForwardedFamily> = new Set(["chat", "embeddings", "moderation", "images", "speech", "transcription"]);
@@ -154,7 +158,7 @@ export function keyedEndpoint(baseUrl: string, credentialHeaders: Record<string,
   return {
     prepare(call) {
       const headers = passedHeaders(wireHeaders, call.clientHeaders, { ...credentialHeaders });
-      return { path: pathUnder(baseUrl, call.path), headers, body: encodedBody(call.body, headers) };
+      return { path: pathUnder(baseUrl, call.path), headers, body: encodedBody(call, headers) };
     },
     events: (body) => serverSentEvents(body),
     secrets: () => [key],

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { serverSentEvents } from "../sse-events";
-import type { ProviderCall } from "../upstream-provider";
 import { googleTokenSource } from "./google-credentials";
-import { CHAT_ONLY, commonProviderFields, encodedBody, HttpUrl, passedHeaders, pathUnder, type ProviderKind } from "./common";
+import { CHAT_ONLY, commonProviderFields, encodedBody, HttpUrl, jsonBody, passedHeaders, pathUnder, type ProviderKind } from "./common";
 
 /** The Messages API version Vertex AI takes, in the body rather than a header. */
 export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
@@ -41,12 +40,6 @@ function vertexBaseUrl(config: VertexProviderConfig): string {
 /** A model id as one path segment: `@` (Claude's version mark, `claude-sonnet-4-5@20250929`) is a path character and stays as Google writes it. */
 const modelSegment = (model: string) => encodeURIComponent(model).replace(/%40/g, "@");
 
-/** The Messages body as Vertex takes it: the model in the path, the version in the body. */
-function anthropicBody(body: ProviderCall["body"]): Record<string, unknown> {
-  const { model: _model, ...rest } = body as Record<string, unknown>;
-  return { ...rest, anthropic_version: VERTEX_ANTHROPIC_VERSION };
-}
-
 /**
  * Google Vertex AI: a project's models in a region, reached with a service account's OAuth access
  * tokens. One provider serves one publisher; a config declares one provider per publisher it uses.
@@ -70,10 +63,11 @@ export const VERTEX_KIND: ProviderKind<VertexProviderConfig> = {
             const method = call.stream ? "streamRawPredict" : "rawPredict";
             const path = pathUnder(baseUrl, `${location}/publishers/anthropic/models/${modelSegment(call.model)}:${method}`);
             const headers = passedHeaders(ANTHROPIC_HEADERS, call.clientHeaders, { authorization, "content-type": "application/json" });
-            return { path, headers, body: JSON.stringify(anthropicBody(call.body)) };
+            // The Messages body as Vertex takes it: the model in the path, the version in the body.
+            return { path, headers, body: JSON.stringify({ ...jsonBody(call, name), anthropic_version: VERTEX_ANTHROPIC_VERSION }) };
           }
           const headers: Record<string, string> = { authorization };
-          return { path: pathUnder(baseUrl, `${location}/endpoints/openapi${call.path}`), headers, body: encodedBody(call.body, headers) };
+          return { path: pathUnder(baseUrl, `${location}/endpoints/openapi${call.path}`), headers, body: encodedBody(call, headers) };
         },
         events: (body) => serverSentEvents(body),
         secrets: () => tokens.current(),

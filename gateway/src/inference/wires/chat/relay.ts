@@ -1,5 +1,5 @@
 import type { TextUsage } from "../../text";
-import type { RelayWire } from "../../relay";
+import type { RelayWire } from "../../text-wires";
 import type { ServerSentEvent } from "../../../upstream/sse-events";
 import { chatReportedUsage, type ChatAnswerBody } from "./provider-answer";
 
@@ -11,14 +11,12 @@ const USAGE_OBJECT = /"usage":\s*\{/;
 export const CHAT_RELAY: RelayWire = {
   providerWire: "openai",
   path: "/chat/completions",
-  body(body, model, bound, stream) {
-    const options = body.stream_options !== null && typeof body.stream_options === "object" ? body.stream_options : {};
-    return {
-      ...body,
-      model,
-      ...(bound !== undefined && body.max_tokens == null && body.max_completion_tokens == null && { max_completion_tokens: bound }),
-      ...(stream && { stream_options: { ...options, include_usage: true } }),
-    };
+  body(client, bound, stream) {
+    // One copy of the client's body, its fields in their order: `model` out, the gateway's set.
+    const { model: _client, ...body } = client;
+    if (bound !== undefined && body.max_tokens == null && body.max_completion_tokens == null) body.max_completion_tokens = bound;
+    if (stream) body.stream_options = { ...(body.stream_options !== null && typeof body.stream_options === "object" ? body.stream_options : {}), include_usage: true };
+    return body;
   },
   readAnswer(json) {
     const body = json as ChatAnswerBody;

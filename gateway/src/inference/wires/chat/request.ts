@@ -114,10 +114,10 @@ function toolResultContent(part: Extract<Part, { type: "tool_result" }>, path: s
 }
 
 /**
- * A conversation as a Chat Completions body for an OpenAI-wire provider: the model, the bound as
- * `max_completion_tokens`, and usage always asked of a stream (the gateway charges from it).
+ * A conversation as a Chat Completions body for an OpenAI-wire provider (its model travels beside
+ * it): the bound as `max_completion_tokens`, and usage always asked of a stream (the gateway charges from it).
  */
-export function writeChatRequest(conversation: Conversation, model: string, stream: boolean, target: TranslationTarget): Record<string, unknown> {
+export function writeChatRequest(conversation: Conversation, stream: boolean, target: TranslationTarget): Record<string, unknown> {
   const { sampling } = conversation;
   // The Chat Completions wire has no top_k: refused, or left out on a model that drops such fields.
   if (sampling.topK !== undefined) unsupportedField("top_k", target, "it has no top_k", conversation.dropped);
@@ -150,7 +150,6 @@ export function writeChatRequest(conversation: Conversation, model: string, stre
   const choice = conversation.toolChoice;
   const format = conversation.responseFormat;
   return {
-    model,
     messages,
     max_completion_tokens: conversation.maxOutputTokens,
     ...(conversation.stopSequences.length > 0 && { stop: conversation.stopSequences }),

@@ -1,5 +1,5 @@
 import type { TextUsage } from "../../text";
-import type { RelayWire } from "../../relay";
+import type { RelayWire } from "../../text-wires";
 import type { ServerSentEvent } from "../../../upstream/sse-events";
 import { anthropicError } from "../../../errors";
 import { messagesReportedUsage, type MessageAnswerBody } from "./provider-answer";
@@ -9,7 +9,7 @@ const parse = <T>(data: string): T => JSON.parse(data) as T;
 export const MESSAGES_RELAY: RelayWire = {
   providerWire: "anthropic",
   path: "/v1/messages",
-  body: (body, model) => ({ ...body, model }),
+  body: ({ model: _client, ...body }) => body,
   readAnswer(json) {
     const body = json as MessageAnswerBody;
     return { usage: messagesReportedUsage(body.usage), text: (body.content ?? []).map((block) => (block.type === "text" ? (block.text ?? "") : "")).join("") };

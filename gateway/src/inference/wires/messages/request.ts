@@ -96,7 +96,7 @@ function blockOf(part: Part, path: string, target: TranslationTarget, dropped: S
 }
 
 /** A conversation as a Messages body for an Anthropic-wire provider (`max_tokens` always set: the wire requires it). */
-export function writeMessagesRequest(conversation: Conversation, model: string, stream: boolean, target: TranslationTarget): Record<string, unknown> {
+export function writeMessagesRequest(conversation: Conversation, stream: boolean, target: TranslationTarget): Record<string, unknown> {
   const { sampling, dropped } = conversation;
   // Each of these is refused, or left out (and named) on a model that drops unsupported fields.
   if (sampling.seed !== undefined) unsupportedField("seed", target, "it has no seed", dropped);
@@ -121,7 +121,6 @@ export function writeMessagesRequest(conversation: Conversation, model: string, 
           ? { type: "tool", name: choice.name }
           : { type: choice.mode };
   return {
-    model,
     max_tokens: conversation.maxOutputTokens,
     ...(conversation.system.length > 0 && { system: conversation.system.join("\n") }),
     messages: conversation.turns.map((turn, turnIndex) => ({

@@ -1,15 +1,27 @@
 import type { MessagesRequest } from "@gateway-keys/contract";
-import type { TextWireSpec } from "../../text-wires";
+import type { TextWireRoles } from "../../text-wires";
 import { messagesWire } from "./answer";
+import { messagesCompletionOf, messagesDeltasOf, type MessageAnswerBody } from "./provider-answer";
 import { MESSAGES_RELAY } from "./relay";
-import { readMessagesRequest } from "./request";
+import { readMessagesRequest, writeMessagesRequest } from "./request";
 
-/** `POST /v1/messages`: Anthropic's Messages wire. */
-export const MESSAGES: TextWireSpec<MessagesRequest> = {
+/** `POST /v1/messages`: Anthropic's Messages wire, in its three roles. */
+export const MESSAGES = {
+  client: {
+    bound: (body) => ({ value: body.max_tokens, param: "max_tokens" }),
+    choices: () => 1,
+    clientAskedUsage: () => true,
+    read: (body, target) => readMessagesRequest(body, target),
+    clientWire: () => messagesWire(),
+  },
   relay: MESSAGES_RELAY,
-  bound: (body) => ({ value: body.max_tokens, param: "max_tokens" }),
-  choices: () => 1,
-  clientAskedUsage: () => true,
-  read: (body, target) => readMessagesRequest(body, target),
-  clientWire: () => messagesWire(),
-};
+  /** The wire a conversation is translated to for an Anthropic-wire provider. */
+  provider: {
+    name: "Anthropic Messages",
+    imageDetail: false,
+    path: "/v1/messages",
+    write: writeMessagesRequest,
+    completion: (json, usage) => messagesCompletionOf(json as MessageAnswerBody, usage),
+    deltas: messagesDeltasOf,
+  },
+} satisfies TextWireRoles<MessagesRequest>;

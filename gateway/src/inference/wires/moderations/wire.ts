@@ -31,9 +31,9 @@ export const MODERATIONS: MediaWire<"moderation", ModerationRequest, Parsed, Mod
     const texts = typeof parsed.input === "string" ? [parsed.input] : parsed.input;
     return { modelId, logged: texts.join("\n"), parsed: { ...parsed, texts } };
   },
-  forward(body, model, read) {
+  forward(body, model) {
     const charge = costOf(model.pricing, { inputTokens: inputTokensOf(body.input), outputTokens: 0 });
-    return { path: "/moderations", body: { json: { ...body, model: read.modelId } }, reserveMicros: charge, cost: () => charge };
+    return { path: "/moderations", body: { json: body }, reserveMicros: charge, cost: () => charge };
   },
   bound: (parsed) => ({ inputTokens: parsed.texts.reduce((sum, text) => sum + countTokens(text), 0), outputTokens: 0 }),
   async run(parsed, model) {

@@ -1,5 +1,5 @@
 import type { TextUsage } from "../../text";
-import type { RelayWire } from "../../relay";
+import type { RelayWire } from "../../text-wires";
 import type { ServerSentEvent } from "../../../upstream/sse-events";
 
 /** Responses relayed unchanged to an OpenAI-wire provider. */
@@ -19,8 +19,8 @@ const TERMINAL_RESPONSE_EVENTS = new Set(["response.completed", "response.incomp
 export const RESPONSES_RELAY: RelayWire = {
   providerWire: "openai",
   path: "/responses",
-  body(body, model, bound) {
-    return { ...body, model, ...(bound !== undefined && body.max_output_tokens == null && { max_output_tokens: bound }) };
+  body({ model: _client, ...body }, bound) {
+    return bound !== undefined && body.max_output_tokens == null ? { ...body, max_output_tokens: bound } : body;
   },
   readAnswer(json) {
     const body = json as { usage?: ResponseUsageBody; output?: { content?: { type?: string; text?: string }[] }[] };

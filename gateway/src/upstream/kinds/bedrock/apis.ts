@@ -1,6 +1,6 @@
 import type { ServerSentEvent } from "../../sse-events";
 import type { ProviderCall, ProviderWire } from "../../upstream-provider";
-import { isForm } from "../common";
+import { jsonBody } from "../common";
 import type { StreamEvent } from "./event-stream";
 
 /**
@@ -18,18 +18,13 @@ export interface BedrockApi {
 /** The Messages API version Bedrock's Anthropic models take, in the body. */
 export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
 
-function jsonBody(call: ProviderCall): Record<string, unknown> {
-  if (isForm(call.body)) throw new Error("Bedrock takes JSON bodies only");
-  return call.body as Record<string, unknown>;
-}
-
 /**
  * Converse and ConverseStream: the gateway's `converse` wire (inference/wires/converse). Each
  * stream message is handed on as an event named by its `:event-type`, its payload the data.
  */
 const CONVERSE: BedrockApi = {
   wire: "converse",
-  request: (call) => ({ operation: call.stream ? "converse-stream" : "converse", body: jsonBody(call) }),
+  request: (call) => ({ operation: call.stream ? "converse-stream" : "converse", body: jsonBody(call, "Bedrock") }),
   async *events(events) {
     for await (const { type, payload } of events) yield { event: type, data: payload };
   },
@@ -48,7 +43,7 @@ function betasOf(call: ProviderCall): string[] | undefined {
 /**
  * Anthropic's models through InvokeModel / InvokeModelWithResponseStream: the Messages wire, so a
  * Messages request is relayed as sent and the others are translated to it. The body is the
- * Messages body without `model` (in the path) and `stream` (in the operation), with Bedrock's
+ * Messages body (whose model is in the path) without `stream` (in the operation), with Bedrock's
  * `anthropic_version`; the stream's `chunk` messages carry the Messages events' JSON in base64
  * `bytes`, handed on as those events.
  */
@@ -56,7 +51,7 @@ const INVOKE_ANTHROPIC: BedrockApi = {
   wire: "anthropic",
   request(call) {
     if (call.path !== "/v1/messages") throw new Error(`Bedrock's InvokeModel carries the Messages API only, not ${call.path}`);
-    const { model: _model, stream: _stream, ...rest } = jsonBody(call);
+    const { stream: _stream, ...rest } = jsonBody(call, "Bedrock");
     const betas = betasOf(call);
     return {
       operation: call.stream ? "invoke-with-response-stream" : "invoke",

@@ -2,10 +2,9 @@ import { Sha256 } from "@aws-crypto/sha256-js";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { z } from "zod";
 import { redactSecrets } from "../../provider-errors";
-import { commonProviderFields, HttpUrl, pathUnder, type ForwardedFamily, type ProviderKind } from "../common";
+import { commonProviderFields, HttpUrl, jsonBody, pathUnder, type ForwardedFamily, type ProviderKind } from "../common";
 import { BEDROCK_APIS } from "./apis";
 import { bedrockCredentials } from "./credentials";
-import { TITAN_EMBEDDINGS_PATH, titanEmbeddings } from "./embeddings";
 import { bedrockStreamEvents } from "./event-stream";
 
 export const BedrockProviderConfig = z.strictObject({
@@ -28,6 +27,12 @@ export type BedrockProviderConfig = z.infer<typeof BedrockProviderConfig>;
 
 const BEDROCK_FAMILIES: ReadonlySet<ForwardedFamily> = new Set(["chat", "embeddings"]);
 
+/**
+ * The embeddings operation, answered by the Titan exchange (inference/wires/embeddings/titan.ts): each
+ * of its calls is one InvokeModel, its body Titan's already.
+ */
+const EMBEDDINGS_PATH = "/embeddings";
+
 /** The service name Bedrock's runtime is signed for. */
 const SIGNING_SERVICE = "bedrock";
 
@@ -37,7 +42,7 @@ const SIGNING_SERVICE = "bedrock";
  */
 export const BEDROCK_KIND: ProviderKind<BedrockProviderConfig> = {
   config: BedrockProviderConfig,
-  // Embeddings through InvokeModel with Titan Text Embeddings' body, whichever `api` chat uses (embeddings.ts).
+  // Embeddings through InvokeModel with Titan Text Embeddings' body, whichever `api` chat uses.
   families: () => BEDROCK_FAMILIES,
   open(config, name, env) {
     const base = config.endpoint ?? `https://bedrock-runtime.${config.region}.amazonaws.com`;
@@ -52,7 +57,7 @@ export const BEDROCK_KIND: ProviderKind<BedrockProviderConfig> = {
       endpoint: {
         async prepare(call) {
           // An embeddings call is InvokeModel whatever the provider's `api`: its body is Titan's already.
-          const { operation, body } = call.path === TITAN_EMBEDDINGS_PATH ? { operation: "invoke", body: call.body as Record<string, unknown> } : api.request(call);
+          const { operation, body } = call.path === EMBEDDINGS_PATH ? { operation: "invoke", body: jsonBody(call, "Bedrock") } : api.request(call);
           // A model id such as `anthropic.claude-sonnet-4-5-20250929-v1:0` is one path segment, encoded.
           const path = pathUnder(base, `/model/${encodeURIComponent(call.model)}/${operation}`);
           const json = JSON.stringify(body);
@@ -62,7 +67,7 @@ export const BEDROCK_KIND: ProviderKind<BedrockProviderConfig> = {
         },
         events: (body) => api.events(bedrockStreamEvents(body, name, redact)),
         secrets: () => credentials.secrets(),
-        exchanges: { [TITAN_EMBEDDINGS_PATH]: titanEmbeddings },
+        exchanges: { [EMBEDDINGS_PATH]: "titan-embeddings" },
       },
     };
   },

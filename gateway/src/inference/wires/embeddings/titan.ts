@@ -1,5 +1,6 @@
 import { GatewayError } from "../../../errors";
-import type { ProviderCall, ProviderExchange } from "../../upstream-provider";
+import type { ProviderCall } from "../../../upstream/send";
+import type { ProviderExchange } from "../../media-wire";
 
 /**
  * OpenAI's embeddings wire (`POST /v1/embeddings`) answered by Amazon Titan Text Embeddings on
@@ -8,8 +9,8 @@ import type { ProviderCall, ProviderExchange } from "../../upstream-provider";
  * `usage.prompt_tokens` Bedrock's token counts (which the charge is taken from).
  */
 
-/** The call an exchange makes for one text; the bedrock kind sends a call of this path to `/model/{modelId}/invoke` with its body as is. */
-export const TITAN_EMBEDDINGS_PATH = "/embeddings";
+/** The call the exchange makes for one text; the bedrock kind sends a call of this path to `/model/{modelId}/invoke` with its body as is. */
+const TITAN_EMBEDDINGS_PATH = "/embeddings";
 
 /** The request fields that have a Titan counterpart; any other is refused by name. */
 const CARRIED = new Set(["model", "input", "dimensions", "encoding_format"]);
