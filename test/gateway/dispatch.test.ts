@@ -16,7 +16,7 @@ import type { UpstreamProvider } from "@gateway-keys/gateway/dist/upstream/send"
 
 /** A provider as the catalog holds one; only what route choice reads is real. */
 function provider(name: string, wire: UpstreamProvider["wire"], extra: Partial<UpstreamProvider> = {}): UpstreamProvider {
-  return { name, wire, timeoutMs: 1000, pool: undefined as never, endpoint: { prepare: () => ({ path: "/", headers: {}, body: "" }), events: async function* () {}, secrets: () => [] }, ...extra };
+  return { name, kind: wire, wire, timeoutMs: 1000, pool: undefined as never, endpoint: { prepare: () => ({ path: "/", headers: {}, body: "" }), events: async function* () {}, secrets: () => [] }, ...extra };
 }
 
 const target = builtInTarget("m");
@@ -28,7 +28,7 @@ function recorder() {
   const observer = {
     started(route: string, index: number) {
       heard.push(`start ${route} #${index}`);
-      return (outcome: AttemptOutcome) => heard.push(`end ${route} ${outcome.answered ? "answered" : (outcome.error as GatewayError).code}`);
+      return { ended: (outcome: AttemptOutcome) => heard.push(`end ${route} ${outcome.answered ? "answered" : (outcome.error as GatewayError).code}`) };
     },
   };
   return { heard, observer };

@@ -5,6 +5,10 @@
  * requests nothing but spans, counted.
  */
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startScriptedProvider, type ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
 import OpenAI from "openai";
 import type { ApiKeyWithSecret } from "@gateway-keys/contract";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
@@ -27,16 +31,62 @@ describeWith("jaeger")("traces through a gateway process to Jaeger", () => {
   let gateway: GatewayProcess;
   let metricsUrl: string;
   let key: ApiKeyWithSecret;
+  /** Two deployments of `traced-chat`: the first answers 503 (a route failure), the second answers. */
+  let down: ScriptedProvider;
+  let up: ScriptedProvider;
+  let dir: string;
 
   beforeAll(async () => {
+    [down, up] = [await startScriptedProvider(), await startScriptedProvider()];
+    down.answer(() => ({ status: 503, json: { error: { message: "overloaded", type: "server_error" } } }));
+    up.answer((request) => {
+      const usage = { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 };
+      if ((request.body as { stream?: boolean }).stream !== true) {
+        return {
+          json: { id: "chatcmpl-1", object: "chat.completion", created: 1, model: "up-model", choices: [{ index: 0, message: { role: "assistant", content: "hi there" }, finish_reason: "stop" }], usage },
+        };
+      }
+      const chunk = (delta: object, finish: string | null) => ({ id: "chatcmpl-2", object: "chat.completion.chunk", created: 1, model: "up-model", choices: [{ index: 0, delta, finish_reason: finish }] });
+      return {
+        events: [
+          { data: chunk({ role: "assistant", content: "hi" }, null) },
+          { data: chunk({ content: " there" }, null) },
+          { data: chunk({}, "stop") },
+          { data: { id: "chatcmpl-2", object: "chat.completion.chunk", created: 1, model: "up-model", choices: [], usage } },
+          { data: "[DONE]" },
+        ],
+      };
+    });
+    dir = mkdtempSync(join(tmpdir(), "traces-"));
+    const config = {
+      providers: {
+        down: { kind: "openai", baseUrl: `${down.origin}/v1`, apiKeyEnv: "TRACED_UPSTREAM_KEY" },
+        up: { kind: "openai", baseUrl: `${up.origin}/v1`, apiKeyEnv: "TRACED_UPSTREAM_KEY" },
+      },
+      models: [
+        {
+          id: "traced-chat",
+          family: "chat",
+          routes: [{ provider: "down", model: "down-model" }, { provider: "up", model: "up-model" }],
+          pricing: { inputUnitsPerMillionTokens: "1000", outputUnitsPerMillionTokens: "2000" },
+          maxOutputTokens: 100,
+        },
+      ],
+    };
+    writeFileSync(join(dir, "config.json"), JSON.stringify(config));
     jaeger = await startJaeger();
     const metricsPort = await freePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}`;
     gateway = await startGatewayProcess({
       bootstrap: { ownerId: "traced" },
-      args: ["--otel-endpoint", jaeger.otlpUrl, "--metrics-port", String(metricsPort)],
+      args: ["--otel-endpoint", jaeger.otlpUrl, "--metrics-port", String(metricsPort), "--config", join(dir, "config.json")],
       // Every trace the gateway starts is kept, so a request without a caller's context is seen too.
-      env: { OTEL_TRACES_SAMPLER: "parentbased_always_on", OTEL_BSP_SCHEDULE_DELAY: "200", OTEL_EXPORTER_OTLP_TIMEOUT: "1000" },
+      env: {
+        OTEL_TRACES_SAMPLER: "parentbased_always_on",
+        OTEL_BSP_SCHEDULE_DELAY: "200",
+        OTEL_EXPORTER_OTLP_TIMEOUT: "1000",
+        TRACED_UPSTREAM_KEY: "upstream-secret-never-traced",
+      },
     });
     const created = await call<ApiKeyWithSecret>(gateway.url, "POST", "/v1/account/api-keys", {
       bearer: gateway.provisioningKey,
@@ -49,6 +99,9 @@ describeWith("jaeger")("traces through a gateway process to Jaeger", () => {
   afterAll(async () => {
     await gateway?.stop();
     await jaeger?.stop();
+    await down?.close();
+    await up?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const client = (secret: string, traceparent: string) =>
@@ -80,6 +133,81 @@ describeWith("jaeger")("traces through a gateway process to Jaeger", () => {
 
     const everything = JSON.stringify(spans);
     for (const secret of [key.secret, gateway.provisioningKey!]) expect(everything).not.toContain(secret);
+  });
+
+  it("a forwarded call: a client span per route tried (the failed one an error, fallback visible), its trace context at the provider, the reservation and the charge, the model, usage and cost on the server span", async () => {
+    const caller = callerContext();
+    const { data, response } = await client(key.secret, caller.traceparent)
+      .chat.completions.create({ model: "traced-chat", messages: [{ role: "user", content: "hello" }] })
+      .withResponse();
+    expect(data.choices[0]!.message.content).toBe("hi there");
+
+    const spans = await jaeger.waitForTrace(caller.traceId, (found) => named(found, "chat up-model").length === 1 && named(found, "gateway.charge").length === 1);
+    const [server] = named(spans, "POST /v1/chat/completions");
+    const [failed] = named(spans, "chat down-model");
+    const [answered] = named(spans, "chat up-model");
+    expect(failed).toMatchObject({
+      parentSpanId: server!.spanId,
+      kind: "client",
+      tags: expect.objectContaining({ "gateway.route": "down", "gateway.attempt": 0, "error.type": "upstream_failed", "otel.status_code": "ERROR", "gen_ai.provider.name": "openai" }),
+    });
+    expect(answered).toMatchObject({
+      parentSpanId: server!.spanId,
+      kind: "client",
+      tags: expect.objectContaining({
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "up-model",
+        "gen_ai.request.stream": false,
+        "gateway.route": "up",
+        "gateway.route.kind": "relay",
+        "gateway.attempt": 1,
+      }),
+    });
+    expect(answered!.tags["otel.status_code"]).toBeUndefined();
+    expect(failed!.startMicros).toBeLessThanOrEqual(answered!.startMicros);
+    // Each provider request carried its own attempt's span as the parent, in the caller's trace.
+    expect(down.received.at(-1)!.headers.traceparent).toBe(`00-${caller.traceId}-${failed!.spanId}-01`);
+    expect(up.received.at(-1)!.headers.traceparent).toBe(`00-${caller.traceId}-${answered!.spanId}-01`);
+
+    const [reserve] = named(spans, "gateway.reserve");
+    const [charge] = named(spans, "gateway.charge");
+    const cost = response.headers.get("x-gateway-cost-units");
+    expect(reserve).toMatchObject({ parentSpanId: server!.spanId, tags: expect.objectContaining({ "gateway.reserved_units": expect.any(String) }) });
+    expect(charge).toMatchObject({ parentSpanId: server!.spanId, tags: expect.objectContaining({ "gateway.cost_units": cost }) });
+    expect(reserve!.startMicros).toBeLessThanOrEqual(failed!.startMicros);
+    expect(charge!.startMicros).toBeGreaterThanOrEqual(answered!.startMicros);
+    expect(server!.tags).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.request.model": "traced-chat",
+      "gen_ai.usage.input_tokens": 12,
+      "gen_ai.usage.output_tokens": 5,
+      "gateway.cost_units": cost,
+    });
+    const everything = JSON.stringify(spans);
+    for (const secret of [key.secret, gateway.provisioningKey!, "upstream-secret-never-traced"]) expect(everything).not.toContain(secret);
+  });
+
+  it("a streamed call: the answering attempt's time to first chunk, and a stream span to its end", async () => {
+    const caller = callerContext();
+    const stream = await client(key.secret, caller.traceparent).chat.completions.create({
+      model: "traced-chat",
+      messages: [{ role: "user", content: "hello" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text).toBe("hi there");
+
+    const spans = await jaeger.waitForTrace(caller.traceId, (found) => named(found, "gateway.stream").length === 1 && named(found, "gateway.charge").length === 1);
+    const [server] = named(spans, "POST /v1/chat/completions");
+    const [answered] = named(spans, "chat up-model");
+    const [streamed] = named(spans, "gateway.stream");
+    expect(answered!.tags).toMatchObject({ "gen_ai.request.stream": true, "gen_ai.response.time_to_first_chunk": expect.any(Number) });
+    expect(streamed!.parentSpanId).toBe(server!.spanId);
+    expect(streamed!.startMicros).toBeGreaterThanOrEqual(answered!.startMicros + answered!.durationMicros);
+    expect(server!.tags).toMatchObject({ "gen_ai.usage.input_tokens": 12, "gen_ai.usage.output_tokens": 5 });
   });
 
   it("records a refused key as a failed authentication under a 401 server span", async () => {

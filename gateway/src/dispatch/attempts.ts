@@ -3,13 +3,22 @@ import { GatewayError } from "../errors";
 /** How one attempt ended: it answered (whole, or a stream's first piece), or it failed with `error`. */
 export type AttemptOutcome = { answered: true } | { answered: false; error: unknown };
 
+/** One attempt as its observer follows it. */
+export interface AttemptWatch {
+  /** Headers the attempt's provider request carries: the trace context of the attempt's span (telemetry/attempt-spans.ts). */
+  readonly headers?: Readonly<Record<string, string>>;
+  ended(outcome: AttemptOutcome): void;
+}
+
 /**
- * Hears each attempt on a route: `started` when it begins, the function it returns when it ends —
+ * Hears each attempt on a route: `started` when it begins, the watch it returns when it ends —
  * where a trace puts one client span per attempt, or a strategy learns a route's latency.
  */
 export interface AttemptObserver<Route> {
-  started(route: Route, index: number): (outcome: AttemptOutcome) => void;
+  started(route: Route, index: number): AttemptWatch;
 }
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 export interface AttemptOptions<Route> {
   /** The client is gone: no further route is tried. */
@@ -19,7 +28,7 @@ export interface AttemptOptions<Route> {
    * was checked before anything was metered): such a route is skipped, its refusal not the answer.
    */
   skipLaterRefusals?: boolean;
-  observer?: AttemptObserver<Route>;
+  observer?: AttemptObserver<NoInfer<Route>>;
 }
 
 /** Whether the next route may be tried: the failure was this route's (its provider's), not the request's. */
@@ -34,21 +43,25 @@ export function isRouteFailure(error: unknown): boolean {
  * only while the client is there; any other error (the provider refused the request, the client
  * left) is thrown at once. When every route failed, the last route failure is thrown.
  */
-export async function attemptRoutes<Route, Answer>(routes: readonly Route[], attempt: (route: Route) => Promise<Answer>, options: AttemptOptions<Route>): Promise<Answer> {
+export async function attemptRoutes<Route, Answer>(
+  routes: readonly Route[],
+  attempt: (route: Route, headers: Readonly<Record<string, string>>) => Promise<Answer>,
+  options: AttemptOptions<Route>,
+): Promise<Answer> {
   let failure: unknown = new GatewayError("internal_error", "The model has no route to try.");
   for (const [index, route] of routes.entries()) {
-    const ended = options.observer?.started(route, index);
+    const watch = options.observer?.started(route, index);
     let answer: Answer;
     try {
-      answer = await attempt(route);
+      answer = await attempt(route, watch?.headers ?? NO_HEADERS);
     } catch (error) {
-      ended?.({ answered: false, error });
+      watch?.ended({ answered: false, error });
       const skipped = options.skipLaterRefusals === true && index > 0 && error instanceof GatewayError && error.code === "validation_failed";
       if (!(isRouteFailure(error) || skipped) || options.signal.aborted) throw error;
       if (!skipped) failure = error;
       continue;
     }
-    ended?.({ answered: true });
+    watch?.ended({ answered: true });
     return answer;
   }
   throw failure;

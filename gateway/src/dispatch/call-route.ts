@@ -63,11 +63,14 @@ export function checkTextRoute(route: TextRoute, attempt: TextAttempt): void {
   else route.wire.write(conversation, false, route.target);
 }
 
-/** Sends a text request on one route and waits for its answer: whole, or a stream's first piece (until which another route may still be tried). */
-export async function openTextRoute(route: TextRoute, attempt: TextAttempt, signal: AbortSignal): Promise<OpenedText> {
-  if (route.kind === "relay") return relayText(route, attempt, signal);
+/**
+ * Sends a text request on one route and waits for its answer: whole, or a stream's first piece
+ * (until which another route may still be tried). `traceHeaders` go with every provider call.
+ */
+export async function openTextRoute(route: TextRoute, attempt: TextAttempt, signal: AbortSignal, traceHeaders?: Readonly<Record<string, string>>): Promise<OpenedText> {
+  if (route.kind === "relay") return relayText(route, attempt, signal, traceHeaders);
   const conversation = attempt.conversation(route.target);
-  const engine = route.kind === "builtin" ? route.engine : translatedEngine(route);
+  const engine = route.kind === "builtin" ? route.engine : translatedEngine(route, traceHeaders);
   if (!attempt.stream) return { kind: "completion", completion: await engine.complete(conversation, signal) };
   const rest = engine.stream(conversation, signal)[Symbol.asyncIterator]();
   const first = await rest.next();
@@ -76,7 +79,12 @@ export async function openTextRoute(route: TextRoute, attempt: TextAttempt, sign
 }
 
 /** Sends a request to a provider of its own wire. Nothing of the answer is re-encoded. */
-async function relayText(route: Extract<TextRoute, { kind: "relay" }>, attempt: TextAttempt, signal: AbortSignal): Promise<RelayedAnswer | RelayedStream> {
+async function relayText(
+  route: Extract<TextRoute, { kind: "relay" }>,
+  attempt: TextAttempt,
+  signal: AbortSignal,
+  traceHeaders: Readonly<Record<string, string>> | undefined,
+): Promise<RelayedAnswer | RelayedStream> {
   const { provider, wire } = route;
   const call: ProviderCall = {
     path: wire.path,
@@ -84,6 +92,7 @@ async function relayText(route: Extract<TextRoute, { kind: "relay" }>, attempt: 
     stream: attempt.stream,
     body: wire.body(attempt.body, attempt.bound, attempt.stream),
     clientHeaders: attempt.clientHeaders,
+    traceHeaders,
   };
   const answer = await sendToProvider(provider, call, signal);
   try {
@@ -118,9 +127,15 @@ function usageFiller(conversation: Conversation): UsageFiller {
 }
 
 /** A provider of another wire than the client's, as an engine: the conversation written on its wire, its answer read back, whole or streamed. */
-function translatedEngine(route: Extract<TextRoute, { kind: "translate" }>): TextEngine {
+function translatedEngine(route: Extract<TextRoute, { kind: "translate" }>, traceHeaders: Readonly<Record<string, string>> | undefined): TextEngine {
   const { provider, wire } = route;
-  const call = (conversation: Conversation, stream: boolean): ProviderCall => ({ path: wire.path, model: route.model, stream, body: wire.write(conversation, stream, route.target) });
+  const call = (conversation: Conversation, stream: boolean): ProviderCall => ({
+    path: wire.path,
+    model: route.model,
+    stream,
+    body: wire.write(conversation, stream, route.target),
+    traceHeaders,
+  });
   return {
     async complete(conversation, signal) {
       const answer = await sendToProvider(provider, call(conversation, false), signal);
@@ -158,9 +173,15 @@ function mediaCallBody(body: MediaBody): ProviderCall["body"] {
  * Sends a media request on one route: relayed, the provider's answer as it sent it; by exchange,
  * the answer its kind's exchange wrote.
  */
-export async function callMediaRoute(route: MediaRoute, path: string, body: MediaBody, signal: AbortSignal): Promise<MediaAnswer> {
+export async function callMediaRoute(
+  route: MediaRoute,
+  path: string,
+  body: MediaBody,
+  signal: AbortSignal,
+  traceHeaders?: Readonly<Record<string, string>>,
+): Promise<MediaAnswer> {
   const { provider } = route;
-  const call: ProviderCall = { path, model: route.model, stream: false, body: mediaCallBody(body) };
+  const call: ProviderCall = { path, model: route.model, stream: false, body: mediaCallBody(body), traceHeaders };
   if (route.kind === "exchange") {
     const send = async (sent: ProviderCall) => readJson(provider, await sendToProvider(provider, sent, signal));
     return route.exchange(call, send).catch((error: unknown) => Promise.reject(upstreamFailure(provider, error)));

@@ -30,7 +30,7 @@ export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = 
     opened.push(open);
     const { origin, wire, endpoint, relayPaths } = open;
     const observe: UpstreamProvider["observe"] = metrics && ((outcome, seconds) => metrics.upstreamRequest(name, outcome, seconds));
-    providers.set(name, { name, wire, endpoint, relayPaths, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: provider.maxConnections }), observe });
+    providers.set(name, { name, kind: provider.kind, wire, endpoint, relayPaths, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: provider.maxConnections }), observe });
   }
   const models: CatalogModel[] = config.models.map((model) => {
     const common = { id: model.id, description: model.description, ownedBy: model.routes.map((route) => route.provider).join(",") };

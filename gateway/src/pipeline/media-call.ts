@@ -6,6 +6,9 @@ import { SseStream } from "../inference/sse";
 import type { BuiltInMediaModel, MediaFamily, MediaRelay, MediaWire } from "../inference/media-wire";
 import type { ProviderRoute } from "../models/catalog";
 import { attemptRoutes } from "../dispatch/attempts";
+import { attemptSpans } from "../telemetry/attempt-spans";
+import { GEN_AI_OPERATION } from "../telemetry/genai";
+import { traceContextOf } from "../telemetry/request-spans";
 import { callMediaRoute } from "../dispatch/call-route";
 import { chooseMediaRoutes } from "../dispatch/choose-route";
 import { MeteredCall } from "./metered-call";
@@ -32,7 +35,10 @@ export async function runMediaCall<Family extends MediaFamily, Body, Parsed, Res
   const read = wire.read(body, forwarded, defaultModel);
   const call = new MeteredCall(ctx, reply, apiKeyOf(request), read.modelId, read.logged);
   const model = await call.admitMedia(wire.family, read.modelId === asked ? known : ctx.models.get(read.modelId));
-  if (model.forwarded) return forward(call, model.forwarded, wire.forward(body, model, read), reply);
+  if (model.forwarded) {
+    const observer = attemptSpans(ctx.tracing, traceContextOf(request), GEN_AI_OPERATION[wire.family], read.modelId, false);
+    return forward(call, model.forwarded, wire.forward(body, model, read), reply, observer);
+  }
   const builtIn: BuiltInMediaModel<Family> = model;
   // Read as forwarded only when the catalog said so; a built-in model always has its fields read.
   const parsed = read.parsed ?? wire.read(body, false, defaultModel).parsed!;
@@ -49,11 +55,17 @@ export async function runMediaCall<Family extends MediaFamily, Body, Parsed, Res
  * measured from the answer, and replies with the provider's bytes untouched. Nothing is charged
  * for a request no route answered.
  */
-async function forward(call: MeteredCall, routes: readonly ProviderRoute[], relay: MediaRelay, reply: FastifyReply): Promise<FastifyReply> {
+async function forward(
+  call: MeteredCall,
+  routes: readonly ProviderRoute[],
+  relay: MediaRelay,
+  reply: FastifyReply,
+  observer: ReturnType<typeof attemptSpans>,
+): Promise<FastifyReply> {
   await call.reserveMicros(relay.reserveMicros, relay.tokens?.reserved ?? 0);
   const signal = SseStream.clientGone(reply);
   try {
-    const media = await attemptRoutes(chooseMediaRoutes(routes, relay.path), (route) => callMediaRoute(route, relay.path, relay.body, signal), { signal });
+    const media = await attemptRoutes(chooseMediaRoutes(routes, relay.path), (route, headers) => callMediaRoute(route, relay.path, relay.body, signal, headers), { signal, observer });
     const costMicros = await call.succeedMicros(relay.cost(media), relay.logged?.(media) ?? null, relay.tokens?.used(media));
     return reply.header(COST_HEADER, formatUnits(costMicros)).type(media.contentType).send(media.bytes);
   } catch (error) {

@@ -11,6 +11,10 @@ import type { SpendReservation } from "../metering/ledger";
 import type { RateAdmission, RequestOutcome, StoredApiKey } from "../store/types";
 import { rateLimitHeaders, rateLimitRefusal } from "../metering/rate-limits";
 import type { TextUsage } from "../inference/text";
+import type { Context, Span } from "@opentelemetry/api";
+import { traceContextOf } from "../telemetry/request-spans";
+import { GATEWAY_ATTRIBUTES } from "../telemetry/tracing";
+import { GEN_AI, GEN_AI_OPERATION } from "../telemetry/genai";
 
 /** What metering needs of a model: its price. */
 type PricedModel = { pricing: ModelPricing };
@@ -54,10 +58,15 @@ export class MeteredCall {
   #reservation: SpendReservation | undefined;
   #admission: RateAdmission | undefined;
   #settled = false;
+  /** The request's trace: the reservation and the charge are spans of it, and its server span gets the model, usage and cost. */
+  readonly #trace: Context;
+  readonly #serverSpan: Span | undefined;
 
   constructor(ctx: GatewayContext, reply: FastifyReply, key: StoredApiKey, modelId: string, input: string) {
     this.#ctx = ctx;
     this.#reply = reply;
+    this.#trace = traceContextOf(reply.request);
+    this.#serverSpan = reply.request.trace?.span.isRecording() ? reply.request.trace.span : undefined;
     this.#key = key;
     this.#modelId = modelId;
     this.#input = key.loggingPolicy.storeRequest ? input : "";
@@ -69,6 +78,7 @@ export class MeteredCall {
    * caller), serves `family` and the key may call it; otherwise the refusal is recorded and thrown.
    */
   async admit<Family extends ModelFamily>(family: Family, model: CatalogModel | undefined): Promise<ModelOf<Family>> {
+    this.#serverSpan?.setAttributes({ [GEN_AI.operationName]: GEN_AI_OPERATION[family], [GEN_AI.requestModel]: this.#modelId });
     const name = JSON.stringify(this.#modelId);
     if (!model) {
       return this.#refuse(new GatewayError("model_not_found", `No model ${name}; GET /v1/models lists the models.`, { param: "model" }), "failed");
@@ -104,11 +114,19 @@ export class MeteredCall {
    * the key cannot afford the model's whole output, the bound shrinks to what its remaining budget
    * affords: the request is refused (402) only when its input and one output token do not fit.
    */
-  async reserveText(model: ModelOf<"chat">, input: { estimate: number; bound: number }, outputBound: number, clientBound: boolean, choices = 1): Promise<number> {
+  reserveText(model: ModelOf<"chat">, input: { estimate: number; bound: number }, outputBound: number, clientBound: boolean, choices = 1): Promise<number> {
+    return this.#ctx.tracing.inSpan("gateway.reserve", this.#trace, async (span) => {
+      const reserved = await this.#reserveText(model, input, outputBound, clientBound, choices);
+      this.#noteReserved(span);
+      return reserved;
+    });
+  }
+
+  async #reserveText(model: ModelOf<"chat">, input: { estimate: number; bound: number }, outputBound: number, clientBound: boolean, choices: number): Promise<number> {
     const inputTokens = input.bound;
     const costFor = (outputTokens: number) => costOf(model.pricing, { inputTokens, outputTokens: outputTokens * choices });
     if (clientBound) {
-      await this.reserveMicros(costFor(outputBound), input.estimate + outputBound * choices);
+      await this.#reserveMicros(costFor(outputBound), input.estimate + outputBound * choices);
       return outputBound;
     }
     await this.#admitRate(input.estimate + outputBound * choices);
@@ -133,7 +151,19 @@ export class MeteredCall {
   }
 
   /** Admits a request of up to `tokens` tokens under the rate limit policy and reserves `maxCostMicros`, the most it can cost, or records and throws 429 or 402. */
-  async reserveMicros(maxCostMicros: bigint, tokens = 0): Promise<void> {
+  reserveMicros(maxCostMicros: bigint, tokens = 0): Promise<void> {
+    return this.#ctx.tracing.inSpan("gateway.reserve", this.#trace, async (span) => {
+      await this.#reserveMicros(maxCostMicros, tokens);
+      this.#noteReserved(span);
+    });
+  }
+
+  /** The reservation's credits on its span. */
+  #noteReserved(span: Span): void {
+    if (span.isRecording() && this.#reservation) span.setAttribute(GATEWAY_ATTRIBUTES.reservedUnits, formatUnits(this.#reservation.micros));
+  }
+
+  async #reserveMicros(maxCostMicros: bigint, tokens: number): Promise<void> {
     await this.#admitRate(tokens);
     const reservation = await this.#releasingOnError(() => this.#ctx.spend.reserve(this.#key, maxCostMicros, this.#now));
     if (!reservation) {
@@ -181,6 +211,7 @@ export class MeteredCall {
    * limit is charged what the provider reported, however much that is.
    */
   async succeed(model: PricedModel, usage: TextUsage, output: string | null): Promise<bigint> {
+    this.#serverSpan?.setAttributes({ [GEN_AI.inputTokens]: usage.inputTokens, [GEN_AI.outputTokens]: usage.outputTokens });
     return this.succeedMicros(costOf(model.pricing, usage), output, tokensOf(model, usage));
   }
 
@@ -255,8 +286,10 @@ export class MeteredCall {
     if (this.#settled) return;
     this.#settled = true;
     const entry = logEntryFor(this.#key, { model: this.#modelId, status, costMicros, input: this.#input, output, droppedFields: this.#droppedFields }, this.#now);
+    const cost = { [GATEWAY_ATTRIBUTES.costUnits]: formatUnits(costMicros) };
+    this.#serverSpan?.setAttributes(cost);
     try {
-      await this.#ctx.spend.settle(reservation, entry, outcome);
+      await this.#ctx.tracing.inSpan("gateway.charge", this.#trace, () => this.#ctx.spend.settle(reservation, entry, outcome), cost);
     } finally {
       await this.#releaseRate(usedTokens);
     }

@@ -16,6 +16,9 @@ import { answerText, promptText, type Conversation, type TextDelta, type TextUsa
 import type { TranslationTarget } from "../inference/translation";
 import type { TextClientRole, TextRequestBody, TextWireRoles } from "../inference/text-wires";
 import { attemptRoutes } from "../dispatch/attempts";
+import { attemptSpans } from "../telemetry/attempt-spans";
+import { GEN_AI_OPERATION } from "../telemetry/genai";
+import { traceContextOf } from "../telemetry/request-spans";
 import { checkTextRoute, openTextRoute, type OpenedText, type RelayedStream, type TextAttempt } from "../dispatch/call-route";
 import { chooseTextRoutes, type TextRoute } from "../dispatch/choose-route";
 
@@ -110,7 +113,8 @@ export async function runTextCall<Body extends TextRequestBody>(
   const signal = sse?.signal ?? SseStream.clientGone(reply);
   let opened: OpenedText;
   try {
-    opened = await attemptRoutes(routes, (route) => openTextRoute(route, attempt, signal), { signal, skipLaterRefusals: true });
+    const observer = attemptSpans(ctx.tracing, traceContextOf(request), GEN_AI_OPERATION.chat, model.id, call.stream);
+    opened = await attemptRoutes(routes, (route, headers) => openTextRoute(route, attempt, signal, headers), { signal, skipLaterRefusals: true, observer });
   } catch (error) {
     await metered.fail(error instanceof GatewayError ? error.statusCode : 502);
     throw error;
@@ -127,11 +131,12 @@ export async function runTextCall<Body extends TextRequestBody>(
       reply.header(COST_HEADER, formatUnits(costMicros));
       return client.clientWire(body, ctx.now()).answer(opened.completion, model.id);
     }
+    // A stream's span runs from its first piece to its last event (or its cut), the charge within it.
     case "stream":
-      await pipeRelayedStream(opened, sse!, metered, model, { filled, unfinished }, wire);
+      await ctx.tracing.inSpan("gateway.stream", traceContextOf(request), () => pipeRelayedStream(opened, sse!, metered, model, { filled, unfinished }, wire));
       return reply;
     case "deltas":
-      await writeStream(opened, sse!, metered, model, client.clientWire(body, ctx.now()), unfinished({}), reply);
+      await ctx.tracing.inSpan("gateway.stream", traceContextOf(request), () => writeStream(opened, sse!, metered, model, client.clientWire(body, ctx.now()), unfinished({}), reply));
       return reply;
   }
 }

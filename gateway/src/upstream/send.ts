@@ -23,7 +23,9 @@ export async function sendToProvider(provider: UpstreamProvider, call: ProviderC
   let answer: UpstreamAnswer;
   try {
     const { path, headers, body } = await provider.endpoint.prepare(call);
-    answer = await provider.pool.request({ method: "POST", path, headers, body: asBytes(body), signal, headersTimeout: provider.timeoutMs, bodyTimeout: provider.timeoutMs });
+    // After the kind prepared (and, for Bedrock, signed) the request: trace headers are never signed, as AWS allows.
+    const sent = call.traceHeaders === undefined ? headers : { ...headers, ...call.traceHeaders };
+    answer = await provider.pool.request({ method: "POST", path, headers: sent, body: asBytes(body), signal, headersTimeout: provider.timeoutMs, bodyTimeout: provider.timeoutMs });
   } catch (error) {
     const failure = upstreamFailure(provider, error);
     observe(failure.code === "upstream_timeout" ? "timeout" : "failed");

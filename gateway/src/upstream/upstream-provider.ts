@@ -27,6 +27,8 @@ export interface ProviderCall {
   body: Record<string, unknown> | MultipartForm;
   /** The client's headers, of which the wire's own (e.g. `anthropic-beta`) are passed on; never its credentials. */
   clientHeaders?: Record<string, string | string[] | undefined>;
+  /** The trace context of the attempt's span (`traceparent`, `tracestate`), sent as they are so the provider's spans continue the trace. */
+  traceHeaders?: Readonly<Record<string, string>>;
 }
 
 /** A multipart upload (a transcription's audio) to a provider: its text fields (but `model`) and one file. */
@@ -84,6 +86,8 @@ export interface ProviderEndpoint {
 /** One provider as the gateway reaches it: a pooled connection to its origin and its kind's endpoint. */
 export interface UpstreamProvider {
   name: string;
+  /** Its kind in the config (`openai`, `azure-openai`, `bedrock`…), for the traces' `gen_ai.provider.name`. */
+  kind: string;
   wire: ProviderWire;
   timeoutMs: number;
   pool: Pool;

@@ -46,7 +46,7 @@ export const titanEmbeddings: ProviderExchange = async (call: ProviderCall, send
   const { dimensions, encoding_format: format } = body;
   if (format !== undefined && format !== "float" && format !== "base64") refused("encoding_format", 'expected "float" or "base64"');
   const answers = (await Promise.all(
-    texts.map((inputText) => send({ path: TITAN_EMBEDDINGS_PATH, model: call.model, stream: false, body: { inputText, ...(dimensions !== undefined && { dimensions }) } })),
+    texts.map((inputText) => send({ path: TITAN_EMBEDDINGS_PATH, model: call.model, stream: false, body: { inputText, ...(dimensions !== undefined && { dimensions }) }, traceHeaders: call.traceHeaders })),
   )) as TitanAnswer[];
   let tokens = 0;
   const data = answers.map((answer, index) => {
