@@ -131,7 +131,7 @@ export async function runTextCall<Body extends TextRequestBody>(
       reply.header(COST_HEADER, formatUnits(costMicros));
       return client.clientWire(body, ctx.now()).answer(opened.completion, model.id);
     }
-    // A stream's span runs from its first piece to its last event (or its cut), the charge within it.
+    // A stream's span runs from its first piece to its last event (or its cut).
     case "stream":
       await ctx.tracing.inSpan("gateway.stream", traceContextOf(request), () => pipeRelayedStream(opened, sse!, metered, model, { filled, unfinished }, wire));
       return reply;
