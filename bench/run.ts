@@ -4,6 +4,7 @@
  * baseline in the same run and prints ratios against it.
  */
 import { main as auditCost } from "./audit-cost.ts";
+import { main as builds } from "./builds.ts";
 import { main as engineFloor } from "./engine-floor.ts";
 import { main as gateway } from "./gateway.ts";
 import { main as gatewayScale } from "./gateway-scale.ts";
@@ -13,6 +14,7 @@ import { main as tracing } from "./tracing.ts";
 
 const benchmarks: Record<string, () => Promise<unknown>> = {
   "audit-cost": () => auditCost(),
+  builds: () => builds(),
   "engine-floor": () => engineFloor(),
   gateway: () => gateway(),
   "gateway-scale": () => gatewayScale(),

@@ -10,7 +10,6 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
-import { GatewayConfig, startGateway } from "@gateway-keys/gateway";
 import type { ApiKeyWithSecret } from "@gateway-keys/contract";
 import { startChatUpstream } from "./chat-upstream.ts";
 import { startFloorProxy } from "./floor-proxy.ts";
@@ -79,7 +78,7 @@ type Role =
   | { role: "upstream" }
   | { role: "trace-sink" }
   | { role: "floor"; upstreamUrl: string }
-  | { role: "gateway"; upstreamUrl: string; trackSecretUse?: boolean; otelEndpoint?: string; env?: Record<string, string> };
+  | { role: "gateway"; upstreamUrl: string; trackSecretUse?: boolean; otelEndpoint?: string; env?: Record<string, string>; repoRoot?: string };
 
 /** What a worker reports once it listens. */
 export interface Ready {
@@ -96,9 +95,11 @@ export interface Ready {
 }
 
 /** Worker side: the gateway on a fresh SQLite file, forwarding `bench-chat` to the upstream, with the two bench keys. */
-async function serveGateway(upstreamUrl: string, trackSecretUse = true, otelEndpoint?: string): Promise<void> {
+async function serveGateway(upstreamUrl: string, trackSecretUse = true, otelEndpoint?: string, repoRoot?: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "gateway-bench-"));
   Object.assign(process.env, BENCH_UPSTREAM_ENV);
+  // Another checkout's build (bench/builds.ts compares two), else this one's.
+  const { GatewayConfig, startGateway } = (repoRoot ? await import(join(repoRoot, "gateway/dist/index.js")) : await import("@gateway-keys/gateway")) as typeof import("@gateway-keys/gateway");
   const gateway = await startGateway({
     dbPath: join(dir, "bench.db"),
     config: GatewayConfig.parse(benchGatewayConfigFile(upstreamUrl)),
@@ -161,7 +162,7 @@ export async function startWorker(role: Role): Promise<Ready & { stop(): Promise
 
 if (!isMainThread && (workerData as Role | undefined)?.role !== undefined) {
   const role = workerData as Role;
-  if (role.role === "gateway") await serveGateway(role.upstreamUrl, role.trackSecretUse, role.otelEndpoint);
+  if (role.role === "gateway") await serveGateway(role.upstreamUrl, role.trackSecretUse, role.otelEndpoint, role.repoRoot);
   else if (role.role === "trace-sink") await serveTraceSink();
   else if (role.role === "floor") await serveFloor(role.upstreamUrl);
   else await serveUpstream();
