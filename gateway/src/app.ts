@@ -87,8 +87,8 @@ export interface AppDependencies {
   trustProxy?: boolean | number | string | string[];
   /**
    * Where this gateway's spans go (docs/operators/operations.md#traces): a tracer provider, such as
-   * `gateway serve --otel-endpoint` builds. Default: the process's global one, a no-op unless the
-   * embedding application registered an OpenTelemetry SDK.
+   * `gateway serve --otel-endpoint` builds, or your application's (`trace.getTracerProvider()`).
+   * Default: none, and tracing is off.
    */
   tracerProvider?: TracerProvider;
   /** Extension `secret_use` (docs/api/keys.md#which-secret-is-in-use-extension-secret_use): how each secret's use is tracked. */

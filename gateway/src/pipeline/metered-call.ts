@@ -286,7 +286,7 @@ export class MeteredCall {
     if (this.#settled) return;
     this.#settled = true;
     const entry = logEntryFor(this.#key, { model: this.#modelId, status, costMicros, input: this.#input, output, droppedFields: this.#droppedFields }, this.#now);
-    const cost = { [GATEWAY_ATTRIBUTES.costUnits]: formatUnits(costMicros) };
+    const cost = this.#ctx.tracing.enabled ? { [GATEWAY_ATTRIBUTES.costUnits]: formatUnits(costMicros) } : {};
     this.#serverSpan?.setAttributes(cost);
     try {
       await this.#ctx.tracing.inSpan("gateway.charge", this.#trace, () => this.#ctx.spend.settle(reservation, entry, outcome), cost);

@@ -20,6 +20,7 @@ type Outcome = { answered: true } | { answered: false; error: unknown };
  * A streamed answer's attempt ends at its first piece: its `gen_ai.response.time_to_first_chunk`.
  */
 export function attemptSpans(tracing: GatewayTracing, parent: Context, operation: string, requestedModel: string, streamed: boolean) {
+  if (!tracing.enabled) return undefined;
   return {
     started(route: TracedRoute, index: number) {
       const model = route.model ?? requestedModel;

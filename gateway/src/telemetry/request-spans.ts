@@ -21,6 +21,7 @@ const UNTRACED: RequestTrace | null = null;
  */
 export function traceRequests(app: FastifyInstance, tracing: GatewayTracing): void {
   app.decorateRequest("trace", UNTRACED);
+  if (!tracing.enabled) return;
   app.addHook("onRequest", (request, reply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     const parent = tracing.extract(request.headers);

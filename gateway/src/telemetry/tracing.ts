@@ -1,4 +1,5 @@
 import {
+  INVALID_SPAN_CONTEXT,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -34,21 +35,28 @@ export const GATEWAY_ATTRIBUTES = {
 
 const INSTRUMENTATION = "@gateway-keys/gateway";
 
+/** A span that records nothing, for work traced while tracing is off. */
+const UNTRACED_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
 /**
  * Spans of one gateway. Each request's context is carried explicitly (on the request, and handed
  * down to what it calls) rather than through an async-context manager, so several gateways in one
- * process never mix their traces. Without a tracer provider of its own it uses the process's global
- * one — a no-op unless the embedding application registered an OpenTelemetry SDK.
+ * process never mix their traces. Without a tracer provider tracing is off and costs nothing: no
+ * span is made, no trace context read or sent (an application that registered an OpenTelemetry
+ * SDK of its own passes `trace.getTracerProvider()` to have the gateway's spans).
  *
  * The W3C trace context is read from each request (`traceparent`, `tracestate`) so the gateway's
  * spans continue the caller's trace, and written into each provider request so the provider's own
  * spans continue it too.
  */
 export class GatewayTracing {
+  /** Whether spans are made at all: a tracer provider was given. */
+  readonly enabled: boolean;
   readonly #tracer: Tracer;
   readonly #propagator = new W3CTraceContextPropagator();
 
   constructor(provider: TracerProvider | undefined, version: string) {
+    this.enabled = provider !== undefined;
     this.#tracer = (provider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION, version);
   }
 
@@ -76,6 +84,7 @@ export class GatewayTracing {
    * as an error (naming the gateway's error code when it has one) and is rethrown.
    */
   async inSpan<T>(name: string, parent: Context, work: (span: Span) => Promise<T>, attributes: Attributes = {}): Promise<T> {
+    if (!this.enabled) return work(UNTRACED_SPAN);
     const span = this.startSpan(name, parent, attributes);
     try {
       return await work(span);
