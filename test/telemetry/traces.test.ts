@@ -206,8 +206,22 @@ describeWith("jaeger")("traces through a gateway process to Jaeger", () => {
     const [streamed] = named(spans, "gateway.stream");
     expect(answered!.tags).toMatchObject({ "gen_ai.request.stream": true, "gen_ai.response.time_to_first_chunk": expect.any(Number) });
     expect(streamed!.parentSpanId).toBe(server!.spanId);
-    expect(streamed!.startMicros).toBeGreaterThanOrEqual(answered!.startMicros + answered!.durationMicros);
+    // After the attempt began, and on past its end (span clocks are compared at millisecond precision: the SDK anchors each span's clock).
+    expect(streamed!.startMicros).toBeGreaterThanOrEqual(answered!.startMicros);
+    expect(streamed!.startMicros + streamed!.durationMicros).toBeGreaterThanOrEqual(answered!.startMicros + answered!.durationMicros);
     expect(server!.tags).toMatchObject({ "gen_ai.usage.input_tokens": 12, "gen_ai.usage.output_tokens": 5 });
+  });
+
+  it("a caller's trace that is not sampled: no span is kept, and the provider hears the trace as not sampled", async () => {
+    const unsampled = callerContext();
+    const traceparent = `00-${unsampled.traceId}-${unsampled.spanId}-00`;
+    await client(key.secret, traceparent).chat.completions.create({ model: "traced-chat", messages: [{ role: "user", content: "hello" }] });
+    expect(up.received.at(-1)!.headers.traceparent).toMatch(new RegExp(`^00-${unsampled.traceId}-[0-9a-f]{16}-00$`));
+    // A sampled request after it: once its spans are in, the unsampled one's would have been too.
+    const sampled = callerContext();
+    await client(key.secret, sampled.traceparent).chat.completions.create({ model: "traced-chat", messages: [{ role: "user", content: "hello" }] });
+    await jaeger.waitForTrace(sampled.traceId, (found) => named(found, "gateway.charge").length === 1);
+    expect(await jaeger.trace(unsampled.traceId)).toEqual([]);
   });
 
   it("records a refused key as a failed authentication under a 401 server span", async () => {

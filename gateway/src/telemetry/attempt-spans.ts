@@ -24,11 +24,10 @@ export function attemptSpans(tracing: GatewayTracing, parent: Context, operation
   return {
     started(route: TracedRoute, index: number) {
       const model = route.model ?? requestedModel;
-      const started = performance.now();
-      const span = tracing.startSpan(
-        `${operation} ${model}`,
-        parent,
-        {
+      const started = streamed ? performance.now() : 0;
+      const span = tracing.startSpan(`${operation} ${model}`, parent, SpanKind.CLIENT);
+      if (span.isRecording()) {
+        span.setAttributes({
           [GEN_AI.operationName]: operation,
           [GEN_AI.providerName]: route.provider ? (GEN_AI_PROVIDER[route.provider.kind] ?? route.provider.kind) : GEN_AI_PROVIDER["built-in"]!,
           [GEN_AI.requestModel]: model,
@@ -36,15 +35,15 @@ export function attemptSpans(tracing: GatewayTracing, parent: Context, operation
           [GATEWAY_ATTRIBUTES.route]: route.provider?.name ?? "built-in",
           [GATEWAY_ATTRIBUTES.routeKind]: route.kind,
           [GATEWAY_ATTRIBUTES.attempt]: index,
-        },
-        SpanKind.CLIENT,
-      );
+        });
+      }
       // Also when this span is not recorded: the provider then continues the caller's trace (or hears it is not sampled).
       const headers: Record<string, string> = {};
       tracing.inject(contextWith(parent, span), headers);
       return {
         headers,
         ended(outcome: Outcome) {
+          if (!span.isRecording()) return;
           if (!outcome.answered) markFailed(span, outcome.error);
           else if (streamed) span.setAttribute(GEN_AI.responseTimeToFirstChunk, (performance.now() - started) / 1000);
           span.end();

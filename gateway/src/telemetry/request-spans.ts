@@ -25,13 +25,17 @@ export function traceRequests(app: FastifyInstance, tracing: GatewayTracing): vo
   app.addHook("onRequest", (request, reply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     const parent = tracing.extract(request.headers);
-    const span = tracing.startServerSpan(`${request.method} ${route}`, parent, {
-      [ATTR_HTTP_REQUEST_METHOD]: request.method,
-      [ATTR_HTTP_ROUTE]: route,
-      [ATTR_URL_PATH]: request.url.split("?", 1)[0]!,
-      [ATTR_URL_SCHEME]: request.protocol,
-    });
+    const span = tracing.startServerSpan(`${request.method} ${route}`, parent);
+    if (span.isRecording()) {
+      span.setAttributes({
+        [ATTR_HTTP_REQUEST_METHOD]: request.method,
+        [ATTR_HTTP_ROUTE]: route,
+        [ATTR_URL_PATH]: request.url.split("?", 1)[0]!,
+        [ATTR_URL_SCHEME]: request.protocol,
+      });
+    }
     request.trace = { span, context: contextWith(parent, span) };
+    if (!span.isRecording()) return done();
     reply.raw.once("close", () => {
       // 0: the client went away before an answer began.
       const status = reply.raw.headersSent ? reply.raw.statusCode : 0;

@@ -70,13 +70,23 @@ export class GatewayTracing {
     this.#propagator.inject(context, headers, defaultTextMapSetter);
   }
 
-  startServerSpan(name: string, parent: Context, attributes: Attributes): Span {
-    return this.#tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+  /** A request's span, under the caller's when it sent one: where the sampler decides whether the request is traced. */
+  startServerSpan(name: string, parent: Context): Span {
+    return this.#tracer.startSpan(name, { kind: SpanKind.SERVER }, parent);
   }
 
-  /** A child of `parent`'s span; `kind` CLIENT for a call out of the process. */
-  startSpan(name: string, parent: Context, attributes: Attributes = {}, kind: SpanKind = SpanKind.INTERNAL): Span {
-    return this.#tracer.startSpan(name, { kind, attributes }, parent);
+  /**
+   * A child of `parent`'s span; `kind` CLIENT for a call out of the process. The samplers decide a
+   * request's spans as they decided its first (by its trace id, or by its parent), so the child of
+   * a span that is not recorded would not be either: none is made, and the parent stands in for it
+   * (its context still goes to providers, saying "not sampled"). Give attributes to a span that
+   * {@link Span.isRecording} rather than building them for one that drops them.
+   */
+  startSpan(name: string, parent: Context, kind: SpanKind = SpanKind.INTERNAL): Span {
+    if (!this.enabled) return UNTRACED_SPAN;
+    const parentSpan = trace.getSpan(parent);
+    if (parentSpan !== undefined && !parentSpan.isRecording() && parentSpan.spanContext().isRemote !== true) return parentSpan;
+    return this.#tracer.startSpan(name, { kind }, parent);
   }
 
   /**
@@ -85,7 +95,8 @@ export class GatewayTracing {
    */
   async inSpan<T>(name: string, parent: Context, work: (span: Span) => Promise<T>, attributes: Attributes = {}): Promise<T> {
     if (!this.enabled) return work(UNTRACED_SPAN);
-    const span = this.startSpan(name, parent, attributes);
+    const span = this.startSpan(name, parent);
+    if (span.isRecording()) span.setAttributes(attributes);
     try {
       return await work(span);
     } catch (error) {
