@@ -7,10 +7,9 @@
  * Run: BENCH_BUILDS=/path/to/before,/path/to/after npm run bench -- builds
  *   (each a checkout with its own `npm ci` and `tsc -b` done; BENCH_SECONDS, default 5; BENCH_ROUNDS, default 8)
  */
-import { cpus, loadavg } from "node:os";
 import { resolve } from "node:path";
-import { chatTarget, MODEL, startWorker } from "./lib/gateway-paths.ts";
-import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, requestsPerSecond, type SideVariant } from "./lib/side-by-side.ts";
+import { startWorker } from "./lib/gateway-paths.ts";
+import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, printRounds, requestsPerSecond, wholeChatVariants } from "./lib/side-by-side.ts";
 import { printTable } from "./lib/report.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -33,26 +32,14 @@ export async function main(): Promise<void> {
     after: await startWorker({ role: "gateway", upstreamUrl: upstream.url, repoRoot: after }),
   };
   try {
-    const variant = (name: Variant): SideVariant => ({
-      target: chatTarget(gateways[name].url, { authorization: `Bearer ${gateways[name].secret}` }, MODEL, false),
-      threadStat: gateways[name].threadStat!,
-    });
-    const rounds = await measureSideBySide(Object.fromEntries(VARIANTS.map((name) => [name, variant(name)])) as Record<Variant, SideVariant>, {
+    const rounds = await measureSideBySide(wholeChatVariants(gateways), {
       rounds: ROUNDS,
       seconds: SECONDS,
       warmSeconds: 2,
       connections: CONNECTIONS_EACH,
     });
     console.log(`before: ${before}\nafter:  ${after}`);
-    console.log(`load average while measuring (1, 5, 15 min): ${loadavg().map((load) => load.toFixed(1)).join(", ")} on ${cpus().length} cores`);
-    printTable(
-      `builds: whole chat, three gateways loaded at once (${CONNECTIONS_EACH} connections each), ${ROUNDS} rounds of ${SECONDS} s (requests/s)`,
-      rounds.map((cells, i) => ({
-        round: i + 1,
-        ...Object.fromEntries(VARIANTS.map((name) => [name, cells[name].requestsPerSecond.toFixed(0)])),
-        "CPU µs/req (same order)": VARIANTS.map((name) => cells[name].cpuMicrosPerRequest.toFixed(0)).join(" · "),
-      })),
-    );
+    printRounds(`builds: whole chat, three gateways loaded at once (${CONNECTIONS_EACH} connections each), ${ROUNDS} rounds of ${SECONDS} s`, rounds);
     printTable(
       "builds: medians of the rounds' ratios to the build before",
       (["control", "after"] as const).map((name) => ({

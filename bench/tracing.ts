@@ -10,9 +10,8 @@
  * Run: npm run bench -- tracing        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8)
  * Targets (issue 39): every trace costs < 10% of whole-chat throughput; the default sampling < 2%.
  */
-import { cpus, loadavg } from "node:os";
-import { chatTarget, MODEL, startWorker } from "./lib/gateway-paths.ts";
-import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, requestsPerSecond, type SideVariant } from "./lib/side-by-side.ts";
+import { startWorker } from "./lib/gateway-paths.ts";
+import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, printRounds, requestsPerSecond, wholeChatVariants } from "./lib/side-by-side.ts";
 import { printTable } from "./lib/report.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -32,25 +31,13 @@ export async function main(): Promise<void> {
     "default sampling": await traced({}),
   };
   try {
-    const variant = (name: Variant): SideVariant => ({
-      target: chatTarget(gateways[name].url, { authorization: `Bearer ${gateways[name].secret}` }, MODEL, false),
-      threadStat: gateways[name].threadStat!,
-    });
-    const rounds = await measureSideBySide(Object.fromEntries(VARIANTS.map((name) => [name, variant(name)])) as Record<Variant, SideVariant>, {
+    const rounds = await measureSideBySide(wholeChatVariants(gateways), {
       rounds: ROUNDS,
       seconds: SECONDS,
       warmSeconds: 2,
       connections: CONNECTIONS_EACH,
     });
-    console.log(`load average while measuring (1, 5, 15 min): ${loadavg().map((load) => load.toFixed(1)).join(", ")} on ${cpus().length} cores`);
-    printTable(
-      `tracing: whole chat, four gateways loaded at once (${CONNECTIONS_EACH} connections each), ${ROUNDS} rounds of ${SECONDS} s (requests/s)`,
-      rounds.map((cells, i) => ({
-        round: i + 1,
-        ...Object.fromEntries(VARIANTS.map((name) => [name, cells[name].requestsPerSecond.toFixed(0)])),
-        "CPU µs/req (same order)": VARIANTS.map((name) => cells[name].cpuMicrosPerRequest.toFixed(0)).join(" · "),
-      })),
-    );
+    printRounds(`tracing: whole chat, four gateways loaded at once (${CONNECTIONS_EACH} connections each), ${ROUNDS} rounds of ${SECONDS} s`, rounds);
     const cost = (name: Variant) => `${((1 - medianRatio(rounds, name, "baseline", requestsPerSecond)) * 100).toFixed(1)}%`;
     printTable(
       "tracing: medians of the rounds' ratios to the baseline",

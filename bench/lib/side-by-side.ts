@@ -6,9 +6,11 @@
  * should read 1.000, and a variant's ratio is read against it. Beside throughput, each gateway
  * thread's own CPU time per request (from /proc), which moves much less with what else runs.
  */
+import { cpus, loadavg } from "node:os";
+import { chatTarget, MODEL, type Ready } from "./gateway-paths.ts";
 import { loadWhole, type Target, type WholeCell } from "./load.ts";
 import { threadCpuSeconds } from "./process-cpu.ts";
-import { median } from "./report.ts";
+import { median, printTable } from "./report.ts";
 
 /** One gateway's figures in one round, with its thread's CPU microseconds per answered request. */
 export type SideCell = WholeCell & { cpuMicrosPerRequest: number };
@@ -56,3 +58,27 @@ export function errorsOf<Name extends string>(rounds: readonly Record<Name, Side
 
 export const requestsPerSecond = (cell: SideCell) => cell.requestsPerSecond;
 export const cpuPerRequest = (cell: SideCell) => cell.cpuMicrosPerRequest;
+
+/** Whole chat with each bench gateway's own key: the variants of gateways started by bench/lib/gateway-paths.ts. */
+export function wholeChatVariants<Name extends string>(gateways: Record<Name, Ready>): Record<Name, SideVariant> {
+  return Object.fromEntries(
+    (Object.keys(gateways) as Name[]).map((name) => [
+      name,
+      { target: chatTarget(gateways[name].url, { authorization: `Bearer ${gateways[name].secret}` }, MODEL, false), threadStat: gateways[name].threadStat! },
+    ]),
+  ) as Record<Name, SideVariant>;
+}
+
+/** The machine's load while measuring, then each round's requests per second and CPU per request, by variant. */
+export function printRounds<Name extends string>(title: string, rounds: readonly Record<Name, SideCell>[]): void {
+  const names = Object.keys(rounds[0] ?? {}) as Name[];
+  console.log(`load average while measuring (1, 5, 15 min): ${loadavg().map((load) => load.toFixed(1)).join(", ")} on ${cpus().length} cores`);
+  printTable(
+    `${title} (requests/s)`,
+    rounds.map((cells, i) => ({
+      round: i + 1,
+      ...Object.fromEntries(names.map((name) => [name, cells[name].requestsPerSecond.toFixed(0)])),
+      "CPU µs/req (same order)": names.map((name) => cells[name].cpuMicrosPerRequest.toFixed(0)).join(" · "),
+    })),
+  );
+}

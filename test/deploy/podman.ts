@@ -9,7 +9,6 @@
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -128,17 +127,7 @@ export class Podman {
   }
 }
 
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "@gateway-keys/testkit/free-port";
 
 /** Polls `url` until it answers 200; resolves with the milliseconds it took, or rejects after `timeoutMs`. */
 export async function waitForOk(url: string, timeoutMs: number, startedAt = Date.now()): Promise<number> {
