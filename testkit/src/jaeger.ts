@@ -117,10 +117,18 @@ export async function startJaeger(): Promise<Jaeger> {
   const child: ChildProcess = spawn(jaegerBinary(), ["--config", configPath], { stdio: ["ignore", "pipe", "pipe"] });
   child.stdout!.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8192)));
   child.stderr!.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8192)));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // A binary that cannot be started emits "error" and never "exit".
+  let spawnError: Error | undefined;
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.once("error", (error) => {
+      spawnError = error;
+      resolve();
+    });
+  });
   const queryUrl = `http://127.0.0.1:${queryPort}`;
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
+    if (child.exitCode === null && child.signalCode === null && spawnError === undefined) {
       child.kill("SIGTERM");
       await exited;
     }
@@ -128,9 +136,9 @@ export async function startJaeger(): Promise<Jaeger> {
   };
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
-    if (child.exitCode !== null) {
+    if (child.exitCode !== null || spawnError !== undefined) {
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`jaeger exited at start (code ${child.exitCode}):\n${output}`);
+      throw new Error(`jaeger could not start (${spawnError?.message ?? `exit code ${child.exitCode}`}):\n${output}`);
     }
     const ready = await fetch(`http://127.0.0.1:${healthPort}/status`).then((response) => response.ok, () => false);
     if (ready) break;

@@ -22,7 +22,6 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 export const GATEWAY_ATTRIBUTES = {
   keyId: "gateway.key.id",
   ownerId: "gateway.owner.id",
-  teamId: "gateway.team.id",
   route: "gateway.route",
   routeKind: "gateway.route.kind",
   attempt: "gateway.attempt",
