@@ -9,9 +9,21 @@
 const { missing } = require("./needs.ts");
 
 const TEST_MATCH = ["<rootDir>/test/gateway/*.test.ts"];
+/**
+ * Gateway suites that start their own PostgreSQL gateways whatever the project (several processes
+ * on one database): the `sqlite` project already runs them on PostgreSQL, so a second run here
+ * would repeat every test unchanged.
+ */
+const ON_POSTGRES_IN_EVERY_PROJECT = ["<rootDir>/test/gateway/postgres-cluster.test.ts", "<rootDir>/test/gateway/secret-use-cluster.test.ts"];
 
 exports.postgresProject = function postgresProject(base) {
-  const project = { ...base, displayName: "postgres", testMatch: TEST_MATCH, setupFiles: ["<rootDir>/test/support/postgres-store-env.js"] };
+  const project = {
+    ...base,
+    displayName: "postgres",
+    testMatch: TEST_MATCH,
+    testPathIgnorePatterns: ["/node_modules/", ...ON_POSTGRES_IN_EVERY_PROJECT],
+    setupFiles: ["<rootDir>/test/support/postgres-store-env.js"],
+  };
   const reason = missing("postgres");
   if (reason) {
     process.stderr.write(`jest: skipping the PostgreSQL runs of the gateway suites: ${reason}\n`);
