@@ -92,18 +92,25 @@ export class GatewayTracing {
    * Runs `work` inside a child span of `parent`'s, ended when it settles; a failure marks the span
    * as an error (naming the gateway's error code when it has one) and is rethrown.
    */
-  async inSpan<T>(name: string, parent: Context, work: (span: Span) => Promise<T>, attributes: Attributes = {}): Promise<T> {
+  inSpan<T>(name: string, parent: Context, work: (span: Span) => Promise<T>, attributes: Attributes = {}): Promise<T> {
     if (!this.enabled) return work(UNTRACED_SPAN);
     const span = this.startSpan(name, parent);
-    if (span.isRecording()) span.setAttributes(attributes);
-    try {
-      return await work(span);
-    } catch (error) {
-      markFailed(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
+    // Most requests are not sampled: their work runs as if tracing were off, with no wrapper.
+    if (!span.isRecording()) return work(span);
+    span.setAttributes(attributes);
+    return endedAfter(span, work);
+  }
+}
+
+/** Runs `work` in `span`, ending it when the work settles; a failure marks the span and is rethrown. */
+async function endedAfter<T>(span: Span, work: (span: Span) => Promise<T>): Promise<T> {
+  try {
+    return await work(span);
+  } catch (error) {
+    markFailed(span, error);
+    throw error;
+  } finally {
+    span.end();
   }
 }
 
