@@ -10,6 +10,13 @@ export const COST_HEADER = "x-gateway-cost-units";
  */
 export const DROPPED_FIELDS_HEADER = "x-gateway-dropped-fields";
 
+/**
+ * Response header naming the route that answered a model request: `provider/model` as the
+ * gateway's config names them (docs/operators/routing.md) — never a credential or an address.
+ * Absent when a built-in model answered.
+ */
+export const ROUTE_HEADER = "x-gateway-route";
+
 /** Header that makes an account mutation safe to retry. */
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 /** Header set on a response replayed from the idempotency store. */

@@ -59,6 +59,11 @@ export const LogEntry = z.object({
    * from gateways older than the field, which carried everything they did not refuse).
    */
   droppedFields: z.array(z.string()).default([]),
+  /**
+   * The route that answered (`provider/model` from the gateway's config, docs/operators/routing.md),
+   * as the `x-gateway-route` header named it; null when no route answered, or on a gateway older than the field.
+   */
+  route: z.string().nullable().default(null),
 });
 export type LogEntry = z.infer<typeof LogEntry>;
 

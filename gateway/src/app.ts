@@ -39,6 +39,10 @@ import type { TracerProvider } from "@opentelemetry/api";
 import { DEFAULT_SECRET_USE_FLUSH_MS, SecretUseTracker } from "./keys/secret-use-tracker";
 import { alertingLedger, BudgetAlerts } from "./webhooks/budget-alerts";
 import { WebhookDeliverer, type DelivererOptions } from "./webhooks/deliverer";
+import { Router } from "./dispatch/router";
+import { RouteCooldowns } from "./dispatch/route-health";
+import { RouteReadingsTable } from "./dispatch/route-readings";
+import { DEFAULT_COOLDOWN, MemoryRouteHealth, type CooldownPolicy } from "./metering/route-health-records";
 
 /** Request bodies above this are refused with 413 `payload_too_large`. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -68,6 +72,8 @@ export interface AppDependencies {
   maintenanceIntervalMs?: number;
   /** The models served. Default: the built-in deterministic models (docs/operators/providers/built-in.md#built-in-models). */
   models?: readonly CatalogModel[];
+  /** When failing routes cool down (docs/operators/routing.md#cooldowns); null: never. Default: the config's defaults. */
+  cooldown?: CooldownPolicy | null;
   /** Where the app's Prometheus metrics go. Default: a registry of its own (`app.gateway.metrics`). */
   metrics?: GatewayMetrics;
   /**
@@ -139,6 +145,11 @@ export interface GatewayControls {
   scanAlerts(): Promise<number>;
   /** Adds the secret use this process saw to the database now, then checks previous secrets (extension `secret_use`); resolves with the events sent. */
   flushSecretUse(): Promise<number>;
+  /**
+   * Serves `models` (and `cooldown`) from the next request on: a reloaded config. Requests in
+   * flight finish on the routes they started on (each looked its model up once).
+   */
+  replaceModels(models: readonly CatalogModel[], cooldown: CooldownPolicy | null): void;
 }
 
 declare module "fastify" {
@@ -167,6 +178,13 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   if (consoleSignIn.provisioningKey === false && !consoleSignIn.oidc) {
     throw new Error("the console's provisioning-key sign-in is off and no OpenID Connect sign-in is configured: nobody could sign in");
   }
+  const metrics = deps.metrics ?? new GatewayMetrics();
+  const rates = rateLimitsFor(deps.store);
+  // Route quotas are counted where key rate limits are (across processes on PostgreSQL).
+  const cooldowns = new RouteCooldowns(deps.store.sharedRouteHealth ?? new MemoryRouteHealth(), deps.cooldown === undefined ? DEFAULT_COOLDOWN : deps.cooldown, (route) =>
+    metrics.routes.cooled(route),
+  );
+  metrics.routes.observeCooling(() => cooldowns.coolingRoutes());
   const ctx: GatewayContext = {
     store: deps.store,
     now,
@@ -177,14 +195,14 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     keys: new KeyCache(deps.store),
     secretUse: new SecretUseTracker(deps.store, deps.secretUse?.track !== false),
     spend: ledgerFor(deps.store),
-    rates: rateLimitsFor(deps.store),
+    rates,
+    router: new Router({ readings: new RouteReadingsTable(), cooldowns, rates, metrics: metrics.routes, now }),
     tracing: new GatewayTracing(deps.tracerProvider, packageVersion()),
     consoleEnabled: deps.console !== undefined && deps.console !== false,
     consoleKeySignIn: consoleSignIn.provisioningKey !== false,
     consoleOidcSignIn: consoleSignIn.oidc !== undefined,
   };
 
-  const metrics = deps.metrics ?? new GatewayMetrics();
   const webhookOptions = deps.webhooks ?? {};
   const budgetAlerts = new BudgetAlerts(deps.store, now, webhookOptions.budgetRefreshMs);
   ctx.spend = alertingLedger(ctx.spend, budgetAlerts);
@@ -219,6 +237,10 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     metrics,
     deliverWebhooks: () => deliverer.runOnce(),
     scanAlerts: async () => (await scanTimedAlerts(deps.store, now())) + (await scanPrevious()),
+    replaceModels: (models, cooldown) => {
+      ctx.models = new ModelCatalog(models, Math.floor(now() / 1000));
+      cooldowns.policy = cooldown;
+    },
     flushSecretUse: async () => {
       await ctx.secretUse.flush();
       return scanPrevious();

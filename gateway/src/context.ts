@@ -9,6 +9,7 @@ import type { Ledger } from "./metering";
 import type { CredentialThrottle } from "./http/credential-throttle";
 import type { RateLimits, Store, StoredApiKey } from "./store/types";
 import type { GatewayTracing } from "./telemetry/tracing";
+import type { Router } from "./dispatch/router";
 
 /** What every route and hook of one app shares. Built once by `createApp`. */
 export interface GatewayContext {
@@ -27,6 +28,8 @@ export interface GatewayContext {
   spend: Ledger;
   /** Keys' rate limit policies: admissions and releases of model requests. */
   rates: RateLimits;
+  /** How each request spreads over its model's routes: strategies, quotas, cooldowns (docs/operators/routing.md). */
+  router: Router;
   /** Spans of this gateway's requests (docs/operators/operations.md#traces); no-ops unless tracing is configured. */
   tracing: GatewayTracing;
   /** Whether the web console is served (`/console`), and so whether its session cookie signs in account reads. */

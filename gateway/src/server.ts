@@ -7,7 +7,7 @@ import { openSqliteStore, type SqliteStoreOptions } from "./store/sqlite/sqlite-
 import { openPostgresStore, type PostgresStoreOptions } from "./store/postgres/postgres-store";
 import type { Store } from "./store/types";
 import { BUILT_IN_MODELS } from "./models/catalog";
-import type { GatewayConfig } from "./models/upstream-config";
+import { cooldownPolicyOf, type GatewayConfig } from "./models/upstream-config";
 import { upstreamCatalog } from "./models/upstream-catalog";
 import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener";
 import { GatewayMetrics } from "./ops/metrics";
@@ -106,6 +106,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   if (upstream) {
     const configured = new Set(upstream.models.map((model) => model.id));
     appOptions.models ??= [...upstream.models, ...BUILT_IN_MODELS.filter((model) => !configured.has(model.id))];
+    appOptions.cooldown ??= cooldownPolicyOf(config!);
   }
   const closeStore = async () => {
     await upstream?.close();

@@ -18,6 +18,27 @@ export interface AttemptObserver<Route> {
   started(route: Route, index: number): AttemptWatch;
 }
 
+/**
+ * Two observers as one: each hears every attempt (a trace's spans, the router's readings). The
+ * attempt's headers are the first's: only a trace sends any.
+ */
+export function bothObservers<Route>(first: AttemptObserver<Route> | undefined, second: AttemptObserver<Route>): AttemptObserver<Route> {
+  if (!first) return second;
+  return {
+    started(route, index) {
+      const one = first.started(route, index);
+      const other = second.started(route, index);
+      return {
+        headers: one.headers,
+        ended(outcome) {
+          one.ended(outcome);
+          other.ended(outcome);
+        },
+      };
+    },
+  };
+}
+
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 export interface AttemptOptions<Route> {

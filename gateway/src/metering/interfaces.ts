@@ -140,5 +140,7 @@ export interface NewLogEntry {
   responseText: string | null;
   /** The request's fields not carried to the model (named to the client in x-gateway-dropped-fields); empty when none. */
   droppedFields: readonly string[];
+  /** The route that answered (`provider/model`, docs/operators/routing.md); null when none did, or before the column existed. */
+  route: string | null;
 }
 

@@ -5,6 +5,7 @@ import type { TextEngine } from "../inference/text";
 import { builtInTarget, type TranslationTarget } from "../inference/translation";
 import type { UpstreamProvider } from "../upstream/send";
 import type { ModelPricing, TokenPricing } from "../metering/pricing";
+import type { RoutingStrategyName } from "./upstream-config";
 
 import { toneSpeaker, wavTranscriber } from "./builtin/audio";
 import { hashingEmbedder } from "./builtin/embeddings";
@@ -13,10 +14,20 @@ import { patternImages } from "./builtin/images";
 import { ruleModerator } from "./builtin/moderation";
 import { BUILT_IN_TEXT_MODELS } from "./builtin/text-models";
 
+/** A deployment's own per-minute quota (its cloud's), as a route declares it. */
+export interface RouteQuota {
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+}
+
 /** One route of a forwarded model: a provider, and the model's id there. */
 export interface ProviderRoute {
   provider: UpstreamProvider;
   model: string;
+  /** Its share under `routing: weighted`; 1 when not given. */
+  weight?: number;
+  /** Its deployment's quota, when it declares one (dispatch/route-quotas.ts). */
+  quota?: RouteQuota;
 }
 
 /**
@@ -34,6 +45,8 @@ interface CatalogModelBase {
   pricing: ModelPricing;
   /** The most tokens one request may generate (and the bound a spend reservation assumes). */
   maxOutputTokens: number;
+  /** How its requests spread over its routes (dispatch/strategies.ts); `ordered` when not given. */
+  routing?: RoutingStrategyName;
 }
 
 /**

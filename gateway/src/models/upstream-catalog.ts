@@ -33,8 +33,13 @@ export function upstreamCatalog(config: GatewayConfig, env: NodeJS.ProcessEnv = 
     providers.set(name, { name, kind: provider.kind, wire, endpoint, relayPaths, timeoutMs: provider.timeoutMs, pool: new Pool(origin, { connections: provider.maxConnections }), observe });
   }
   const models: CatalogModel[] = config.models.map((model) => {
-    const common = { id: model.id, description: model.description, ownedBy: model.routes.map((route) => route.provider).join(",") };
-    const routes = model.routes.map((route): ProviderRoute => ({ provider: providers.get(route.provider)!, model: route.model }));
+    const common = { id: model.id, description: model.description, ownedBy: [...new Set(model.routes.map((route) => route.provider))].join(","), routing: model.routing };
+    const routes = model.routes.map(({ provider, model, weight, requestsPerMinute, tokensPerMinute }): ProviderRoute => ({
+      provider: providers.get(provider)!,
+      model,
+      weight,
+      ...((requestsPerMinute !== undefined || tokensPerMinute !== undefined) && { quota: { requestsPerMinute, tokensPerMinute } }),
+    }));
     // Media models generate no tokens the gateway bounds; the field is for chat.
     const media = { ...common, maxOutputTokens: 0, forwarded: routes };
     switch (model.family) {

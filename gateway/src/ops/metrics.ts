@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { RequestOutcome, StorePoolStats } from "../store/types";
+import { RouteMetrics } from "./route-metrics";
 
 /** How an upstream attempt ended, as the `outcome` label of `gateway_upstream_request_duration_seconds`. */
 export type UpstreamOutcome = "ok" | "error_status" | "timeout" | "failed";
@@ -24,6 +25,8 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 export class GatewayMetrics {
   /** Everything this gateway exports; serve it with `registry.metrics()`. */
   readonly registry = new Registry();
+  /** The routing's and the config's (docs/operators/routing.md#metrics). */
+  readonly routes = new RouteMetrics(this.registry);
 
   readonly #httpRequests = new Counter({
     name: "gateway_http_requests_total",

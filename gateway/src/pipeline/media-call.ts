@@ -1,16 +1,17 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { COST_HEADER, formatUnits } from "@gateway-keys/contract";
+import { COST_HEADER, ROUTE_HEADER, formatUnits } from "@gateway-keys/contract";
 import { apiKeyOf, type GatewayContext } from "../context";
 import { GatewayError } from "../errors";
 import { SseStream } from "../inference/sse";
 import type { BuiltInMediaModel, MediaFamily, MediaRelay, MediaWire } from "../inference/media-wire";
 import type { ProviderRoute } from "../models/catalog";
-import { attemptRoutes } from "../dispatch/attempts";
+import { attemptRoutes, bothObservers } from "../dispatch/attempts";
 import { attemptSpans } from "../telemetry/attempt-spans";
 import { GEN_AI_OPERATION } from "../telemetry/genai";
 import { traceContextOf } from "../telemetry/request-spans";
 import { callMediaRoute } from "../dispatch/call-route";
-import { chooseMediaRoutes } from "../dispatch/choose-route";
+import { chooseMediaRoutes, type MediaRoute } from "../dispatch/choose-route";
+import type { RoutePlan } from "../dispatch/router";
 import { MeteredCall } from "./metered-call";
 
 /**
@@ -37,7 +38,7 @@ export async function runMediaCall<Family extends MediaFamily, Body, Parsed, Res
   const model = await call.admitMedia(wire.family, read.modelId === asked ? known : ctx.models.get(read.modelId));
   if (model.forwarded) {
     const observer = attemptSpans(ctx.tracing, traceContextOf(request), GEN_AI_OPERATION[wire.family], read.modelId, false);
-    return forward(call, model.forwarded, wire.forward(body, model, read), reply, observer);
+    return forward(call, model.forwarded, wire.forward(body, model, read), reply, observer, ctx.router.plan(model.id, model.routing));
   }
   const builtIn: BuiltInMediaModel<Family> = model;
   // Read as forwarded only when the catalog said so; a built-in model always has its fields read.
@@ -60,16 +61,28 @@ async function forward(
   routes: readonly ProviderRoute[],
   relay: MediaRelay,
   reply: FastifyReply,
-  observer: ReturnType<typeof attemptSpans>,
+  spans: ReturnType<typeof attemptSpans>,
+  plan: RoutePlan,
 ): Promise<FastifyReply> {
   await call.reserveMicros(relay.reserveMicros, relay.tokens?.reserved ?? 0);
   const signal = SseStream.clientGone(reply);
+  plan.tokens = relay.tokens?.reserved ?? 0;
   try {
-    const media = await attemptRoutes(chooseMediaRoutes(routes, relay.path), (route, headers) => callMediaRoute(route, relay.path, relay.body, signal, headers), { signal, observer });
+    const send = plan.attempt((route: MediaRoute, headers) => callMediaRoute(route, relay.path, relay.body, signal, headers));
+    const media = await attemptRoutes(chooseMediaRoutes(routes, relay.path, plan.order), send, { signal, observer: bothObservers<MediaRoute>(spans, plan.observer) }).catch((error: unknown) =>
+      Promise.reject(plan.failure(error)),
+    );
+    // The route that answered, named to the client and in the request log (a provider's name and model: never a credential).
+    if (plan.chosen !== undefined) {
+      reply.header(ROUTE_HEADER, plan.chosen);
+      call.noteRoute(plan.chosen);
+    }
     const costMicros = await call.succeedMicros(relay.cost(media), relay.logged?.(media) ?? null, relay.tokens?.used(media));
     return reply.header(COST_HEADER, formatUnits(costMicros)).type(media.contentType).send(media.bytes);
   } catch (error) {
     await call.fail(error instanceof GatewayError ? error.statusCode : 502);
     throw error;
+  } finally {
+    plan.finish(call.chargedTokens);
   }
 }

@@ -54,6 +54,9 @@ export class MeteredCall {
   /** The request's text for its log row: kept only when the key's logging policy stores requests (a stream holds it for its whole life). */
   readonly #input: string;
   #droppedFields: readonly string[] = [];
+  #route: string | null = null;
+  /** The tokens the settled charge counted, when it said (a stream cut before its end does not). */
+  chargedTokens: number | undefined;
   readonly #now: number;
   #reservation: SpendReservation | undefined;
   #admission: RateAdmission | undefined;
@@ -198,6 +201,11 @@ export class MeteredCall {
     return { result: done.result, costMicros: await this.succeed(model, done.usage, done.output) };
   }
 
+  /** The route that answered (`provider/model`): recorded with the call's log row. */
+  noteRoute(route: string): void {
+    this.#route = route;
+  }
+
   /** The request's fields the answering model did not get: recorded with the call's log row. */
   noteDroppedFields(fields: readonly string[]): void {
     this.#droppedFields = fields;
@@ -285,7 +293,8 @@ export class MeteredCall {
   ): Promise<void> {
     if (this.#settled) return;
     this.#settled = true;
-    const entry = logEntryFor(this.#key, { model: this.#modelId, status, costMicros, input: this.#input, output, droppedFields: this.#droppedFields }, this.#now);
+    this.chargedTokens = usedTokens;
+    const entry = logEntryFor(this.#key, { model: this.#modelId, status, costMicros, input: this.#input, output, droppedFields: this.#droppedFields, route: this.#route }, this.#now);
     const cost = this.#ctx.tracing.enabled ? { [GATEWAY_ATTRIBUTES.costUnits]: formatUnits(costMicros) } : {};
     this.#serverSpan?.setAttributes(cost);
     try {
@@ -298,7 +307,7 @@ export class MeteredCall {
   async #refuse(error: GatewayError, outcome: Exclude<RequestOutcome, "succeeded">): Promise<never> {
     // A request refused after its rate admission (its spend did not fit) used no tokens.
     await this.#releaseRate(0);
-    const entry = logEntryFor(this.#key, { model: this.#modelId, status: error.statusCode, costMicros: 0n, input: this.#input, output: null, droppedFields: [] }, this.#now);
+    const entry = logEntryFor(this.#key, { model: this.#modelId, status: error.statusCode, costMicros: 0n, input: this.#input, output: null, droppedFields: [], route: null }, this.#now);
     await this.#ctx.spend.recordUncharged(entry, outcome);
     throw error;
   }

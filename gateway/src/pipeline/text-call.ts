@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { COST_HEADER, DROPPED_FIELDS_HEADER, formatUnits } from "@gateway-keys/contract";
+import { COST_HEADER, DROPPED_FIELDS_HEADER, ROUTE_HEADER, formatUnits } from "@gateway-keys/contract";
 import type { GatewayContext } from "../context";
 import { apiKeyOf } from "../context";
 import { GatewayError } from "../errors";
@@ -15,7 +15,7 @@ import { SseStream } from "../inference/sse";
 import { answerText, promptText, type Conversation, type TextDelta, type TextUsage } from "../inference/text";
 import type { TranslationTarget } from "../inference/translation";
 import type { TextClientRole, TextRequestBody, TextWireRoles } from "../inference/text-wires";
-import { attemptRoutes } from "../dispatch/attempts";
+import { attemptRoutes, bothObservers } from "../dispatch/attempts";
 import { attemptSpans } from "../telemetry/attempt-spans";
 import { GEN_AI_OPERATION } from "../telemetry/genai";
 import { traceContextOf } from "../telemetry/request-spans";
@@ -76,7 +76,8 @@ export async function runTextCall<Body extends TextRequestBody>(
     conversation: undefined,
     boundWhenUnset: known?.family === "chat" ? known.maxOutputTokens : 0,
   };
-  const routes: TextRoute[] = known?.family === "chat" ? chooseTextRoutes(known.routes, wire.relay) : [];
+  const plan = ctx.router.plan(body.model, known?.routing);
+  const routes: TextRoute[] = known?.family === "chat" ? chooseTextRoutes(known.routes, wire.relay, plan.order) : [];
   const attempt: TextAttempt = {
     body: body as unknown as Record<string, unknown>,
     stream: call.stream,
@@ -113,12 +114,49 @@ export async function runTextCall<Body extends TextRequestBody>(
   const signal = sse?.signal ?? SseStream.clientGone(reply);
   let opened: OpenedText;
   try {
-    const observer = attemptSpans(ctx.tracing, traceContextOf(request), GEN_AI_OPERATION.chat, model.id, call.stream);
-    opened = await attemptRoutes(routes, (route, headers) => openTextRoute(route, attempt, signal, headers), { signal, skipLaterRefusals: true, observer });
-  } catch (error) {
+    const observer = bothObservers<TextRoute>(attemptSpans(ctx.tracing, traceContextOf(request), GEN_AI_OPERATION.chat, model.id, call.stream), plan.observer);
+    plan.tokens = input.bound + outputBound * choices;
+    const send = plan.attempt((route: TextRoute, headers) => openTextRoute(route, attempt, signal, headers));
+    opened = await attemptRoutes(routes, send, { signal, skipLaterRefusals: true, observer });
+  } catch (thrown) {
+    const error = plan.failure(thrown);
+    plan.finish();
     await metered.fail(error instanceof GatewayError ? error.statusCode : 502);
     throw error;
   }
+  // The route that answered, named to the client and in the request log (a provider's name and model: never a credential).
+  if (plan.chosen !== undefined) {
+    reply.header(ROUTE_HEADER, plan.chosen);
+    metered.noteRoute(plan.chosen);
+  }
+  try {
+    return await answerOpened(ctx, request, reply, opened, { call, metered, model, client, body, sse, wire, filled, unfinished });
+  } finally {
+    plan.finish(metered.chargedTokens);
+  }
+}
+
+/** What sending an opened answer needs of its request. */
+interface AnswerParts<Body extends TextRequestBody> {
+  call: TextCall<Body>;
+  metered: MeteredCall;
+  model: ChatModel;
+  client: TextWireRoles<Body>["client"];
+  body: Body;
+  sse: SseStream | undefined;
+  wire: TextWireRoles<Body>;
+  filled: (usage: Partial<TextUsage>) => TextUsage;
+  unfinished: (usage: Partial<TextUsage>) => TextUsage;
+}
+
+/** Sends the answer a route opened: whole, or streamed; each waits for its charge. */
+async function answerOpened<Body extends TextRequestBody>(
+  ctx: GatewayContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  opened: OpenedText,
+  { call, metered, model, client, body, sse, wire, filled, unfinished }: AnswerParts<Body>,
+): Promise<unknown> {
   if ((opened.kind === "completion" || opened.kind === "deltas") && call.conversation!.dropped.size > 0) nameDropped([...call.conversation!.dropped], metered, request, reply);
 
   switch (opened.kind) {

@@ -11,6 +11,8 @@ export interface RequestOutcome {
   output: string | null;
   /** The request's fields not carried to the model. */
   droppedFields: readonly string[];
+  /** The route that answered (`provider/model`); null when none did. */
+  route: string | null;
 }
 
 /**
@@ -30,5 +32,7 @@ export function logEntryFor(key: StoredApiKey, outcome: RequestOutcome, now: num
     responseText: key.loggingPolicy.storeResponse ? outcome.output : null,
     // Field paths, never content: kept whatever the logging policy says.
     droppedFields: outcome.droppedFields,
+    // A provider's name and model from the config: never a credential.
+    route: outcome.route,
   };
 }

@@ -89,4 +89,5 @@ export const REQUEST_LOGS = new TableCodec<StoredLogEntry, NewLogEntry>("request
   request_input: holds("requestInput", column.nullable(column.text)),
   response_text: holds("responseText", column.nullable(column.text)),
   dropped_fields: holds("droppedFields", listOrNull),
+  route: holds("route", column.nullable(column.text)),
 });

@@ -1,6 +1,7 @@
 import type { KeyState, Labels, LoggingPolicy, ModelPolicy, RateLimitPolicy, ResetPeriod, Scope } from "@gateway-keys/contract";
 import type { EventTables } from "./events/event-tables";
 import type { PreviousSecretRetireReason, SecretUseTables } from "./secret-use-tables";
+import type { RouteHealthRecords } from "../metering/route-health-records";
 import type { KeyChangeFeed, NewLogEntry, RateLimits, RequestOutcome, SharedSpend, SpendRecords } from "../metering/interfaces";
 
 export type { HeldSpend, KeyChangeFeed, KeyChangeListener, NewLogEntry, RateAdmission, RateLimits, RateVerdict, RequestOutcome, SharedSpend } from "../metering/interfaces";
@@ -30,6 +31,8 @@ export interface Store extends SpendRecords {
   readonly sharedSpend?: SharedSpend;
   /** Rate limits counted in the database, across every process sharing it (PostgreSQL). */
   readonly sharedRates?: RateLimits;
+  /** Routes' failures and cooldowns recorded in the database, across every process sharing it (PostgreSQL). */
+  readonly sharedRouteHealth?: RouteHealthRecords;
   /** Changes of keys made by any process sharing the database (PostgreSQL), for caches in front of the store. */
   readonly keyChanges?: KeyChangeFeed;
 

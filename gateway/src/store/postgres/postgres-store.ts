@@ -4,6 +4,8 @@ import type { KeyState } from "@gateway-keys/contract";
 import { SpendBatcher, type SpendBatch } from "../../metering/shared/batcher";
 import { SpendHoldings } from "../../metering/shared/holdings";
 import { SharedRateLimits, type AdmitRow } from "../../metering/shared/rates";
+import type { RouteHealthRecords } from "../../metering/route-health-records";
+import { postgresRouteHealth } from "./route-health";
 import type {
   ApiKeyUpdate,
   IdempotencyClaim,
@@ -152,6 +154,7 @@ class PostgresStore implements Store {
   readonly location = undefined;
   readonly sharedSpend: SharedSpend;
   readonly sharedRates: SharedRateLimits;
+  readonly sharedRouteHealth: RouteHealthRecords;
   readonly keyChanges: KeyChangeNotifications;
   readonly #pool: pg.Pool;
   readonly #renewal: NodeJS.Timeout;
@@ -200,6 +203,7 @@ class PostgresStore implements Store {
         await this.#query(SQL.releaseRate, [keyId, slot, unused, tokensPerMinute, at]);
       },
     });
+    this.sharedRouteHealth = postgresRouteHealth((statement, values) => this.#query(statement, values));
     this.#renewal = setInterval(() => {
       const slots = this.sharedRates.liveSlots();
       if (slots.length > 0) this.#query(SQL.renewRequestSlots, [slots, leaseMs]).catch(() => undefined);

@@ -1,0 +1,234 @@
+import { GatewayError } from "../errors";
+import type { RateAdmission, RateLimits } from "../metering/interfaces";
+import type { RouteQuota } from "../models/catalog";
+import type { RoutingStrategyName } from "../models/upstream-config";
+import type { RouteMetrics } from "../ops/route-metrics";
+import { isRouteFailure, type AttemptObserver, type AttemptWatch } from "./attempts";
+import type { RouteStrategy } from "./choose-route";
+import type { RouteCooldowns } from "./route-health";
+import type { RouteReadingsTable } from "./route-readings";
+import { orderRoutes, routeIdOf } from "./strategies";
+
+/** A route as the router reads it: the catalog's, and every kind dispatch/choose-route.ts makes of it. */
+interface RoutedRoute {
+  kind?: string;
+  provider?: { name: string; timeoutMs?: number };
+  model?: string;
+  weight?: number;
+  quota?: RouteQuota;
+}
+
+/** The key a route's quota is counted under among the key rate limits' buckets: no key id has this form. */
+const quotaBucketOf = (routeId: string) => `route:${routeId}`;
+
+/** The provider's `Retry-After` (ms) on a route's 429, when it gave one. */
+function retryAfterOf(error: GatewayError): number | undefined {
+  const ms = Number(error.headers?.["retry-after-ms"]);
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const seconds = Number(error.headers?.["retry-after"]);
+  if (Number.isFinite(seconds) && seconds > 0) return seconds * 1000;
+  const date = Date.parse(error.headers?.["retry-after"] ?? "");
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}
+
+/**
+ * Whether a route failure counts towards its cooldown: a timeout, a cut connection, a 5xx, refused
+ * credentials, or a 429 with `Retry-After` (one without says nothing of how long the route is full).
+ */
+function countsTowardsCooldown(error: unknown): error is GatewayError {
+  if (!isRouteFailure(error)) return false;
+  const failure = error as GatewayError;
+  return failure.code !== "upstream_rate_limited" || retryAfterOf(failure) !== undefined;
+}
+
+/** What the routing of every request shares: the process's readings, the cooldowns, the quotas' counters. */
+export interface RouterDependencies {
+  readings: RouteReadingsTable;
+  cooldowns: RouteCooldowns;
+  /** Where quotas are counted: the key rate limits' counters (across processes on PostgreSQL). */
+  rates: RateLimits;
+  metrics?: RouteMetrics;
+  now: () => number;
+  random?: () => number;
+}
+
+/**
+ * Spreads requests over a model's routes (docs/operators/routing.md): orders them by the model's
+ * strategy, leaves out those cooling down, routes around deployments whose quota is full, and
+ * learns from each attempt. {@link plan} makes one request's {@link RoutePlan}.
+ */
+export class Router {
+  readonly #deps: RouterDependencies;
+
+  constructor(deps: RouterDependencies) {
+    this.#deps = deps;
+  }
+
+  plan(modelId: string, strategy: RoutingStrategyName | undefined): RoutePlan {
+    return new RoutePlan(this.#deps, modelId, strategy ?? "ordered");
+  }
+}
+
+/** Why a route was passed over without being sent the request. */
+interface Skip {
+  reason: "quota" | "cooling";
+  retryAfterMs: number;
+}
+
+/**
+ * One request's routing: the order of its routes ({@link order}, the strategy seam of
+ * dispatch/choose-route.ts), each attempt's admission ({@link attempt}: the quota, the probe of a
+ * route whose cooldown is over), what each attempt taught ({@link observer}), and the end
+ * ({@link finish}). A route passed over fails its attempt with an error the loop goes past, so
+ * dispatch/attempts.ts stays the one loop.
+ */
+export class RoutePlan {
+  readonly #deps: RouterDependencies;
+  readonly #modelId: string;
+  readonly #strategy: RoutingStrategyName;
+  /** Routes whose cooldown is over: their attempt must take the probe. */
+  readonly #probes = new Set<string>();
+  readonly #skips = new Map<unknown, Skip>();
+  #probing: string | undefined;
+  #admission: { routeId: string; admission: RateAdmission; tokensPerMinute: number | undefined } | undefined;
+  #lastFailure: unknown;
+  #finished = false;
+  /** The tokens a quota counts for this request: its input and its whole output bound (given back unused at the end). */
+  tokens = 0;
+  /** The route that answered: for the `x-gateway-route` header and the request log. */
+  chosen: string | undefined;
+
+  constructor(deps: RouterDependencies, modelId: string, strategy: RoutingStrategyName) {
+    this.#deps = deps;
+    this.#modelId = modelId;
+    this.#strategy = strategy;
+  }
+
+  idOf(route: RoutedRoute): string {
+    return routeIdOf(route, this.#modelId);
+  }
+
+  /**
+   * The model's routes in the strategy's order, without those cooling down — unless every route
+   * is: then all are tried, in order, as without cooldowns (a model is never refused for them).
+   */
+  readonly order: RouteStrategy = (routes) => {
+    const { readings, cooldowns, now, random } = this.#deps;
+    const weighed = routes.map((route) => ({ route, id: this.idOf(route), weight: (route as RoutedRoute).weight ?? 1 }));
+    const ordered = orderRoutes(this.#strategy, weighed, readings, random);
+    if (!cooldowns.enabled) return ordered.map(({ route }) => route);
+    const at = now();
+    const open = ordered.filter(({ id }) => {
+      const standing = cooldowns.standing(id, at);
+      if (standing === "probe") this.#probes.add(id);
+      else if (standing === "cooling") this.#deps.metrics?.skipped(id, "cooling");
+      return standing !== "cooling";
+    });
+    return (open.length > 0 ? open : ordered).map(({ route }) => route);
+  };
+
+  /** `send` behind the route's admission: its probe when its cooldown is over, a place in its quota when it has one. */
+  attempt<Route extends RoutedRoute, Answer>(send: (route: Route, headers: Readonly<Record<string, string>>) => Promise<Answer>) {
+    return async (route: Route, headers: Readonly<Record<string, string>>): Promise<Answer> => {
+      const id = this.idOf(route);
+      const { cooldowns, now } = this.#deps;
+      if (this.#probes.has(id)) {
+        // The probe's lease outlasts its attempt: a process killed mid-probe frees it a timeout later.
+        if (!(await cooldowns.claimProbe(id, now(), 2 * (route.provider?.timeoutMs ?? 60_000)))) {
+          throw this.#skip(id, "cooling", Math.max(1000, (cooldowns.coolingUntil(id) ?? now()) - now()), `the route ${id} is cooling down after failures`);
+        }
+        this.#probing = id;
+      }
+      if (route.quota) await this.#admit(id, route.quota);
+      return send(route, headers);
+    };
+  }
+
+  async #admit(id: string, quota: RouteQuota): Promise<void> {
+    const { rates, now, metrics } = this.#deps;
+    const verdict = await rates.admit(quotaBucketOf(id), quota, this.tokens, now());
+    if (verdict.requests) metrics?.quotaRemaining(id, "requests", verdict.requests.remaining);
+    if (verdict.tokens) metrics?.quotaRemaining(id, "tokens", verdict.tokens.remaining);
+    if (verdict.admission) {
+      this.#admission = { routeId: id, admission: verdict.admission, tokensPerMinute: quota.tokensPerMinute };
+      return;
+    }
+    metrics?.skipped(id, "quota");
+    const which = verdict.refusedBy === "tokens" ? `tokensPerMinute (${quota.tokensPerMinute})` : `requestsPerMinute (${quota.requestsPerMinute})`;
+    throw this.#skip(id, "quota", verdict.retryAfterMs, `the route ${id} reached its ${which}`);
+  }
+
+  #skip(routeId: string, reason: Skip["reason"], retryAfterMs: number, message: string): GatewayError {
+    const error = new GatewayError("upstream_rate_limited", `The gateway did not send the request to ${routeId}: ${message}.`);
+    this.#skips.set(error, { reason, retryAfterMs });
+    return error;
+  }
+
+  /** Hears each attempt: the process's readings, the metrics, the cooldowns' failures and probes. */
+  readonly observer: AttemptObserver<RoutedRoute> = {
+    started: (route): AttemptWatch => {
+      const id = this.idOf(route);
+      const { readings, cooldowns, metrics, now } = this.#deps;
+      const started = performance.now();
+      readings.started(id);
+      return {
+        ended: (outcome) => {
+          if (!outcome.answered && this.#skips.has(outcome.error)) {
+            readings.ended(id);
+            return;
+          }
+          const seconds = (performance.now() - started) / 1000;
+          readings.measured(id, seconds * 1000, !outcome.answered);
+          if (outcome.answered) {
+            this.chosen = id;
+            metrics?.attempt(id, "answered", seconds);
+            if (this.#probing === id) cooldowns.recovered(id).catch(() => undefined);
+            return;
+          }
+          readings.ended(id);
+          this.#lastFailure = outcome.error;
+          this.#giveBack(0);
+          const limited = outcome.error instanceof GatewayError && outcome.error.code === "upstream_rate_limited";
+          metrics?.attempt(id, limited ? "rate_limited" : "failed", seconds);
+          if (countsTowardsCooldown(outcome.error)) cooldowns.failed(id, now(), retryAfterOf(outcome.error)).catch(() => undefined);
+        },
+      };
+    },
+  };
+
+  /**
+   * The error the client gets when no route answered: a route's own failure when one was tried;
+   * when every route was passed over for its quota, a 429 whose `Retry-After` is when the first
+   * has room again.
+   */
+  failure(error: unknown): unknown {
+    if (!this.#skips.has(error)) return error;
+    if (this.#lastFailure !== undefined) return this.#lastFailure;
+    const quotas = [...this.#skips.values()];
+    const soonest = Math.min(...quotas.map((skip) => skip.retryAfterMs));
+    if (!Number.isFinite(soonest)) {
+      return new GatewayError("upstream_rate_limited", `This request may use ${this.tokens} tokens, more than any route of the model ${JSON.stringify(this.#modelId)} allows in a minute; set a smaller output bound.`);
+    }
+    const retryMs = Math.max(1, Math.ceil(soonest));
+    return new GatewayError("upstream_rate_limited", `Every route of the model ${JSON.stringify(this.#modelId)} is at its quota or cooling down; retry after ${(retryMs / 1000).toFixed(1)} s.`, {
+      headers: { "retry-after": String(Math.ceil(retryMs / 1000)), "retry-after-ms": String(retryMs) },
+    });
+  }
+
+  /** The request ended (its answer's last byte, or its failure): the route's place in flight is freed, its unused tokens given back. */
+  finish(usedTokens?: number): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    if (this.chosen !== undefined) this.#deps.readings.ended(this.chosen);
+    this.#giveBack(usedTokens);
+  }
+
+  /** Gives the quota back the tokens the request did not use (all of them when it failed; none when unknown). */
+  #giveBack(usedTokens: number | undefined): void {
+    const held = this.#admission;
+    if (!held) return;
+    this.#admission = undefined;
+    const used = usedTokens === undefined ? held.admission.tokens : Math.min(usedTokens, held.admission.tokens);
+    this.#deps.rates.release(held.admission, used, this.#deps.now()).catch(() => undefined);
+  }
+}
