@@ -41,16 +41,17 @@ const relays = (route: ProviderRoute, wire: RelayWire): boolean =>
 export function chooseTextRoutes(routes: readonly ChatRoute[], relay: RelayWire, strategy: RouteStrategy = CONFIG_ORDER): TextRoute[] {
   return strategy(routes).map((route): TextRoute => {
     if (route.kind === "builtin") return route;
-    const { provider, model } = route;
-    if (relays(route, relay)) return { kind: "relay", provider, model, wire: relay };
-    return { kind: "translate", provider, model, wire: PROVIDER_TEXT_WIRES[provider.wire], target: route.target };
+    // The quota goes with the route: its attempt takes a place in it (dispatch/router.ts).
+    const { provider, model, quota } = route;
+    if (relays(route, relay)) return { kind: "relay", provider, model, quota, wire: relay };
+    return { kind: "translate", provider, model, quota, wire: PROVIDER_TEXT_WIRES[provider.wire], target: route.target };
   });
 }
 
 /** A forwarded media model's routes, in the strategy's order, for the operation at `path` (`/embeddings`, …). */
 export function chooseMediaRoutes(routes: readonly ProviderRoute[], path: string, strategy: RouteStrategy = CONFIG_ORDER): MediaRoute[] {
-  return strategy(routes).map(({ provider, model }): MediaRoute => {
+  return strategy(routes).map(({ provider, model, quota }): MediaRoute => {
     const exchange = provider.endpoint.exchanges?.[path];
-    return exchange === undefined ? { kind: "relay", provider, model } : { kind: "exchange", provider, model, exchange: PROVIDER_EXCHANGES[exchange] };
+    return exchange === undefined ? { kind: "relay", provider, model, quota } : { kind: "exchange", provider, model, quota, exchange: PROVIDER_EXCHANGES[exchange] };
   });
 }

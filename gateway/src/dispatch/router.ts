@@ -95,8 +95,10 @@ export class RoutePlan {
   #finished = false;
   /** The tokens a quota counts for this request: its input and its whole output bound (given back unused at the end). */
   tokens = 0;
-  /** The route that answered: for the `x-gateway-route` header and the request log. */
+  /** The provider route that answered: for the `x-gateway-route` header and the request log (a built-in model's is not named). */
   chosen: string | undefined;
+  /** The route that answered, of either kind: its place in flight is freed at {@link finish}. */
+  #answered: string | undefined;
 
   constructor(deps: RouterDependencies, modelId: string, strategy: RoutingStrategyName) {
     this.#deps = deps;
@@ -180,7 +182,8 @@ export class RoutePlan {
           const seconds = (performance.now() - started) / 1000;
           readings.measured(id, seconds * 1000, !outcome.answered);
           if (outcome.answered) {
-            this.chosen = id;
+            this.#answered = id;
+            if (route.provider) this.chosen = id;
             metrics?.attempt(id, "answered", seconds);
             if (this.#probing === id) cooldowns.recovered(id).catch(() => undefined);
             return;
@@ -219,7 +222,7 @@ export class RoutePlan {
   finish(usedTokens?: number): void {
     if (this.#finished) return;
     this.#finished = true;
-    if (this.chosen !== undefined) this.#deps.readings.ended(this.chosen);
+    if (this.#answered !== undefined) this.#deps.readings.ended(this.#answered);
     this.#giveBack(usedTokens);
   }
 
