@@ -36,6 +36,7 @@ import { scanPreviousSecrets } from "./webhooks/previous-secret-scan";
 import { GatewayTracing } from "./telemetry/tracing";
 import { traceRequests } from "./telemetry/request-spans";
 import type { TracerProvider } from "@opentelemetry/api";
+import type { ConfigStatus } from "@gateway-keys/contract";
 import { DEFAULT_SECRET_USE_FLUSH_MS, SecretUseTracker } from "./keys/secret-use-tracker";
 import { alertingLedger, BudgetAlerts } from "./webhooks/budget-alerts";
 import { WebhookDeliverer, type DelivererOptions } from "./webhooks/deliverer";
@@ -72,6 +73,8 @@ export interface AppDependencies {
   maintenanceIntervalMs?: number;
   /** The models served. Default: the built-in deterministic models (docs/operators/providers/built-in.md#built-in-models). */
   models?: readonly CatalogModel[];
+  /** The `--config` in use and its last reload, shown by `/readyz`; absent without a config. */
+  configStatus?: () => ConfigStatus;
   /** When failing routes cool down (docs/operators/routing.md#cooldowns); null: never. Default: the config's defaults. */
   cooldown?: CooldownPolicy | null;
   /** Where the app's Prometheus metrics go. Default: a registry of its own (`app.gateway.metrics`). */
@@ -257,7 +260,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   // Before every route: the document sees only routes registered after it.
   registerOpenApi(app, packageVersion());
 
-  app.register(healthRoutes, { store: deps.store, serving });
+  app.register(healthRoutes, { store: deps.store, serving, config: deps.configStatus });
   // Off unless a route asks (route-table.ts: the account reads), for clients that accept it.
   app.register(fastifyCompress, { global: false });
   // Every route below is declared once, in the contract's table (contract/src/routes.ts).

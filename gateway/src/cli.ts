@@ -18,7 +18,6 @@ import { verifyAuditChain } from "./audit/chain";
 import { BASE_URL_ENV, keysRotate, parseDuration, PROVISIONING_KEY_ENV, type KeysRotateOptions } from "./cli/keys-rotate";
 import { createProvisioningKey } from "./keys/provisioning";
 import { startGateway } from "./server";
-import { loadGatewayConfig } from "./models/upstream-config";
 import { loadOidcSettings, OIDC_CLIENT_SECRET_ENV } from "./console/oidc-config";
 import { openSqliteStore } from "./store/sqlite/sqlite-store";
 import { openPostgresStore } from "./store/postgres/postgres-store";
@@ -33,6 +32,7 @@ const DEFAULT_DB = "./gateway.db";
 const ENCRYPTION_KEY_FILE_ENV = "GATEWAY_ENCRYPTION_KEY_FILE";
 
 interface ServeOptions {
+  watchConfig?: boolean;
   console?: boolean;
   consoleOidc?: string;
   consoleKeySignIn: boolean;
@@ -170,7 +170,8 @@ async function main(argv: string[]): Promise<void> {
     .addOption(
       new Option("--log-level <level>", "log level").default("info").choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).env("GATEWAY_LOG_LEVEL"),
     )
-    .addOption(new Option("--config <file>", "upstream providers and models, YAML or JSON (docs/operators/upstream.md#upstream-providers)").env("GATEWAY_CONFIG"))
+    .addOption(new Option("--config <file>", "upstream providers and models, YAML or JSON (docs/operators/upstream.md#upstream-providers); SIGHUP reloads it").env("GATEWAY_CONFIG"))
+    .addOption(new Option("--watch-config", "reload --config whenever the file changes (docs/operators/routing.md#reloading-the-config)").env("GATEWAY_WATCH_CONFIG"))
     .addOption(
       new Option("--encryption-key-file <file>", `file holding the reply encryption key, as ${ENCRYPTION_KEY_ENV} would (a mounted secret)`).env(
         ENCRYPTION_KEY_FILE_ENV,
@@ -281,7 +282,7 @@ async function main(argv: string[]): Promise<void> {
 async function serve(options: ServeOptions): Promise<void> {
   if (options.bootstrap && !options.owner) throw new Error("--bootstrap needs --owner <id>: the owner the provisioning key acts for");
   const database = chooseDatabase(options);
-  const config = options.config === undefined ? undefined : loadGatewayConfig(resolve(options.config));
+  if (options.watchConfig && options.config === undefined) throw new Error("--watch-config watches the --config file: add --config <file>");
   const encryptionKey = options.encryptionKeyFile === undefined ? undefined : readEncryptionKeyFile(options.encryptionKeyFile);
   if (options.consoleOidc !== undefined && !options.console) throw new Error("--console-oidc signs people in to the console: add --console");
   if (!options.consoleKeySignIn && options.consoleOidc === undefined) {
@@ -289,7 +290,7 @@ async function serve(options: ServeOptions): Promise<void> {
   }
   const oidc = options.consoleOidc === undefined ? undefined : loadOidcSettings(resolve(options.consoleOidc));
   const gateway = await startGateway({
-    ...(config ? { config } : {}),
+    ...(options.config === undefined ? {} : { configPath: resolve(options.config), watchConfig: options.watchConfig === true }),
     ...(encryptionKey ? { encryptionKey } : {}),
     port: options.port,
     host: options.host,
@@ -336,6 +337,16 @@ async function serve(options: ServeOptions): Promise<void> {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  // With a --config, SIGHUP re-reads it (docs/operators/routing.md#reloading-the-config).
+  const reloadConfig = gateway.reloadConfig;
+  if (reloadConfig) {
+    process.on("SIGHUP", () => {
+      void reloadConfig().then(({ version, lastReload }) => {
+        const said = lastReload?.result === "applied" ? `config reloaded (version ${version})` : `config refused, still serving version ${version}: ${lastReload?.error}`;
+        process.stderr.write(`SIGHUP: ${said}\n`);
+      });
+    });
+  }
 
   process.stdout.write(`gateway listening on ${gateway.url} (database ${database.shown})\n`);
   if (options.console) {

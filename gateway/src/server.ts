@@ -1,14 +1,14 @@
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
-import type { Scope } from "@gateway-keys/contract";
+import type { ConfigStatus, Scope } from "@gateway-keys/contract";
 import { createApp, type AppDependencies } from "./app";
 import { createProvisioningKey } from "./keys/provisioning";
 import { openSqliteStore, type SqliteStoreOptions } from "./store/sqlite/sqlite-store";
 import { openPostgresStore, type PostgresStoreOptions } from "./store/postgres/postgres-store";
 import type { Store } from "./store/types";
-import { BUILT_IN_MODELS } from "./models/catalog";
 import { cooldownPolicyOf, type GatewayConfig } from "./models/upstream-config";
-import { upstreamCatalog } from "./models/upstream-catalog";
+import { upstreamCatalog, type UpstreamCatalog } from "./models/upstream-catalog";
+import { configVersion, LiveConfig, servedModels } from "./models/live-config";
 import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener";
 import { GatewayMetrics } from "./ops/metrics";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "./ops/shutdown";
@@ -40,6 +40,13 @@ export interface StartGatewayOptions extends Omit<AppDependencies, "store"> {
    * beside the built-in models; a configured id replaces a built-in one.
    */
   config?: GatewayConfig;
+  /**
+   * The config file to serve instead of `config`, read as `loadGatewayConfig` reads it; it can be
+   * reloaded without a restart (`reloadConfig`, and `watchConfig`).
+   */
+  configPath?: string;
+  /** Reloads `configPath` whenever the file changes (docs/operators/routing.md#reloading-the-config). */
+  watchConfig?: boolean;
   /** Creates a provisioning key for this owner at start; its secret is returned once. */
   bootstrap?: { ownerId: string; scopes?: readonly Scope[] };
   /**
@@ -76,6 +83,12 @@ export interface RunningGateway {
   store: Store;
   app: FastifyInstance;
   /**
+   * Re-reads `configPath` (what SIGHUP does): a valid file is served from the next request on, an
+   * invalid one refused and the running config kept; resolves with the config's status after it.
+   * Absent without `configPath`.
+   */
+  reloadConfig?: () => Promise<ConfigStatus>;
+  /**
    * Shuts down gracefully (see `app.gateway.drain`): not ready at once, then stops accepting, lets
    * requests in flight finish up to `drainTimeoutMs`, closes the metrics listener, and closes the
    * store if the gateway opened it.
@@ -88,7 +101,7 @@ export interface RunningGateway {
  * demos: an in-memory database on an ephemeral loopback port.
  */
 export async function startGateway(options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  const { port = 0, host = "127.0.0.1", dbPath, storeOptions, databaseUrl, postgresOptions, bootstrap, store: givenStore, config, ...rest } = options;
+  const { port = 0, host = "127.0.0.1", dbPath, storeOptions, databaseUrl, postgresOptions, bootstrap, store: givenStore, config, configPath, watchConfig, ...rest } = options;
   const { metricsPort, metricsHost = host, drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS, shutdownDelayMs = 0, otel, ...appOptions } = rest;
   // Made here, not by the app, so the upstream providers report into the same registry.
   const metrics = appOptions.metrics ?? new GatewayMetrics();
@@ -102,14 +115,30 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   // Opened first: a database that cannot be reached leaves nothing else to close.
   const store =
     givenStore ?? (databaseUrl !== undefined ? await openPostgresStore(databaseUrl, postgresOptions) : openSqliteStore(dbPath ?? ":memory:", storeOptions));
-  const upstream = config ? upstreamCatalog(config, process.env, metrics) : undefined;
+  if (config && configPath !== undefined) throw new Error("give either config or configPath, not both");
+  let live: LiveConfig | undefined;
+  let upstream: UpstreamCatalog | undefined;
+  try {
+    live = configPath === undefined ? undefined : new LiveConfig(configPath, process.env, metrics);
+    upstream = config ? upstreamCatalog(config, process.env, metrics) : undefined;
+  } catch (error) {
+    if (!givenStore) await store.close();
+    throw error;
+  }
   if (upstream) {
-    const configured = new Set(upstream.models.map((model) => model.id));
-    appOptions.models ??= [...upstream.models, ...BUILT_IN_MODELS.filter((model) => !configured.has(model.id))];
+    appOptions.models ??= servedModels(upstream);
     appOptions.cooldown ??= cooldownPolicyOf(config!);
+    const status: ConfigStatus = { version: configVersion(config!), loadedAt: new Date().toISOString(), lastReload: null };
+    appOptions.configStatus ??= () => status;
+  }
+  if (live) {
+    appOptions.models ??= live.models;
+    appOptions.cooldown ??= live.cooldown;
+    appOptions.configStatus ??= () => live!.status();
   }
   const closeStore = async () => {
     await upstream?.close();
+    await live?.close();
     // Sends the spans still queued (bounded by the exporter's timeout: a receiver that is down delays the stop, never blocks it).
     await ownTracer?.shutdown().catch(() => undefined);
     if (!givenStore) await store.close();
@@ -121,6 +150,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       ? await createProvisioningKey(store, { ownerId: bootstrap.ownerId, scopes: bootstrap.scopes, clock: appOptions.clock })
       : undefined;
     app = createApp({ ...appOptions, metrics, store });
+    const serving = app;
+    live?.applyTo((models, cooldown) => serving.gateway.replaceModels(models, cooldown));
+    if (watchConfig && live) live.watch((status) => serving.log.info({ config: status }, "config file changed: reloaded"));
     await app.listen({ port, host });
     if (metricsPort !== undefined) metricsListener = await listenForMetrics(metrics.registry, metricsPort, metricsHost);
     const metricsOn = metricsListener;
@@ -134,6 +166,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       ...(metricsOn ? { metricsUrl: metricsOn.url } : {}),
       store,
       app: listening,
+      ...(live && { reloadConfig: () => live!.reload() }),
       close: async () => {
         try {
           await listening.gateway.drain({ timeoutMs: drainTimeoutMs, delayMs: shutdownDelayMs });

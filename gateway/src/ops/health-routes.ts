@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { ErrorEnvelope, HealthStatus, NoQuery } from "@gateway-keys/contract";
+import { ErrorEnvelope, HealthStatus, NoQuery, type ConfigStatus } from "@gateway-keys/contract";
 import { GatewayError } from "../errors";
 import { databaseFaultReason } from "../store/faults";
 import type { Store } from "../store/types";
@@ -12,6 +12,8 @@ export const READINESS_PING_TIMEOUT_MS = 2000;
 export interface HealthRouteOptions {
   store: Store;
   serving: ServingState;
+  /** The config in use and its last reload, when the gateway serves one. */
+  config?: () => ConfigStatus;
 }
 
 class PingTimeout extends Error {}
@@ -35,7 +37,7 @@ async function pingWithin(store: Store, timeoutMs: number): Promise<void> {
  * at the schema this build needs and no shutdown has begun). Both unauthenticated and not rate
  * limited: load balancers call them every few seconds from a few addresses.
  */
-export const healthRoutes: FastifyPluginAsyncZod<HealthRouteOptions> = async (app, { store, serving }) => {
+export const healthRoutes: FastifyPluginAsyncZod<HealthRouteOptions> = async (app, { store, serving, config }) => {
   const schema = { querystring: NoQuery, response: { 200: HealthStatus, 503: ErrorEnvelope } };
 
   app.get("/healthz", { schema: { querystring: NoQuery, response: { 200: HealthStatus } } }, async (): Promise<HealthStatus> => ({ status: "ok" }));
@@ -51,6 +53,6 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRouteOptions> = async (ap
       const reason = error instanceof PingTimeout ? error.message : (databaseFaultReason(error) ?? "the database failed, or its schema is not the one this gateway needs (the gateway's log says which)");
       throw new GatewayError("not_ready", `Not ready: ${reason}.`);
     }
-    return { status: "ok" };
+    return config ? { status: "ok", config: config() } : { status: "ok" };
   });
 };
