@@ -120,6 +120,13 @@ test("three replicas on PostgreSQL take the database URL and the encryption key 
   expect(JSON.stringify(container(rendered))).not.toMatch(/postgres:\/\//);
 });
 
+test("a ConfigMap made outside the chart is reloaded in place with upstream.watch, and mounted as a file the kubelet updates (no subPath)", () => {
+  expect(envOf(objects(render("postgres-values.yaml"))).GATEWAY_WATCH_CONFIG).toBeUndefined();
+  const rendered = objects(render("postgres-values.yaml", ["--set", "upstream.watch=true"]));
+  expect(envOf(rendered).GATEWAY_WATCH_CONFIG).toBe("true");
+  expect(container(rendered).volumeMounts.find((mount: any) => mount.name === "upstream").subPath).toBeUndefined();
+});
+
 test("the disruption budget, the metrics Service and ServiceMonitor, and the NetworkPolicy select the gateway's pods and ports", () => {
   const rendered = objects(render("postgres-values.yaml"));
   const podLabels = rendered.get("Deployment gw-gateway-keys").spec.template.metadata.labels;
