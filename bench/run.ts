@@ -11,6 +11,7 @@ import { main as gatewayScale } from "./gateway-scale.ts";
 import { main as provider } from "./provider.ts";
 import { main as secretUse } from "./secret-use.ts";
 import { main as tracing } from "./tracing.ts";
+import { main as routing } from "./routing.ts";
 
 const benchmarks: Record<string, () => Promise<unknown>> = {
   "audit-cost": () => auditCost(),
@@ -21,6 +22,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   provider: () => provider(),
   "secret-use": () => secretUse(),
   tracing: () => tracing(),
+  routing: () => routing(),
 };
 
 const asked = process.argv.slice(2);

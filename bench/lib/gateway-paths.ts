@@ -22,15 +22,30 @@ export const UPSTREAM_MODEL = "bench-upstream";
 const UPSTREAM_KEY_ENV = "BENCH_UPSTREAM_KEY";
 const PROMPT = { messages: [{ role: "user", content: "Say something about a fox and a dog." }], max_tokens: 64 };
 
+/**
+ * How `bench-chat` spreads over its routes (bench/routing.ts): `routes` providers, each the same
+ * upstream under its own name, ordered by `strategy`; with `quota`, each route declares a quota
+ * never reached (so its counting is measured, not its refusals).
+ */
+export interface BenchRouting {
+  strategy: "ordered" | "weighted" | "least-busy" | "lowest-latency";
+  routes: number;
+  quota?: boolean;
+}
+
 /** The gateway's configuration as written in a config file: `bench-chat` forwarded to the upstream at `upstreamUrl` (an OpenAI-wire base URL). */
-export function benchGatewayConfigFile(upstreamUrl: string): object {
+export function benchGatewayConfigFile(upstreamUrl: string, routing: BenchRouting = { strategy: "ordered", routes: 1 }): object {
+  const names = Array.from({ length: routing.routes }, (_, index) => (index === 0 ? "upstream" : `upstream-${index}`));
+  const quota = routing.quota ? { requestsPerMinute: 1_000_000_000, tokensPerMinute: 1_000_000_000_000 } : {};
   return {
-    providers: { upstream: { kind: "openai", baseUrl: upstreamUrl, apiKeyEnv: UPSTREAM_KEY_ENV } },
+    providers: Object.fromEntries(names.map((name) => [name, { kind: "openai", baseUrl: upstreamUrl, apiKeyEnv: UPSTREAM_KEY_ENV }])),
     models: [
       {
         id: MODEL,
         family: "chat",
-        routes: [{ provider: "upstream", model: UPSTREAM_MODEL }],
+        // Only when asked: another checkout's build (bench/builds.ts) may predate the field.
+        ...(routing.strategy !== "ordered" && { routing: routing.strategy }),
+        routes: names.map((provider) => ({ provider, model: UPSTREAM_MODEL, ...quota })),
         pricing: { inputUnitsPerMillionTokens: "1", outputUnitsPerMillionTokens: "2" },
         maxOutputTokens: 256,
       },
@@ -78,7 +93,7 @@ type Role =
   | { role: "upstream" }
   | { role: "trace-sink" }
   | { role: "floor"; upstreamUrl: string }
-  | { role: "gateway"; upstreamUrl: string; trackSecretUse?: boolean; otelEndpoint?: string; env?: Record<string, string>; repoRoot?: string };
+  | { role: "gateway"; upstreamUrl: string; trackSecretUse?: boolean; otelEndpoint?: string; env?: Record<string, string>; repoRoot?: string; routing?: BenchRouting };
 
 /** What a worker reports once it listens. */
 export interface Ready {
@@ -95,14 +110,14 @@ export interface Ready {
 }
 
 /** Worker side: the gateway on a fresh SQLite file, forwarding `bench-chat` to the upstream, with the two bench keys. */
-async function serveGateway(upstreamUrl: string, trackSecretUse = true, otelEndpoint?: string, repoRoot?: string): Promise<void> {
+async function serveGateway(upstreamUrl: string, trackSecretUse = true, otelEndpoint?: string, repoRoot?: string, routing?: BenchRouting): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "gateway-bench-"));
   Object.assign(process.env, BENCH_UPSTREAM_ENV);
   // Another checkout's build (bench/builds.ts compares two), else this one's.
   const { GatewayConfig, startGateway } = (repoRoot ? await import(join(repoRoot, "gateway/dist/index.js")) : await import("@gateway-keys/gateway")) as typeof import("@gateway-keys/gateway");
   const gateway = await startGateway({
     dbPath: join(dir, "bench.db"),
-    config: GatewayConfig.parse(benchGatewayConfigFile(upstreamUrl)),
+    config: GatewayConfig.parse(benchGatewayConfigFile(upstreamUrl, routing)),
     bootstrap: { ownerId: "bench" },
     // The default (200 req/s per key) would measure the rate limiter, not the gateway.
     rateLimit: { ratePerSecond: 1e9, burst: 1e9 },
@@ -162,7 +177,7 @@ export async function startWorker(role: Role): Promise<Ready & { stop(): Promise
 
 if (!isMainThread && (workerData as Role | undefined)?.role !== undefined) {
   const role = workerData as Role;
-  if (role.role === "gateway") await serveGateway(role.upstreamUrl, role.trackSecretUse, role.otelEndpoint, role.repoRoot);
+  if (role.role === "gateway") await serveGateway(role.upstreamUrl, role.trackSecretUse, role.otelEndpoint, role.repoRoot, role.routing);
   else if (role.role === "trace-sink") await serveTraceSink();
   else if (role.role === "floor") await serveFloor(role.upstreamUrl);
   else await serveUpstream();
