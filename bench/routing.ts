@@ -18,11 +18,11 @@
 import { startWorker, type BenchRouting } from "./lib/gateway-paths.ts";
 import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, printRounds, requestsPerSecond, wholeChatVariants } from "./lib/side-by-side.ts";
 import { median, printTable } from "./lib/report.ts";
-import { Router } from "@gateway-keys/gateway/dist/dispatch/router";
-import { RouteCooldowns } from "@gateway-keys/gateway/dist/dispatch/route-health";
-import { RouteReadingsTable } from "@gateway-keys/gateway/dist/dispatch/route-readings";
-import { DEFAULT_COOLDOWN, MemoryRouteHealth } from "@gateway-keys/gateway/dist/metering/route-health-records";
-import { MemoryRateLimits } from "@gateway-keys/gateway/dist/metering/rate-limits";
+import { Router } from "@gateway-keys/gateway/dist/dispatch/router.js";
+import { RouteCooldowns } from "@gateway-keys/gateway/dist/dispatch/route-health.js";
+import { RouteReadingsTable } from "@gateway-keys/gateway/dist/dispatch/route-readings.js";
+import { DEFAULT_COOLDOWN, MemoryRouteHealth } from "@gateway-keys/gateway/dist/metering/route-health-records.js";
+import { MemoryRateLimits } from "@gateway-keys/gateway/dist/metering/rate-limits.js";
 
 const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 200_000);
 

@@ -111,8 +111,10 @@ export class RoutePlan {
   }
 
   /**
-   * The model's routes in the strategy's order, without those cooling down — unless every route
-   * is: then all are tried, in order, as without cooldowns (a model is never refused for them).
+   * The model's routes in the strategy's order, without those cooling down; a route whose cooldown
+   * is over stays, its attempt the probe. When no route is open (every one cools or awaits its
+   * probe), all are tried in order, none as a probe: cooldowns choose between routes, and never
+   * refuse a request on their own.
    */
   readonly order: RouteStrategy = (routes) => {
     const { readings, cooldowns, now, random } = this.#deps;
@@ -120,13 +122,15 @@ export class RoutePlan {
     const ordered = orderRoutes(this.#strategy, weighed, readings, random);
     if (!cooldowns.enabled) return ordered.map(({ route }) => route);
     const at = now();
-    const open = ordered.filter(({ id }) => {
-      const standing = cooldowns.standing(id, at);
-      if (standing === "probe") this.#probes.add(id);
-      else if (standing === "cooling") this.#deps.metrics?.skipped(id, "cooling");
-      return standing !== "cooling";
-    });
-    return (open.length > 0 ? open : ordered).map(({ route }) => route);
+    const standings = ordered.map(({ id }) => cooldowns.standing(id, at));
+    if (!standings.includes("open")) return ordered.map(({ route }) => route);
+    return ordered
+      .filter(({ id }, index) => {
+        if (standings[index] === "probe") this.#probes.add(id);
+        if (standings[index] === "cooling") this.#deps.metrics?.skipped(id, "cooling");
+        return standings[index] !== "cooling";
+      })
+      .map(({ route }) => route);
   };
 
   /** `send` behind the route's admission: its probe when its cooldown is over, a place in its quota when it has one. */
