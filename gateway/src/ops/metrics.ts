@@ -25,7 +25,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 export class GatewayMetrics {
   /** Everything this gateway exports; serve it with `registry.metrics()`. */
   readonly registry = new Registry();
-  /** The routing's and the config's (docs/operators/routing.md#metrics). */
+  /** The routing's and the config's (docs/operators/routing.md#what-is-seen). */
   readonly routes = new RouteMetrics(this.registry);
 
   readonly #httpRequests = new Counter({

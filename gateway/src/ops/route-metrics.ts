@@ -7,7 +7,7 @@ const ROUTE_LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 export type RouteOutcome = "answered" | "failed" | "rate_limited";
 
 /**
- * The routing's metrics (docs/operators/routing.md#metrics), per route (`provider/model`, names
+ * The routing's metrics (docs/operators/routing.md#what-is-seen), per route (`provider/model`, names
  * from the config): attempts by outcome, time to first byte, routes passed over (quota full,
  * cooling down), cooldowns begun, quota headroom, routes cooling now; and the config's version
  * and reloads. Series are bound once per label set, as GatewayMetrics binds its own.
