@@ -120,7 +120,8 @@ export class RoutePlan {
     const { readings, cooldowns, now, random } = this.#deps;
     const weighed = routes.map((route) => ({ route, id: this.idOf(route), weight: (route as RoutedRoute).weight ?? 1 }));
     const ordered = orderRoutes(this.#strategy, weighed, readings, random);
-    if (!cooldowns.enabled) return ordered.map(({ route }) => route);
+    // A lone route is tried whatever its standing: its view is not even read (no round trip on PostgreSQL).
+    if (!cooldowns.enabled || ordered.length < 2) return ordered.map(({ route }) => route);
     const at = now();
     const standings = ordered.map(({ id }) => cooldowns.standing(id, at));
     if (!standings.includes("open")) return ordered.map(({ route }) => route);
