@@ -12,6 +12,7 @@ import OpenAI from "openai";
 import { ROUTE_HEADER } from "@gateway-keys/contract";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { startScriptedProvider, type ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
+import { startTestGateway } from "@gateway-keys/testkit/test-gateway";
 import { call } from "./helpers";
 import { chatAnswer } from "./forwarding-support";
 
@@ -161,5 +162,32 @@ test("--watch-config applies a changed file within a second, without a signal", 
     expect(await msUntilRouted(gateway, secret, "west/gpt-west", 1500)).toBeLessThan(1500);
   } finally {
     await gateway.stop();
+  }
+});
+
+test("the metrics carry the config's version and count reloads applied and refused; /readyz agrees", async () => {
+  const configPath = join(dir, "metrics.json");
+  await writeFile(configPath, JSON.stringify(configOf([{ provider: "east" }])));
+  process.env[KEY_ENV] = env[KEY_ENV];
+  const gateway = await startTestGateway({ storage: "memory", configPath });
+  try {
+    const metrics = () => gateway.gateway.app.gateway.metrics.registry.metrics();
+    const first = (await call(gateway.baseUrl, "GET", "/readyz")).body.config.version;
+    expect(await metrics()).toContain(`gateway_config_info{version="${first}"} 1`);
+    await writeFile(configPath, JSON.stringify(configOf([{ provider: "east" }, { provider: "west" }])));
+    const applied = await gateway.gateway.reloadConfig!();
+    await writeFile(configPath, "models: [");
+    const refused = await gateway.gateway.reloadConfig!();
+    expect(refused.version).toBe(applied.version);
+    expect(refused.lastReload).toEqual({ at: expect.any(String), result: "refused", error: expect.stringContaining(`cannot read the config file ${configPath}`) });
+    const text = await metrics();
+    expect(text).toContain(`gateway_config_info{version="${applied.version}"} 1`);
+    expect(text).not.toContain(`gateway_config_info{version="${first}"}`);
+    expect(text).toContain('gateway_config_reloads_total{result="applied"} 1');
+    expect(text).toContain('gateway_config_reloads_total{result="refused"} 1');
+    expect((await call(gateway.baseUrl, "GET", "/readyz")).body.config).toEqual(refused);
+  } finally {
+    await gateway.stop();
+    delete process.env[KEY_ENV];
   }
 });
