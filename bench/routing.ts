@@ -23,6 +23,7 @@ import { RouteCooldowns } from "@gateway-keys/gateway/dist/dispatch/route-health
 import { RouteReadingsTable } from "@gateway-keys/gateway/dist/dispatch/route-readings.js";
 import { DEFAULT_COOLDOWN, MemoryRouteHealth } from "@gateway-keys/gateway/dist/metering/route-health-records.js";
 import { MemoryRateLimits } from "@gateway-keys/gateway/dist/metering/rate-limits.js";
+import type { ProviderRoute } from "@gateway-keys/gateway/dist/models/catalog.js";
 
 const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 200_000);
 
@@ -30,7 +31,8 @@ const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 200_000);
 async function decisionMicros(routing: BenchRouting): Promise<number> {
   const router = new Router({ readings: new RouteReadingsTable(), cooldowns: new RouteCooldowns(new MemoryRouteHealth(), DEFAULT_COOLDOWN), rates: new MemoryRateLimits(), now: Date.now });
   const quota = routing.quota ? { requestsPerMinute: 1_000_000_000, tokensPerMinute: 1_000_000_000_000 } : undefined;
-  const routes = Array.from({ length: routing.routes }, (_, index) => ({ kind: "relay", provider: { name: `upstream-${index}`, timeoutMs: 60_000 }, model: "bench-upstream", weight: 1, quota }));
+  // Routes as the router reads them (a provider's name and timeout, the model, weight and quota): nothing is sent.
+  const routes = Array.from({ length: routing.routes }, (_, index) => ({ provider: { name: `upstream-${index}`, timeoutMs: 60_000 }, model: "bench-upstream", weight: 1, quota })) as unknown as ProviderRoute[];
   const answer = async () => "answer";
   const once = async () => {
     const plan = router.plan("bench-chat", routing.strategy);
