@@ -123,6 +123,23 @@ test("SIGHUP adding a route takes effect within a second while 100 streams in fl
   }
 });
 
+test("every process that got the signal serves the new route within a second", async () => {
+  const configPath = join(dir, "many.json");
+  await writeFile(configPath, JSON.stringify(configOf([{ provider: "east" }])));
+  const processes = await Promise.all([startWith(configPath), startWith(configPath), startWith(configPath)]);
+  try {
+    for (const { gateway, secret } of processes) expect(await routeOf(gateway, secret)).toBe("east/gpt-east");
+    await writeFile(configPath, JSON.stringify(configOf([{ provider: "west" }])));
+    for (const { gateway } of processes) gateway.child.kill("SIGHUP");
+    const took = await Promise.all(processes.map(({ gateway, secret }) => msUntilRouted(gateway, secret, "west/gpt-west", 1000)));
+    expect(Math.max(...took)).toBeLessThan(1000);
+    const versions = await Promise.all(processes.map(async ({ gateway }) => (await call(gateway.url, "GET", "/readyz")).body.config.version));
+    expect(new Set(versions).size).toBe(1);
+  } finally {
+    await Promise.all(processes.map(({ gateway }) => gateway.stop()));
+  }
+});
+
 test("a broken file sent by SIGHUP changes nothing and says why, as the gateway says it at start", async () => {
   const configPath = join(dir, "broken.json");
   await writeFile(configPath, JSON.stringify(configOf([{ provider: "west" }])));
