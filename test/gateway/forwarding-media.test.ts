@@ -31,6 +31,8 @@ test("an embeddings request (token arrays, dimensions) passes as sent, falls bac
   ]);
   expect(JSON.parse(JSON.stringify(data))).toEqual(answer);
   expect(response.headers.get("x-gateway-cost-units")).toBe("5");
+  // The route that answered (after the failing one), by its provider and model.
+  expect(response.headers.get("x-gateway-route")).toBe("oai/emb-up");
   expect(await client.spentUnits()).toBe("5");
 });
 
