@@ -7,6 +7,14 @@ import { upstreamCatalog, type UpstreamCatalog } from "./upstream-catalog";
 import { cooldownPolicyOf, loadGatewayConfig, type GatewayConfig } from "./upstream-config";
 import type { GatewayMetrics } from "../ops/metrics";
 
+/**
+ * How long a replaced config's providers stay open before they close: a request that looked its
+ * model up just before the reload may still be on its way to them (admitted, reserving its spend);
+ * a pool refuses what is sent after it began to close. Requests already sent (streams too) hold
+ * the close until they end.
+ */
+const RETIRE_AFTER_MS = 10_000;
+
 /** How often `--watch-config` looks at the file: a change is applied within this (and a reload's own time). */
 export const CONFIG_WATCH_INTERVAL_MS = 500;
 
@@ -42,8 +50,9 @@ export class LiveConfig {
   #cooldown: CooldownPolicy | null;
   #reloading: Promise<ConfigStatus> | undefined;
   #watching = false;
-  /** Closing the previous providers, after their requests in flight. */
-  readonly #retiring = new Set<Promise<void>>();
+  /** Previous configs' providers, closed {@link RETIRE_AFTER_MS} after they were replaced. */
+  readonly #retiring = new Map<UpstreamCatalog, NodeJS.Timeout>();
+  readonly #closing = new Set<Promise<void>>();
 
   /** Reads `path` (throwing as at start when it is not valid) and opens its providers. */
   constructor(path: string, env: NodeJS.ProcessEnv, metrics: GatewayMetrics, now: number = Date.now()) {
@@ -95,10 +104,7 @@ export class LiveConfig {
       this.#upstream = upstream;
       this.#cooldown = cooldownPolicyOf(config);
       this.#apply?.(servedModels(upstream), this.#cooldown);
-      // undici's close waits for the requests on each pool (streams included) before it closes.
-      const retiring = previous.close().catch(() => undefined);
-      this.#retiring.add(retiring);
-      void retiring.finally(() => this.#retiring.delete(retiring));
+      this.#retire(previous);
       this.#status = { version: configVersion(config), loadedAt: at, lastReload: { at, result: "applied", error: null } };
       this.#metrics.routes.config(this.#status.version, "applied");
       return this.#status;
@@ -120,10 +126,28 @@ export class LiveConfig {
     });
   }
 
-  /** Stops watching; closes the providers, the retired ones' once their requests end. */
+  /** Closes a replaced config's providers once nothing can still be on its way to them. */
+  #retire(previous: UpstreamCatalog): void {
+    const timer = setTimeout(() => this.#closeRetired(previous), RETIRE_AFTER_MS);
+    timer.unref();
+    this.#retiring.set(previous, timer);
+  }
+
+  #closeRetired(previous: UpstreamCatalog): Promise<void> {
+    clearTimeout(this.#retiring.get(previous));
+    this.#retiring.delete(previous);
+    // undici's close waits for the requests on each pool (streams included) before it closes.
+    const closing = previous.close().catch(() => undefined);
+    this.#closing.add(closing);
+    void closing.finally(() => this.#closing.delete(closing));
+    return closing;
+  }
+
+  /** Stops watching; closes the providers, the replaced ones' too (each once its requests end). */
   async close(): Promise<void> {
     if (this.#watching) unwatchFile(this.#path);
     await this.#reloading?.catch(() => undefined);
-    await Promise.all([this.#upstream.close(), ...this.#retiring]);
+    const retired = [...this.#retiring.keys()].map((previous) => this.#closeRetired(previous));
+    await Promise.all([this.#upstream.close(), ...retired, ...this.#closing]);
   }
 }
