@@ -14,7 +14,11 @@ const TEST_MATCH = ["<rootDir>/test/gateway/*.test.ts"];
  * on one database): the `sqlite` project already runs them on PostgreSQL, so a second run here
  * would repeat every test unchanged.
  */
-const ON_POSTGRES_IN_EVERY_PROJECT = ["<rootDir>/test/gateway/postgres-cluster.test.ts", "<rootDir>/test/gateway/secret-use-cluster.test.ts"];
+const ON_POSTGRES_IN_EVERY_PROJECT = [
+  "<rootDir>/test/gateway/postgres-cluster.test.ts",
+  "<rootDir>/test/gateway/secret-use-cluster.test.ts",
+  "<rootDir>/test/gateway/routing-cluster.test.ts",
+];
 
 exports.postgresProject = function postgresProject(base) {
   const project = {
