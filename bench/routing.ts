@@ -35,7 +35,7 @@ async function decisionMicros(routing: BenchRouting): Promise<number> {
   const routes = Array.from({ length: routing.routes }, (_, index) => ({ provider: { name: `upstream-${index}`, timeoutMs: 60_000 }, model: "bench-upstream", weight: 1, quota })) as unknown as ProviderRoute[];
   const answer = async () => "answer";
   const once = async () => {
-    const plan = router.plan("bench-chat", routing.strategy);
+    const plan = await router.plan("bench-chat", routing.strategy, routes.length);
     plan.tokens = 320;
     const [first] = plan.order(routes);
     const watch = plan.observer.started(first!, 0);

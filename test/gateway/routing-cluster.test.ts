@@ -32,7 +32,7 @@ const SMALL_TPM = 600;
 const COOLDOWN_SECONDS = 1;
 const PER_PROCESS_IN_FLIGHT = 6;
 
-const NAMES = ["alpha", "beta", "gamma", "small", "flaky", "slow"] as const;
+const NAMES = ["alpha", "beta", "gamma", "small", "flaky", "slow", "down", "limited"] as const;
 type Name = (typeof NAMES)[number];
 
 /** What a deployment saw: when each request came (ms) and how it answered. */
@@ -62,7 +62,8 @@ describeWith("postgres")("routing across three gateway processes on one PostgreS
     server = await startPostgres();
     const databaseUrl = await server.createDatabase();
     for (const name of NAMES) providers[name] = await startScriptedProvider();
-    for (const name of ["alpha", "beta", "gamma"] as const) providers[name].answer(() => ({ handle: (_request, response) => answer(name, response, 200) }));
+    for (const name of ["alpha", "beta", "gamma", "limited"] as const) providers[name].answer(() => ({ handle: (_request, response) => answer(name, response, 200) }));
+    providers.down.answer(() => ({ handle: (_request, response) => answer("down", response, 503) }));
     providers.slow.answer(() => ({ handle: (_request, response) => answer("slow", response, 200, 60) }));
     providers.flaky.answer(() => ({ handle: (_request, response) => answer("flaky", response, flakyFailing ? 500 : 200) }));
     providers.small.answer(() => ({
@@ -91,6 +92,8 @@ describeWith("postgres")("routing across three gateway processes on one PostgreS
         model("latency", "lowest-latency", [route("alpha"), route("beta"), route("slow")]),
         model("quota", "weighted", [route("small", { weight: 8, tokensPerMinute: SMALL_TPM }), route("beta", { weight: 1 }), route("gamma", { weight: 1 })]),
         model("failover", "ordered", [route("flaky"), route("alpha")]),
+        model("shared-cooldown", "ordered", [route("down"), route("beta")]),
+        model("shared-quota", "weighted", [route("limited", { weight: 100, requestsPerMinute: 10 }), route("gamma")]),
       ],
       cooldown: { failures: 3, windowSeconds: 10, seconds: COOLDOWN_SECONDS },
     };
@@ -172,6 +175,24 @@ describeWith("postgres")("routing across three gateway processes on one PostgreS
     expect(small).toBeGreaterThan(0);
     expect(small / count).toBeLessThan(0.6);
   }, 120_000);
+
+  test("a cooldown one process began is honoured by the others, and a quota is counted once across the three", async () => {
+    const chat = (gateway: GatewayProcess, model: string) =>
+      call(gateway.url, "POST", "/v1/chat/completions", { bearer: secret, body: { model, messages: [{ role: "user", content: "hi" }], max_tokens: 5 } });
+    const [a, b, c] = gateways as [GatewayProcess, GatewayProcess, GatewayProcess];
+    for (let request = 0; request < 3; request++) expect((await chat(a, "shared-cooldown")).status).toBe(200);
+    expect(seen.down.length).toBe(3);
+    // B and C never sent it anything, yet skip it once their view has caught up (every 250 ms).
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    for (let request = 0; request < 20; request++) for (const other of [b, c]) expect((await chat(other, "shared-cooldown")).headers.get(ROUTE_HEADER)).toBe("beta/beta-up");
+    expect(seen.down.length).toBe(3);
+
+    // limited takes 100 of every 101 requests by weight, but 10 a minute across the three processes.
+    const before = seen.limited.length;
+    const spread = await Promise.all(Array.from({ length: 45 }, (_, index) => chat(gateways[index % 3]!, "shared-quota")));
+    expect(spread.filter((response) => response.status !== 200)).toEqual([]);
+    expect(seen.limited.length - before).toBe(10);
+  }, 60_000);
 
   test("a deployment failing midway is cooled after its threshold, sent only probes until it recovers, then given its traffic back", async () => {
     const count = Math.round(TOTAL * 0.2);

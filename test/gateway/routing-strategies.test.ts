@@ -112,6 +112,12 @@ describe("cooldowns", () => {
     const cooldowns = new RouteCooldowns(health, policy);
     for (let at = 0; at < 3; at++) await cooldowns.failed("r", at, undefined);
     expect(cooldowns.standing("r", 100)).toBe("cooling");
+    // Another process's cooldown reaches this view at its next re-read.
+    const other = new RouteCooldowns(health, policy);
+    expect(other.standing("r", 100)).toBe("open");
+    await other.fresh(100);
+    expect(other.standing("r", 100)).toBe("cooling");
+    expect(other.fresh(200)).toBeUndefined();
     expect(cooldowns.standing("r", 5002)).toBe("probe");
     expect(await cooldowns.claimProbe("r", 5002, 1000)).toBe(true);
     expect(await cooldowns.claimProbe("r", 5003, 1000)).toBe(false);

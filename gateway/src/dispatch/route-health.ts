@@ -5,11 +5,12 @@ import type { CooldownPolicy, RouteHealthRecords } from "../metering/route-healt
  * failures within a window cool a route for a while (the provider's `Retry-After` when it gave
  * one); once the cooldown is over, one request — the probe — is let through, and the route takes
  * full traffic again only when the probe answers. The record is shared by every process serving
- * a database ({@link RouteHealthRecords}); each process reads it into a view it refreshes every
- * {@link VIEW_REFRESH_MS}, so choosing routes costs no round trip.
+ * a database ({@link RouteHealthRecords}); each process reads it into a view, re-read by the first
+ * request that finds it older than {@link VIEW_REFRESH_MS} — one round trip at most that often,
+ * and none while requests keep it fresh.
  */
 
-/** How often a process re-reads which routes cool: the longest another process's cooldown goes unseen. */
+/** How old a process's view of which routes cool may be: the longest another process's cooldown goes unseen by a request. */
 export const VIEW_REFRESH_MS = 250;
 
 /** What the routing does with a route now. */
@@ -40,10 +41,15 @@ export class RouteCooldowns {
     this.#policy = policy;
   }
 
-  /** Whether a route is open, cooling (skip it), or due for its probe; starts a re-read of the record when the view is old. */
+  /** The view's re-read when it is older than {@link VIEW_REFRESH_MS} (await it before reading); undefined while it is fresh. */
+  fresh(at: number): Promise<void> | undefined {
+    if (this.#policy === null || at - this.#readAt < VIEW_REFRESH_MS) return this.#reading;
+    return this.refresh(at);
+  }
+
+  /** Whether a route is open, cooling (skip it), or due for its probe, per the view. */
   standing(routeId: string, at: number): RouteStanding {
     if (this.#policy === null) return "open";
-    if (at - this.#readAt >= VIEW_REFRESH_MS) this.refresh(at);
     const until = this.#view.get(routeId);
     if (until === undefined) return "open";
     return at < until ? "cooling" : "probe";

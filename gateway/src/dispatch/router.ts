@@ -64,7 +64,13 @@ export class Router {
     this.#deps = deps;
   }
 
-  plan(modelId: string, strategy: RoutingStrategyName | undefined): RoutePlan {
+  /**
+   * One request's plan for a model of `routeCount` routes. With more than one, it waits for the
+   * cooldowns' view when that is old (a round trip on PostgreSQL, at most every 250 ms per process),
+   * so a route another process cooled is skipped from this process's next request on.
+   */
+  async plan(modelId: string, strategy: RoutingStrategyName | undefined, routeCount: number): Promise<RoutePlan> {
+    if (routeCount > 1) await this.#deps.cooldowns.fresh(this.#deps.now());
     return new RoutePlan(this.#deps, modelId, strategy ?? "ordered");
   }
 }

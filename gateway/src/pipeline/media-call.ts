@@ -38,7 +38,7 @@ export async function runMediaCall<Family extends MediaFamily, Body, Parsed, Res
   const model = await call.admitMedia(wire.family, read.modelId === asked ? known : ctx.models.get(read.modelId));
   if (model.forwarded) {
     const observer = attemptSpans(ctx.tracing, traceContextOf(request), GEN_AI_OPERATION[wire.family], read.modelId, false);
-    return forward(call, model.forwarded, wire.forward(body, model, read), reply, observer, ctx.router.plan(model.id, model.routing));
+    return forward(call, model.forwarded, wire.forward(body, model, read), reply, observer, await ctx.router.plan(model.id, model.routing, model.forwarded.length));
   }
   const builtIn: BuiltInMediaModel<Family> = model;
   // Read as forwarded only when the catalog said so; a built-in model always has its fields read.

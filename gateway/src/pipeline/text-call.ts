@@ -76,7 +76,7 @@ export async function runTextCall<Body extends TextRequestBody>(
     conversation: undefined,
     boundWhenUnset: known?.family === "chat" ? known.maxOutputTokens : 0,
   };
-  const plan = ctx.router.plan(body.model, known?.routing);
+  const plan = await ctx.router.plan(body.model, known?.routing, known?.family === "chat" ? known.routes.length : 0);
   const routes: TextRoute[] = known?.family === "chat" ? chooseTextRoutes(known.routes, wire.relay, plan.order) : [];
   const attempt: TextAttempt = {
     body: body as unknown as Record<string, unknown>,
