@@ -75,12 +75,6 @@ export class Router {
   }
 }
 
-/** Why a route was passed over without being sent the request. */
-interface Skip {
-  reason: "quota" | "cooling";
-  retryAfterMs: number;
-}
-
 /**
  * One request's routing: the order of its routes ({@link order}, the strategy seam of
  * dispatch/choose-route.ts), each attempt's admission ({@link attempt}: the quota, the probe of a
@@ -94,9 +88,11 @@ export class RoutePlan {
   readonly #strategy: RoutingStrategyName;
   /** Routes whose cooldown is over: their attempt must take the probe. */
   readonly #probes = new Set<string>();
-  readonly #skips = new Map<unknown, Skip>();
+  /** The errors of routes passed over without being sent the request, each with when it would have room (ms). */
+  readonly #skips = new Map<unknown, number>();
   #probing: string | undefined;
-  #admission: { routeId: string; admission: RateAdmission; tokensPerMinute: number | undefined } | undefined;
+  /** The place the current attempt took in its route's quota, until the request ends (or the attempt fails). */
+  #admission: RateAdmission | undefined;
   #lastFailure: unknown;
   #finished = false;
   /** The tokens a quota counts for this request: its input and its whole output bound (given back unused at the end). */
@@ -148,7 +144,7 @@ export class RoutePlan {
       if (this.#probes.has(id)) {
         // The probe's lease outlasts its attempt: a process killed mid-probe frees it a timeout later.
         if (!(await cooldowns.claimProbe(id, now(), 2 * (route.provider?.timeoutMs ?? 60_000)))) {
-          throw this.#skip(id, "cooling", Math.max(1000, (cooldowns.coolingUntil(id) ?? now()) - now()), `the route ${id} is cooling down after failures`);
+          throw this.#skip(Math.max(1000, (cooldowns.coolingUntil(id) ?? now()) - now()), `the route ${id} is cooling down after failures`);
         }
         this.#probing = id;
       }
@@ -163,17 +159,18 @@ export class RoutePlan {
     if (verdict.requests) metrics?.quotaRemaining(id, "requests", verdict.requests.remaining);
     if (verdict.tokens) metrics?.quotaRemaining(id, "tokens", verdict.tokens.remaining);
     if (verdict.admission) {
-      this.#admission = { routeId: id, admission: verdict.admission, tokensPerMinute: quota.tokensPerMinute };
+      this.#admission = verdict.admission;
       return;
     }
     metrics?.skipped(id, "quota");
     const which = verdict.refusedBy === "tokens" ? `tokensPerMinute (${quota.tokensPerMinute})` : `requestsPerMinute (${quota.requestsPerMinute})`;
-    throw this.#skip(id, "quota", verdict.retryAfterMs, `the route ${id} reached its ${which}`);
+    throw this.#skip(verdict.retryAfterMs, `the route ${id} reached its ${which}`);
   }
 
-  #skip(routeId: string, reason: Skip["reason"], retryAfterMs: number, message: string): GatewayError {
-    const error = new GatewayError("upstream_rate_limited", `The gateway did not send the request to ${routeId}: ${message}.`);
-    this.#skips.set(error, { reason, retryAfterMs });
+  /** The error of a route passed over, which the attempt loop goes past. */
+  #skip(retryAfterMs: number, message: string): GatewayError {
+    const error = new GatewayError("upstream_rate_limited", `The gateway did not send the request: ${message}.`);
+    this.#skips.set(error, retryAfterMs);
     return error;
   }
 
@@ -212,14 +209,13 @@ export class RoutePlan {
 
   /**
    * The error the client gets when no route answered: a route's own failure when one was tried;
-   * when every route was passed over for its quota, a 429 whose `Retry-After` is when the first
-   * has room again.
+   * when every route was passed over (its quota full, its probe another request's), a 429 whose
+   * `Retry-After` is when the first has room again.
    */
   failure(error: unknown): unknown {
     if (!this.#skips.has(error)) return error;
     if (this.#lastFailure !== undefined) return this.#lastFailure;
-    const quotas = [...this.#skips.values()];
-    const soonest = Math.min(...quotas.map((skip) => skip.retryAfterMs));
+    const soonest = Math.min(...this.#skips.values());
     if (!Number.isFinite(soonest)) {
       return new GatewayError("upstream_rate_limited", `This request may use ${this.tokens} tokens, more than any route of the model ${JSON.stringify(this.#modelId)} allows in a minute; set a smaller output bound.`);
     }
@@ -242,7 +238,7 @@ export class RoutePlan {
     const held = this.#admission;
     if (!held) return;
     this.#admission = undefined;
-    const used = usedTokens === undefined ? held.admission.tokens : Math.min(usedTokens, held.admission.tokens);
-    this.#deps.rates.release(held.admission, used, this.#deps.now()).catch(() => undefined);
+    const used = usedTokens === undefined ? held.tokens : Math.min(usedTokens, held.tokens);
+    this.#deps.rates.release(held, used, this.#deps.now()).catch(() => undefined);
   }
 }
