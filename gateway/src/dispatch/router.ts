@@ -141,14 +141,16 @@ export class RoutePlan {
     return async (route: Route, headers: Readonly<Record<string, string>>): Promise<Answer> => {
       const id = this.idOf(route);
       const { cooldowns, now } = this.#deps;
+      // The quota first: a probe claimed for a route then found full would hold its lease unsent.
+      if (route.quota) await this.#admit(id, route.quota);
       if (this.#probes.has(id)) {
         // The probe's lease outlasts its attempt: a process killed mid-probe frees it a timeout later.
         if (!(await cooldowns.claimProbe(id, now(), 2 * (route.provider?.timeoutMs ?? 60_000)))) {
+          this.#giveBack(0);
           throw this.#skip(Math.max(1000, (cooldowns.coolingUntil(id) ?? now()) - now()), `the route ${id} is cooling down after failures`);
         }
         this.#probing = id;
       }
-      if (route.quota) await this.#admit(id, route.quota);
       return send(route, headers);
     };
   }
