@@ -164,6 +164,10 @@ describe("quotas", () => {
       expect(responses.filter((response) => response.status !== 200)).toEqual([]);
       expect(received("east")).toBe(5);
       expect(received("west")).toBe(25);
+      const metrics = await gateway.gateway.app.gateway.metrics.registry.metrics();
+      expect(metrics).toContain('gateway_route_skipped_total{route="east/gpt-east",reason="quota"} 25');
+      expect(metrics).toContain('gateway_route_quota_remaining{route="east/gpt-east",quota="requests"} 0');
+      expect(metrics).toContain('gateway_route_attempts_total{route="west/gpt-west",outcome="answered"} 25');
     } finally {
       await gateway.stop();
     }
