@@ -7,6 +7,12 @@ import type { RateLimitPolicy, ResetPeriod } from "@gateway-keys/contract";
  * make cached figures stale, and the few fields of a key that its spend depends on.
  */
 
+/** One window of a stored spend policy (a key's or a team's): a limit in micro-credits that starts again each `resetPeriod`. */
+export interface StoredSpendWindow {
+  limitMicros: bigint;
+  resetPeriod: ResetPeriod;
+}
+
 /** The fields of a key that its spend depends on (a stored key has them all). */
 export interface MeteredKey {
   readonly id: string;
@@ -138,6 +144,8 @@ export interface NewLogEntry {
   requestInput: string | null;
   /** Present only when the key's logging policy stores responses. */
   responseText: string | null;
+  /** The team the request was charged to (its key's when it reserved), or null. */
+  teamId: string | null;
   /** The request's fields not carried to the model (named to the client in x-gateway-dropped-fields); empty when none. */
   droppedFields: readonly string[];
 }

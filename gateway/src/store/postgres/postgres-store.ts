@@ -41,6 +41,7 @@ import { migrate, SCHEMA_VERSION } from "./migrations";
 import { SQL, type NamedQuery } from "./statements";
 import { EventTables } from "../events/event-tables";
 import { SecretUseTables } from "../secret-use-tables";
+import { TeamTables } from "../team-tables";
 import { postgresStatement, type SqlRunner } from "../events/sql-runner";
 import { databaseFaultReason } from "../faults";
 import { DatabaseBreaker } from "./breaker";
@@ -153,6 +154,8 @@ class PostgresStore implements Store {
   readonly sharedSpend: SharedSpend;
   readonly sharedRates: SharedRateLimits;
   readonly keyChanges: KeyChangeNotifications;
+  /** Teams, read on the pool behind the breaker. */
+  readonly teams: TeamTables;
   readonly #pool: pg.Pool;
   readonly #renewal: NodeJS.Timeout;
   readonly #spend: SpendBatcher;
@@ -172,6 +175,11 @@ class PostgresStore implements Store {
       await this.#query(SQL.voidSettles, [entries.map((entry) => entry.id), entries.map((entry) => entry.createdAt)]);
     });
     this.keyChanges = notifications;
+    this.teams = new TeamTables({
+      dialect: "postgres",
+      all: async <Row>(sql: string, params: readonly unknown[]) =>
+        (await this.#breaker.guard(() => this.#pool.query({ ...postgresStatement(sql), values: params as unknown[] }))).rows as Row[],
+    });
     // This store instance's name on its reservations, for renewing them.
     const holder = randomUUID();
     this.#spend = new SpendBatcher(
@@ -279,6 +287,7 @@ class PostgresStore implements Store {
       all: async <Row>(sql: string, params: readonly unknown[]) => (await client.query({ ...postgresStatement(sql), values: params as unknown[] })).rows as Row[],
     };
     return {
+      teams: new TeamTables(runner),
       events: new EventTables(runner),
       secretUse: new SecretUseTables(runner),
       getApiKey: (ownerId, keyId) => keyFrom(SQL.apiKeyByIdHeld, [keyId, ownerId]),
