@@ -9,7 +9,7 @@ import {
   type SpendPolicyRecord,
   type SpendWindowState,
 } from "@gateway-keys/contract";
-import type { StoredSpendWindow } from "./interfaces";
+import type { MeteredKey, SpendSubject, StoredSpendWindow } from "./interfaces";
 
 /**
  * Spend policies between the wire and the stores: the contract's text amounts parsed once into
@@ -71,4 +71,65 @@ export async function windowStatesOf(
       };
     }),
   );
+}
+
+/**
+ * Where a request of `key` reserves, at its time `at`: the key's windows, then its team's (a key
+ * in a team reserves from both, all or none). Each window with the start of its calendar window
+ * that holds `at`. Subjects without a window are left out.
+ */
+export function subjectsOf(key: MeteredKey, at: number): WindowedSubject[] {
+  const subjects: WindowedSubject[] = [];
+  const add = (id: string, kind: "key" | "team", windows: readonly StoredSpendWindow[], createdAt: number) => {
+    if (windows.length === 0) return;
+    subjects.push({
+      id,
+      kind,
+      windows: windows.map((window) => {
+        const { start, endsAt } = spendWindowOf(window.resetPeriod, at, createdAt);
+        return { start, limitMicros: window.limitMicros, resetPeriod: window.resetPeriod, endsAt };
+      }),
+    });
+  };
+  add(key.id, "key", keyWindowsOf({ spendLimitMicros: key.spendLimitMicros, resetPeriod: key.resetPeriod, spendWindows: key.spendWindows ?? null }), key.createdAt ?? 0);
+  if (key.team) add(key.team.id, "team", key.team.spendWindows, key.team.createdAt);
+  return subjects;
+}
+
+/** A subject with its windows at a request's time. */
+export type WindowedSubject = Omit<SpendSubject, "windows"> & { readonly windows: readonly SubjectWindow[] };
+
+/** One window of a subject at a request's time. */
+export interface SubjectWindow {
+  readonly start: number;
+  readonly limitMicros: bigint;
+  readonly resetPeriod: ResetPeriod;
+  /** When it starts again; null for a lifetime window. */
+  readonly endsAt: number | null;
+}
+
+/** Which window of which subject could not afford a request: what a refusal names. */
+export interface SpendRefusal {
+  readonly level: "key" | "team";
+  readonly subjectId: string;
+  readonly resetPeriod: ResetPeriod;
+  readonly resetsAt: number | null;
+}
+
+/** The window at `index` of the subjects' windows in order, as a refusal names it. */
+export function refusalAt(subjects: readonly WindowedSubject[], index: number): SpendRefusal | undefined {
+  let i = index;
+  for (const subject of subjects) {
+    if (i < subject.windows.length) {
+      const window = subject.windows[i]!;
+      return { level: subject.kind, subjectId: subject.id, resetPeriod: window.resetPeriod, resetsAt: window.endsAt };
+    }
+    i -= subject.windows.length;
+  }
+  return undefined;
+}
+
+/** Whether a key reserves through holds (several windows, or a team with a spend policy) rather than its one window's account. */
+export function reservesThroughHolds(key: MeteredKey): boolean {
+  return (key.spendWindows?.length ?? 0) >= 2 || (key.team !== undefined && key.team !== null && key.team.spendWindows.length > 0);
 }

@@ -6,7 +6,7 @@ import type { KeyChangeFeed, NewLogEntry, RateLimits, RequestOutcome, SharedSpen
 
 export type { StoredSpendWindow } from "../metering/interfaces";
 export type { NewTeam, StoredTeam, TeamUpdate } from "./team-rows";
-export type { HeldSpend, KeyChangeFeed, KeyChangeListener, NewLogEntry, RateAdmission, RateLimits, RateVerdict, RequestOutcome, SharedSpend } from "../metering/interfaces";
+export type { HeldSpend, KeyChangeFeed, KeyChangeListener, NewLogEntry, RateAdmission, RateLimits, RateVerdict, RequestOutcome, SharedHolds, SharedSpend, SpendSubject } from "../metering/interfaces";
 
 
 /**

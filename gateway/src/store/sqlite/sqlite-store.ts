@@ -314,6 +314,10 @@ class SqliteStore implements Store {
     return this.#gate.read(() => BigInt((this.#sql.spentSince.get(keyId, since) as { spent: bigint }).spent));
   }
 
+  async teamSpentSince(teamId: string, since: number): Promise<bigint> {
+    return (await this.teams.spentSinceEach([{ teamId, since }]))[0]!;
+  }
+
   spentSinceEach(asked: readonly { keyId: string; since: number }[]): Promise<bigint[]> {
     return this.#gate.read(() => asked.map(({ keyId, since }) => BigInt((this.#sql.spentSince.get(keyId, since) as { spent: bigint }).spent)));
   }
