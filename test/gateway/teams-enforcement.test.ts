@@ -18,7 +18,7 @@ useGateway(
     gateway = started;
     account = client;
   },
-  { clock: clock.now, webhooks: { allowPrivateTargets: true, pollIntervalMs: 25, retryBaseMs: 40, maxRetryDelayMs: 200, scanIntervalMs: 0 } },
+  { clock: clock.now, metricsPort: 0, webhooks: { allowPrivateTargets: true, pollIntervalMs: 25, retryBaseMs: 40, maxRetryDelayMs: 200, scanIntervalMs: 0 } },
 );
 
 let receiver: WebhookReceiver;
@@ -126,6 +126,14 @@ test("a key that moves keeps its own spend; its old team keeps what it spent as 
   expect((await getTeam(from.teamId)).spendWindows[0]!.spentUnits).toBe("0.003");
   expect((await getTeam(to.teamId)).spendWindows[0]!.spentUnits).toBe("0.006");
   expect((await account.get(key.keyId)).body.spentUnits).toBe("0.009");
+
+  // The usage summary and the Prometheus metrics show each team's charges alike.
+  const byTeam = (await account.usage()).body.byTeam as { teamId: string; name: string; requests: number; spentUnits: string }[];
+  expect(byTeam.find((line) => line.teamId === from.teamId)).toEqual({ teamId: from.teamId, name: "from", requests: 1, spentUnits: "0.003" });
+  expect(byTeam.find((line) => line.teamId === to.teamId)).toEqual({ teamId: to.teamId, name: "to", requests: 2, spentUnits: "0.006" });
+  const metrics = await (await fetch(`${gateway.gateway.metricsUrl}/metrics`)).text();
+  expect(metrics).toContain(`gateway_team_spent_units_total{team="${to.teamId}"} 0.006`);
+  expect(metrics).toContain(`gateway_team_requests_total{team="${to.teamId}",outcome="succeeded"} 2`);
 });
 
 test("team.budget_threshold is sent once per window and threshold, with the team and the window, to endpoints whose selector matches the team", async () => {
