@@ -42,6 +42,8 @@ export class TeamBudgetAlerts {
   /** A settled charge of a request that began at `at`, charged to the team `teamId` of `ownerId`. */
   charged(ownerId: string, teamId: string, at: number): void {
     if (this.#closed) return;
+    // A team known to have no thresholds needs no check (the cache forgets it when it changes).
+    if (this.#teams.cached(teamId)?.alerts.budgetAlertThresholds.length === 0) return;
     let watch = this.#watches.get(teamId);
     if (!watch) {
       watch = { checking: false, dirty: false, at };
