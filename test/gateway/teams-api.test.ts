@@ -22,6 +22,10 @@ const listTeams = (query = "") => call<ListPage<Team>>(gateway.baseUrl, "GET", `
 const auditEvents = (query = "") => call<ListPage<AuditEvent>>(gateway.baseUrl, "GET", `/v1/account/audit-events${query}`, auth());
 
 describe("the team resource", () => {
+  test("the gateway lists the extension teams", async () => {
+    expect((await call(gateway.baseUrl, "GET", "/v1/startups")).body.extensions).toContain("teams");
+  });
+
   test("create answers 201 with the team, its windows in their one order and nothing spent yet", async () => {
     const created = await createTeam({
       name: "search",
