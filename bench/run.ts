@@ -10,6 +10,7 @@ import { main as gateway } from "./gateway.ts";
 import { main as gatewayScale } from "./gateway-scale.ts";
 import { main as provider } from "./provider.ts";
 import { main as secretUse } from "./secret-use.ts";
+import { main as teams } from "./teams.ts";
 import { main as tracing } from "./tracing.ts";
 import { main as routing } from "./routing.ts";
 
@@ -21,6 +22,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   "gateway-scale": () => gatewayScale(),
   provider: () => provider(),
   "secret-use": () => secretUse(),
+  teams: () => teams(),
   tracing: () => tracing(),
   routing: () => routing(),
 };

@@ -1,6 +1,7 @@
 import fastifyCompress from "@fastify/compress";
 import Fastify, { type FastifyInstance } from "fastify";
 import { KeyCache } from "./store/key-cache";
+import { TeamCache } from "./store/team-cache";
 import { consoleRoutes, type ConsoleSignIn } from "./console/routes";
 import type { GatewayContext } from "./context";
 import { ReplyCipher } from "./crypto";
@@ -18,6 +19,7 @@ import { accountKeyRoutes } from "./routes/account-keys";
 import { bulkRotationRoutes } from "./routes/bulk-rotation";
 import { auditEventRoutes } from "./routes/audit-events";
 import { webhookRoutes } from "./routes/webhooks";
+import { teamRoutes } from "./routes/teams";
 import { mediaRoutes } from "./routes/media";
 import { publicRoutes } from "./routes/public";
 import { textGenerationRoutes } from "./routes/text-generation";
@@ -39,6 +41,7 @@ import type { TracerProvider } from "@opentelemetry/api";
 import type { ConfigStatus } from "@gateway-keys/contract";
 import { DEFAULT_SECRET_USE_FLUSH_MS, SecretUseTracker } from "./keys/secret-use-tracker";
 import { alertingLedger, BudgetAlerts } from "./webhooks/budget-alerts";
+import { TeamBudgetAlerts, teamAlertingLedger } from "./webhooks/team-budget-alerts";
 import { WebhookDeliverer, type DelivererOptions } from "./webhooks/deliverer";
 import { Router } from "./dispatch/router";
 import { RouteCooldowns } from "./dispatch/route-health";
@@ -196,6 +199,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     credentialThrottle: new CredentialThrottle(deps.rateLimit),
     models: new ModelCatalog(deps.models, Math.floor(now() / 1000)),
     keys: new KeyCache(deps.store),
+    teams: new TeamCache(deps.store),
     secretUse: new SecretUseTracker(deps.store, deps.secretUse?.track !== false),
     spend: ledgerFor(deps.store),
     rates,
@@ -209,9 +213,12 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   const webhookOptions = deps.webhooks ?? {};
   const budgetAlerts = new BudgetAlerts(deps.store, now, webhookOptions.budgetRefreshMs);
   ctx.spend = alertingLedger(ctx.spend, budgetAlerts);
+  const teamAlerts = new TeamBudgetAlerts(deps.store, ctx.teams, now);
+  ctx.spend = teamAlertingLedger(ctx.spend, teamAlerts);
   ctx.spend = observedLedger(ctx.spend, metrics, (id) => ctx.models.get(id) !== undefined);
   const deliverer = new WebhookDeliverer(deps.store, ctx.cipher, now, metrics, webhookOptions);
   budgetAlerts.onSent = () => deliverer.nudge();
+  teamAlerts.onSent = () => deliverer.nudge();
   metrics.observeWebhookBacklog(() => deps.store.transaction((tx) => tx.events.deliveryBacklog()), now);
   if (deps.store.poolStats) metrics.observePool(() => deps.store.poolStats!());
   const serving = new ServingState();
@@ -272,11 +279,16 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.register(bulkRotationRoutes, { ctx });
   app.register(auditEventRoutes, { ctx });
   app.register(webhookRoutes, { ctx });
+  app.register(teamRoutes, { ctx });
   app.register(usageRoutes, { ctx });
   app.register(whoamiRoutes, { ctx });
   if (ctx.consoleEnabled) app.register(consoleRoutes, { ctx, signIn: consoleSignIn });
 
-  app.addHook("onClose", async () => ctx.keys.close());
+  app.addHook("onClose", async () => {
+    ctx.keys.close();
+    ctx.teams.close();
+    teamAlerts.close();
+  });
 
   if (webhookOptions.deliver !== false) {
     app.addHook("onReady", async () => deliverer.start());

@@ -66,6 +66,19 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly #teamRequests = new Counter({
+    name: "gateway_team_requests_total",
+    help: "Model requests of keys in a team, by team id and outcome (succeeded, rejected, failed).",
+    labelNames: ["team", "outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly #teamSpent = new Counter({
+    name: "gateway_team_spent_units_total",
+    help: "Credits charged to each team (its keys' charges while members), by team id, as this process recorded them.",
+    labelNames: ["team"] as const,
+    registers: [this.registry],
+  });
+
   readonly #webhookAttempts = new Counter({
     name: "gateway_webhook_deliveries_total",
     help: "Webhook delivery attempts, by outcome: sent (the endpoint answered 2xx), retried (it will be tried again), failed (given up).",
@@ -144,6 +157,8 @@ export class GatewayMetrics {
   readonly #upstreamSeries = new Map<string, { observe(value: number): void }>();
   /** The model counter of each (model, outcome), bound once. */
   readonly #modelSeries = new Map<string, { inc(): void }>();
+  /** A team's series, by team id and outcome: labelled once, as the model's are. */
+  readonly #teamSeries = new Map<string, { requests: { inc(): void }; spent: { inc(value: number): void } }>();
 
   /** One attempt at an upstream provider. */
   upstreamRequest(provider: string, outcome: UpstreamOutcome, seconds: number): void {
@@ -164,6 +179,18 @@ export class GatewayMetrics {
     let series = this.#modelSeries.get(key);
     if (!series) this.#modelSeries.set(key, (series = this.#modelRequests.labels({ model, outcome })));
     series.inc();
+  }
+
+  /** One model request of a key in team `teamId` recorded with its outcome and charge. */
+  teamRequest(teamId: string, outcome: RequestOutcome, costMicros: bigint): void {
+    const key = `${outcome} ${teamId}`;
+    let series = this.#teamSeries.get(key);
+    if (!series) {
+      series = { requests: this.#teamRequests.labels({ team: teamId, outcome }), spent: this.#teamSpent.labels({ team: teamId }) };
+      this.#teamSeries.set(key, series);
+    }
+    series.requests.inc();
+    if (costMicros > 0n) series.spent.inc(Number(costMicros) / 1_000_000);
   }
 
   /** Exports the spend reservations in flight, read from `figures` at each scrape. */

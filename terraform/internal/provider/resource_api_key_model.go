@@ -114,7 +114,7 @@ func declaredFields(ctx context.Context, m apiKeyModel) (keyFields, diag.Diagnos
 		diags.Append(m.SpendPolicy.As(ctx, &spend, basetypes.ObjectAsOptions{})...)
 		currency := gatewayapi.SpendPolicyCurrency(spend.Currency.ValueString())
 		period := gatewayapi.SpendPolicyResetPeriod(spend.ResetPeriod.ValueString())
-		fields.SpendPolicy = &gatewayapi.SpendPolicy{LimitUnits: spend.LimitUnits.ValueString(), Currency: &currency, ResetPeriod: &period}
+		fields.SpendPolicy = &gatewayapi.SpendPolicy{LimitUnits: ptr(spend.LimitUnits.ValueString()), Currency: &currency, ResetPeriod: &period}
 	}
 	var logging loggingPolicyModel
 	diags.Append(m.LoggingPolicy.As(ctx, &logging, basetypes.ObjectAsOptions{})...)
@@ -257,13 +257,15 @@ func recordFields(record *gatewayapi.ApiKey) keyFields {
 	if fields.Labels == nil {
 		fields.Labels = map[string]string{}
 	}
-	if spend, err := record.SpendPolicy.Get(); err == nil {
+	// The single-window form; a key of several windows (the windows form) is not declared by this resource yet.
+	if union, err := record.SpendPolicy.Get(); err == nil {
+		spend, _ := union.AsSpendPolicyRecord1()
 		currency := gatewayapi.SpendPolicyCurrency(unionText(spend.Currency))
 		period := gatewayapi.SpendPolicyResetPeriod(unionText(spend.ResetPeriod))
 		if period == "" {
 			period = gatewayapi.SpendPolicyResetPeriodNever
 		}
-		fields.SpendPolicy = &gatewayapi.SpendPolicy{LimitUnits: unitsText(spend.LimitUnits), Currency: &currency, ResetPeriod: &period}
+		fields.SpendPolicy = &gatewayapi.SpendPolicy{LimitUnits: ptr(unitsText(spend.LimitUnits)), Currency: &currency, ResetPeriod: &period}
 	}
 	fields.LoggingPolicy = gatewayapi.LoggingPolicy{
 		StoreRequest: ptr(record.LoggingPolicy.StoreRequest), StoreResponse: ptr(record.LoggingPolicy.StoreResponse),
@@ -298,7 +300,7 @@ func stateOf(ctx context.Context, record *gatewayapi.ApiKey, prior apiKeyModel) 
 
 	next.SpendPolicy = types.ObjectNull(spendPolicyTypes)
 	if spend := fields.SpendPolicy; spend != nil {
-		limit := spend.LimitUnits
+		limit := deref(spend.LimitUnits)
 		var declared spendPolicyModel
 		if !prior.SpendPolicy.IsNull() && !prior.SpendPolicy.IsUnknown() {
 			diags.Append(prior.SpendPolicy.As(ctx, &declared, basetypes.ObjectAsOptions{})...)
@@ -436,10 +438,19 @@ func sameSpendPolicy(a, b *gatewayapi.SpendPolicy) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	return sameUnits(a.LimitUnits, b.LimitUnits) && sameJSON(a.Currency, b.Currency) && sameJSON(a.ResetPeriod, b.ResetPeriod)
+	return sameUnits(deref(a.LimitUnits), deref(b.LimitUnits)) && sameJSON(a.Windows, b.Windows) && sameJSON(a.Currency, b.Currency) && sameJSON(a.ResetPeriod, b.ResetPeriod)
 }
 
 func ptr[T any](value T) *T { return &value }
+
+// deref is the value a pointer points at, or the zero value for nil.
+func deref[T any](value *T) T {
+	if value == nil {
+		var zero T
+		return zero
+	}
+	return *value
+}
 
 func intOrNil(value types.Int64) *int {
 	if value.IsNull() || value.IsUnknown() {

@@ -25,8 +25,8 @@ func TestAnAmountOrInstantInAnotherSpellingIsNoChange(t *testing.T) {
 	at := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 	inParis := at.In(time.FixedZone("CET", 3600))
 	period := gatewayapi.SpendPolicyResetPeriodNever
-	declared := keyFields{Name: "k", State: "active", SpendPolicy: &gatewayapi.SpendPolicy{LimitUnits: "100.50", ResetPeriod: &period}, ExpiresAt: &inParis, Labels: map[string]string{}}
-	current := keyFields{Name: "k", State: "active", SpendPolicy: &gatewayapi.SpendPolicy{LimitUnits: "100.5", ResetPeriod: &period}, ExpiresAt: &at, Labels: map[string]string{}}
+	declared := keyFields{Name: "k", State: "active", SpendPolicy: &gatewayapi.SpendPolicy{LimitUnits: ptr("100.50"), ResetPeriod: &period}, ExpiresAt: &inParis, Labels: map[string]string{}}
+	current := keyFields{Name: "k", State: "active", SpendPolicy: &gatewayapi.SpendPolicy{LimitUnits: ptr("100.5"), ResetPeriod: &period}, ExpiresAt: &at, Labels: map[string]string{}}
 	if changed := changedFields(declared, current); len(changed) != 0 {
 		t.Fatalf("changedFields = %v; want none", changed)
 	}
@@ -50,7 +50,7 @@ func TestAPatchSendsOnlyTheChangedFieldsAndClearsARemovedPolicyWithNull(t *testi
 func TestACreateLeavesOutWhatTheGatewayDefaults(t *testing.T) {
 	period := gatewayapi.SpendPolicyResetPeriodNever
 	fields := keyFields{
-		Name: "k", State: "active", SpendPolicy: &gatewayapi.SpendPolicy{LimitUnits: "5", ResetPeriod: &period}, Labels: map[string]string{},
+		Name: "k", State: "active", SpendPolicy: &gatewayapi.SpendPolicy{LimitUnits: ptr("5"), ResetPeriod: &period}, Labels: map[string]string{},
 		LoggingPolicy: gatewayapi.LoggingPolicy{StoreRequest: ptr(false), StoreResponse: ptr(false), RetentionDays: ptr(30)},
 		ModelPolicy:   gatewayapi.ModelPolicy{Mode: ptr(gatewayapi.ModelPolicyModeAll), ModelIds: &[]string{}},
 	}

@@ -1,5 +1,6 @@
 import { AUDIT_GENESIS_HASH } from "@gateway-keys/contract";
 import type { SqlRunner } from "./sql-runner";
+import { spendWindowsColumn } from "../team-rows";
 import {
   auditEventFromRow,
   deliveryFromRow,
@@ -20,6 +21,7 @@ import {
 export interface AuditEventFilter {
   ownerId: string;
   keyId?: string;
+  teamId?: string;
   action?: string;
   /** Inclusive, ms. */
   from?: number;
@@ -88,10 +90,10 @@ export class EventTables {
 
   /** Appends an event and moves the owner's head to it (the caller holds the head: {@link lockAuditHead}). */
   async appendAuditEvent(event: StoredAuditEvent): Promise<void> {
-    const insert = `INSERT INTO audit_events (owner_id, seq, id, time, actor, action, key_id, webhook_id, version_before, version_after,
-        changes, idempotency_key, request_id, prev_hash, hash) VALUES (${placeholders(15)})`;
+    const insert = `INSERT INTO audit_events (owner_id, seq, id, time, actor, action, key_id, webhook_id, team_id, version_before, version_after,
+        changes, idempotency_key, request_id, prev_hash, hash) VALUES (${placeholders(16)})`;
     const values = [
-      event.ownerId, event.seq, event.id, event.time, JSON.stringify(event.actor), event.action, event.keyId, event.webhookId,
+      event.ownerId, event.seq, event.id, event.time, JSON.stringify(event.actor), event.action, event.keyId, event.webhookId, event.teamId ?? null,
       event.versionBefore, event.versionAfter, JSON.stringify(event.changes), event.idempotencyKey, event.requestId, event.prevHash, event.hash,
     ];
     const moveHead = "UPDATE audit_heads SET seq = ?, hash = ? WHERE owner_id = ?";
@@ -109,6 +111,7 @@ export class EventTables {
     const where = ["owner_id = ?", "seq < ?"];
     const params: unknown[] = [filter.ownerId, filter.beforeSeq];
     if (filter.keyId !== undefined) (where.push("key_id = ?"), params.push(filter.keyId));
+    if (filter.teamId !== undefined) (where.push("team_id = ?"), params.push(filter.teamId));
     if (filter.action !== undefined) (where.push("action = ?"), params.push(filter.action));
     if (filter.from !== undefined) (where.push("time >= ?"), params.push(filter.from));
     if (filter.to !== undefined) (where.push("time < ?"), params.push(filter.to));
@@ -289,9 +292,9 @@ export class EventTables {
   async alertCandidates(): Promise<AlertCandidate[]> {
     const rows = await this.#run.all<{
       id: string; owner_id: string; name: string; labels: string; expires_at: number | null; created_at: number; rotated_at: number | null;
-      spend_limit_micros: number | bigint | null; reset_period: string; alerts: string;
+      spend_limit_micros: number | bigint | null; reset_period: string; alerts: string; spend_windows: string | null;
     }>(
-      `SELECT id, owner_id, name, labels, expires_at, created_at, rotated_at, spend_limit_micros, reset_period, alerts
+      `SELECT id, owner_id, name, labels, expires_at, created_at, rotated_at, spend_limit_micros, reset_period, alerts, spend_windows
       FROM api_keys WHERE state <> 'revoked' AND (expires_at IS NOT NULL OR alerts <> '{}')`,
       [],
     );
@@ -306,6 +309,7 @@ export class EventTables {
       spendLimitMicros: row.spend_limit_micros === null ? null : BigInt(row.spend_limit_micros),
       resetPeriod: row.reset_period,
       alerts: JSON.parse(row.alerts) as AlertCandidate["alerts"],
+      spendWindows: row.spend_windows === null ? null : spendWindowsColumn.read(row.spend_windows),
     }));
   }
 }
