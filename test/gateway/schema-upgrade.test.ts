@@ -12,9 +12,10 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Turns a current database back into schema 7, the last one without extension secret_use. */
+/** Turns a current database back into schema 7, the last one without extension secret_use (and the request log's route, schema 9). */
 function downgradeToSchema7(db: DatabaseSync): void {
   db.exec(`
+    ALTER TABLE request_logs DROP COLUMN route;
     DROP INDEX api_keys_live_previous_secret;
     DROP TABLE secret_use;
     DROP TABLE secret_clients;
@@ -84,7 +85,7 @@ test("migrates a schema-2 database: old keys read with null extension fields, au
     const referenced = await account.create({ name: "new", clientReference: "ref-after-upgrade" });
     expect(referenced.body.clientReference).toBe("ref-after-upgrade");
     const version = new DatabaseSync(dbPath, { readOnly: true });
-    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 8 });
+    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 9 });
     version.close();
   } finally {
     await second.stop();
@@ -121,7 +122,7 @@ test("migrates a schema-7 database in place: a grace that already ended is recor
       { id: running.keyId, reason: null },
       { id: ended.keyId, reason: "expired" },
     ]);
-    expect(rows.prepare("PRAGMA user_version").get()).toEqual({ user_version: 8 });
+    expect(rows.prepare("PRAGMA user_version").get()).toEqual({ user_version: 9 });
     rows.close();
     // Use is tracked from the upgrade on: flushed, the new secret shows its request.
     await second.gateway.app.gateway.flushSecretUse();
