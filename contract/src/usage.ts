@@ -66,9 +66,10 @@ export const LogEntry = z.object({
   droppedFields: z.array(z.string()).default([]),
   /**
    * The route that answered (`provider/model` from the gateway's config, docs/operators/routing.md),
-   * as the `x-gateway-route` header named it; null when no route answered, or on a gateway older than the field.
+   * as the `x-gateway-route` header named it. Absent when no provider route answered (a built-in
+   * model, a failure) and on rows from before the field: an old row reads as it always did.
    */
-  route: z.string().nullable().default(null),
+  route: z.string().optional(),
 });
 export type LogEntry = z.infer<typeof LogEntry>;
 

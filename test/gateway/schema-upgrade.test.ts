@@ -12,9 +12,9 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Turns a current database back into schema 7, the last one without extension secret_use. */
+/** Turns a current database back into schema 7, the last one without extension secret_use (and the request log's route, schema 9). */
 function downgradeToSchema7(db: DatabaseSync): void {
-  // Schema 9 added teams.
+  // Schema 10 added teams.
   db.exec(`
     DROP TABLE teams;
     DROP TABLE team_spend_days;
@@ -25,6 +25,7 @@ function downgradeToSchema7(db: DatabaseSync): void {
     ALTER TABLE audit_events DROP COLUMN team_id;
   `);
   db.exec(`
+    ALTER TABLE request_logs DROP COLUMN route;
     DROP INDEX api_keys_live_previous_secret;
     DROP TABLE secret_use;
     DROP TABLE secret_clients;

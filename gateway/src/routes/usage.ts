@@ -83,7 +83,7 @@ function toWireLog(entry: StoredLogEntry): LogEntry {
     request: entry.requestInput === null ? null : { input: entry.requestInput },
     response: entry.responseText === null ? null : { text: entry.responseText },
     droppedFields: [...entry.droppedFields],
-    route: entry.route,
+    ...(entry.route !== null && { route: entry.route }),
   };
 }
 
