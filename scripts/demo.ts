@@ -20,7 +20,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as auto from "@pulumi/pulumi/automation/index.js";
-import { hintOf } from "@gateway-keys/contract";
+import { hintOf, spendWindowsOf } from "@gateway-keys/contract";
 import { startGateway, type RunningGateway } from "@gateway-keys/gateway";
 import { APIError, GatewayClient, outputText } from "@gateway-keys/sdk";
 import { EngineSandbox, REPO_ROOT, destroy, preview, setStackConfig, up } from "@gateway-keys/testkit/engine";
@@ -141,8 +141,9 @@ async function main(): Promise<void> {
     check(changed.keyId === first.keyId && changed.secret === first.secret, "the key and its secret stay");
     check(changed.version === 2, "the version went from 1 to 2");
     const live = await client.apiKeys.get(first.keyId);
-    check(live.spendPolicy?.limitUnits === "250", "the gateway caps the key at 250 units");
-    detail(`up       version 1 -> 2, same key and secret; the gateway caps it at ${live.spendPolicy.limitUnits} units`);
+    const [cap] = spendWindowsOf(live.spendPolicy);
+    check(cap?.limitUnits === "250", "the gateway caps the key at 250 units");
+    detail(`up       version 1 -> 2, same key and secret; the gateway caps it at ${cap!.limitUnits} units`);
 
     begin("5", "rotation: pulumi config set rotation 2");
     await setStackConfig(engine, { plain: { [`${PROJECT}:rotation`]: "2" } });

@@ -117,6 +117,36 @@ export type PreviousSecretUse = z.infer<typeof PreviousSecretUse>;
 
 // The rule lives in a module without zod, so the console bundles it without the schemas.
 
+const TEAM_ID_MESSAGE = "expected a team id such as team_0r4B9TXiCfin7DT82uB3";
+/** The id of a team: `team_` and 20 base62 characters (1 to 60 accepted). */
+export const TeamId = z.string({ error: TEAM_ID_MESSAGE }).regex(/^team_[A-Za-z0-9]{1,60}$/, { error: TEAM_ID_MESSAGE });
+export type TeamId = z.infer<typeof TeamId>;
+
+/** One window of a spend policy as a gateway returns it. */
+const SpendWindowLimitRecord = z.object({ limitUnits: ReadUnits, resetPeriod: looseEnum(RESET_PERIODS).default("never") });
+
+/**
+ * A spend policy (of a key or a team) as a gateway returns it, read loosely: the windows form
+ * `{ currency, windows }` or the single-window form `{ limitUnits, currency, resetPeriod }`.
+ * `spendWindowsOf` lists the windows of either.
+ */
+export const SpendPolicyRecord = z.union([
+  z.object({ currency: looseEnum(CURRENCIES), windows: z.array(SpendWindowLimitRecord) }),
+  z.object({ limitUnits: ReadUnits, currency: looseEnum(CURRENCIES), resetPeriod: looseEnum(RESET_PERIODS).default("never") }),
+]);
+export type SpendPolicyRecord = z.infer<typeof SpendPolicyRecord>;
+
+/** One window of a spend policy now: its limit and period, what it spent, and when it began and starts again. */
+export const SpendWindowState = z.object({
+  limitUnits: ReadUnits,
+  resetPeriod: looseEnum(RESET_PERIODS),
+  spentUnits: ReadUnits,
+  startedAt: Timestamp,
+  /** When the window starts again (and its spend is counted from zero); null for a lifetime cap. */
+  resetsAt: Timestamp.nullable(),
+});
+export type SpendWindowState = z.infer<typeof SpendWindowState>;
+
 /**
  * A regular API key as the account API returns it. Unknown extra fields are stripped, and an enum
  * value a newer gateway adds reads as `Unrecognized`, so a client keeps working; amounts of credits
@@ -132,9 +162,7 @@ export const ApiKey = z.object({
   /** Prefix and last four characters of the current secret; the secret itself is never returned again. */
   hint: z.string(),
   // Read loosely: what a gateway returns is what the key is, even outside today's input bounds.
-  spendPolicy: z
-    .object({ limitUnits: ReadUnits, currency: looseEnum(CURRENCIES), resetPeriod: looseEnum(RESET_PERIODS).default("never") })
-    .nullable(),
+  spendPolicy: SpendPolicyRecord.nullable(),
   loggingPolicy: z.object({ storeRequest: z.boolean(), storeResponse: z.boolean(), retentionDays: z.number().int() }),
   modelPolicy: z.object({ mode: looseEnum(MODEL_POLICY_MODES), modelIds: z.array(z.string()) }),
   /** Requests and tokens per minute, requests in flight; null: no rate limit. */
@@ -163,6 +191,13 @@ export const ApiKey = z.object({
     .object({ startedAt: Timestamp, resetsAt: Timestamp.nullable(), spentUnits: ReadUnits })
     .nullable()
     .default(null),
+  /**
+   * Every window of the spend policy now, in the policy's order (empty without a policy): what each
+   * allows, what it spent and when it starts again. `spendWindow` above is the first of them.
+   */
+  spendWindows: z.array(SpendWindowState).default([]),
+  /** The team the key belongs to, whose spend, rate and model limits it shares; null for none. */
+  teamId: z.string().nullable().default(null),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   rotatedAt: Timestamp.nullable(),
@@ -209,6 +244,8 @@ export const CreateApiKeyRequest = z.strictObject({
   ...KeyPolicies.shape,
   /** Extension `client_reference`: see {@link ClientReference}. */
   clientReference: ClientReference.optional(),
+  /** The owner's team the key joins; missing or null: none. */
+  teamId: TeamId.nullable().optional(),
 });
 export type CreateApiKeyRequest = z.input<typeof CreateApiKeyRequest>;
 export type CreateApiKeyParams = z.output<typeof CreateApiKeyRequest>;
@@ -218,6 +255,8 @@ export const KeyChanges = z.strictObject({
   name: KeyName.optional(),
   state: SettableKeyState.optional(),
   ...KeyPolicyChanges.shape,
+  /** Moves the key to another of the owner's teams; null takes it out of its team. */
+  teamId: TeamId.nullable().optional(),
 });
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { KeyId, Timestamp } from "./api-key";
+import { KeyId, TeamId, Timestamp } from "./api-key";
 import { ListQuery } from "./list";
 import { looseEnum } from "./reading";
 
@@ -14,7 +14,8 @@ export const AUDIT_ACTOR_KINDS = ["provisioning_key", "console", "person", "syst
 /**
  * What an audit event records. Key lifecycle: `create`, `update` (PATCH), `rotate`, `revoke`, and
  * the gateway's own `previous_secret_in_use` (the warning sent) and `previous_secret_retired`;
- * `console_sign_in`; and the webhook endpoints' own changes. Each is also the webhook event type
+ * `console_sign_in`; the webhook endpoints' and the teams' own changes (a key joining or leaving a
+ * team is an `update` of the key, `teamId` among its changes). Each is also the webhook event type
  * `audit.<action>` (see {@link WEBHOOK_EVENT_TYPES}).
  */
 export const AUDIT_ACTIONS = [
@@ -29,6 +30,9 @@ export const AUDIT_ACTIONS = [
   "webhook_update",
   "webhook_rotate_secret",
   "webhook_delete",
+  "team_create",
+  "team_update",
+  "team_delete",
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS, { error: `expected one of ${AUDIT_ACTIONS.join(", ")}` });
 export type AuditAction = z.infer<typeof AuditAction>;
@@ -67,6 +71,8 @@ export const AuditEvent = z.object({
   keyId: z.string().nullable(),
   /** The webhook endpoint changed, or null. */
   webhookId: z.string().nullable(),
+  /** The team changed, or null (a key moving between teams names its teams in `changes.teamId`). */
+  teamId: z.string().nullable().default(null),
   /** The resource's version before the change (null on create) and after it (null when it is gone). */
   versionBefore: z.number().int().nullable(),
   versionAfter: z.number().int().nullable(),
@@ -91,6 +97,7 @@ const TIME_MESSAGE = "expected an ISO 8601 date and time with a zone, e.g. 2027-
 export const AuditEventsQuery = z.strictObject({
   ...ListQuery.shape,
   keyId: KeyId.optional(),
+  teamId: TeamId.optional(),
   action: AuditAction.optional(),
   from: z.string({ error: TIME_MESSAGE }).datetime({ offset: true, error: TIME_MESSAGE }).optional(),
   to: z.string({ error: TIME_MESSAGE }).datetime({ offset: true, error: TIME_MESSAGE }).optional(),

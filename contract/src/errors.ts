@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   /** The key's `expiresAt` has passed; its owner can extend it with PATCH. */
   key_expired: "authentication_error",
   spend_limit_reached: "spend_limit_error",
+  /** A window of the key's team's spend policy is spent: `teamId`, `resetPeriod` and `resetsAt` say which and until when. */
+  team_budget_exceeded: "spend_limit_error",
   wrong_key_kind: "permission_error",
   missing_scope: "permission_error",
   model_not_allowed: "permission_error",
@@ -40,17 +42,22 @@ export const ERROR_CODES = {
   key_sign_in_disabled: "permission_error",
   key_not_found: "not_found_error",
   webhook_not_found: "not_found_error",
+  team_not_found: "not_found_error",
   route_not_found: "not_found_error",
   model_not_found: "not_found_error",
   conflict: "conflict_error",
   key_revoked: "conflict_error",
   idempotency_in_flight: "conflict_error",
   client_reference_in_use: "conflict_error",
+  /** A team is deleted only without keys: `keyIds` names some of those it still has. */
+  team_not_empty: "conflict_error",
   idempotency_key_reused: "idempotency_error",
   payload_too_large: "payload_too_large_error",
   rate_limited: "rate_limit_error",
   /** The key's `rateLimitPolicy` refused the request (requests or tokens per minute, or requests in flight); see `Retry-After`. */
   key_rate_limited: "rate_limit_error",
+  /** The key's team's `rateLimitPolicy` refused the request (its keys together); `teamId` names it; see `Retry-After`. */
+  team_rate_limited: "rate_limit_error",
   internal_error: "api_error",
   /** A provider refused the request itself (400, 404, 413, 422): its status and message, passed on. */
   upstream_rejected: "invalid_request_error",
@@ -70,7 +77,7 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /**
- * The one error body every endpoint returns: `{ "error": { type, code, message, param, currentVersion?, keyId? } }`
+ * The one error body every endpoint returns: `{ "error": { type, code, message, param, currentVersion?, keyId?, teamId?, … } }`
  * (OpenAI's error shape: `param` is always present, `null` when no one field is to blame).
  */
 export const ErrorEnvelope = z.object({
@@ -84,6 +91,13 @@ export const ErrorEnvelope = z.object({
     currentVersion: z.number().int().optional(),
     /** On `client_reference_in_use`: the key that holds the reference. */
     keyId: z.string().optional(),
+    /** On a refusal by a team's limits (`team_budget_exceeded`, `team_rate_limited`, `model_not_allowed`) and on `team_not_empty`: the team. */
+    teamId: z.string().optional(),
+    /** On `team_not_empty`: keys still in the team (up to ten). */
+    keyIds: z.array(z.string()).optional(),
+    /** On `spend_limit_reached` and `team_budget_exceeded`: the spent window's reset period, and when it starts again (null for a lifetime cap). */
+    resetPeriod: z.string().optional(),
+    resetsAt: z.string().nullable().optional(),
   }),
 });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;

@@ -9,6 +9,7 @@ export * from "./label-selector";
 export * from "./secret-use-rule";
 export * from "./key-alerts";
 export * from "./webhooks";
+export * from "./teams";
 export * from "./canonical-json";
 export * from "./credentials";
 export * from "./errors";

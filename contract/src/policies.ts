@@ -56,13 +56,98 @@ export const RESET_PERIODS = ["never", "daily", "weekly", "monthly"] as const;
 export const ResetPeriod = z.enum(RESET_PERIODS, { error: 'expected "never", "daily", "weekly" or "monthly"' });
 export type ResetPeriod = z.infer<typeof ResetPeriod>;
 
-/** Spending cap of a key, in credits, for its lifetime or for each calendar window. */
-export const SpendPolicy = z.strictObject({
+/** How many windows one spend policy may hold (one per reset period at most). */
+export const SPEND_WINDOWS_MAX = 4;
+
+const Currency = z.enum(CURRENCIES, { error: 'expected "unit" (the gateway\'s credit unit)' });
+
+/** One window of a spend policy: a cap of credits that starts again at each `resetPeriod` boundary. */
+export const SpendWindowLimit = z.strictObject({
   limitUnits: LimitUnits,
-  currency: z.enum(CURRENCIES, { error: 'expected "unit" (the gateway\'s credit unit)' }).default("unit"),
   resetPeriod: ResetPeriod.default("never"),
 });
+export type SpendWindowLimit = z.output<typeof SpendWindowLimit>;
+
+/** A spend policy of one window, as the seed writes it: `{ limitUnits, currency, resetPeriod }`. */
+export interface SingleWindowSpendPolicy {
+  limitUnits: string;
+  currency: (typeof CURRENCIES)[number];
+  resetPeriod: ResetPeriod;
+}
+/** A spend policy of two to four windows, each enforced: `{ currency, windows: [...] }`, ordered as {@link RESET_PERIODS}. */
+export interface MultiWindowSpendPolicy {
+  currency: (typeof CURRENCIES)[number];
+  windows: SpendWindowLimit[];
+}
+
+/** Puts windows in their one order, {@link RESET_PERIODS}' (never, daily, weekly, monthly). */
+export function orderSpendWindows<Window extends { resetPeriod: string }>(windows: readonly Window[]): Window[] {
+  const rank = (period: string) => {
+    const index = (RESET_PERIODS as readonly string[]).indexOf(period);
+    return index === -1 ? RESET_PERIODS.length : index;
+  };
+  return [...windows].sort((a, b) => rank(a.resetPeriod) - rank(b.resetPeriod));
+}
+
+/**
+ * Spending cap of a key or a team, in credits. The single-window form `{ limitUnits, currency,
+ * resetPeriod }` caps the key's lifetime or each calendar window; the windows form `{ currency,
+ * windows: [{ limitUnits, resetPeriod }, …] }` holds 1 to 4 windows of distinct reset periods, all
+ * enforced together (e.g. 50 a day and 1,000 a month). One window in the windows form reads back in
+ * the single form; two or more read back ordered never, daily, weekly, monthly.
+ */
+export const SpendPolicy = z
+  .strictObject({
+    limitUnits: LimitUnits.optional(),
+    currency: Currency.default("unit"),
+    resetPeriod: ResetPeriod.optional(),
+    windows: z
+      .array(SpendWindowLimit, { error: 'expected an array of windows such as [{ "limitUnits": "50", "resetPeriod": "daily" }]' })
+      .min(1, { error: "must hold at least one window" })
+      .max(SPEND_WINDOWS_MAX, { error: `must hold at most ${SPEND_WINDOWS_MAX} windows` })
+      .optional(),
+  })
+  .superRefine((policy, ctx) => {
+    if (policy.windows === undefined) {
+      if (policy.limitUnits === undefined) {
+        ctx.addIssue({ code: "custom", path: ["limitUnits"], message: 'expected a decimal string such as "100" (or "windows": [...] for several windows)' });
+      }
+      return;
+    }
+    for (const field of ["limitUnits", "resetPeriod"] as const) {
+      if (policy[field] !== undefined) {
+        ctx.addIssue({ code: "custom", path: [field], message: "must not be set beside windows: give each window its own limitUnits and resetPeriod" });
+      }
+    }
+    const seen = new Set<string>();
+    policy.windows.forEach((window, index) => {
+      if (seen.has(window.resetPeriod)) {
+        ctx.addIssue({ code: "custom", path: ["windows", index, "resetPeriod"], message: `must differ between windows: "${window.resetPeriod}" is repeated` });
+      }
+      seen.add(window.resetPeriod);
+    });
+  })
+  .transform((policy): SingleWindowSpendPolicy | MultiWindowSpendPolicy => {
+    if (policy.windows === undefined) return { limitUnits: policy.limitUnits!, currency: policy.currency, resetPeriod: policy.resetPeriod ?? "never" };
+    if (policy.windows.length === 1) return { ...policy.windows[0]!, currency: policy.currency };
+    return { currency: policy.currency, windows: orderSpendWindows(policy.windows) };
+  });
 export type SpendPolicy = z.output<typeof SpendPolicy>;
+export type SpendPolicyInput = z.input<typeof SpendPolicy>;
+
+/**
+ * The windows of a spend policy in their one order, whichever form it was written or read in: the
+ * one list every consumer (enforcement, records, alerts, providers) reads. None for no policy.
+ * @example spendWindowsOf({ limitUnits: "100", currency: "unit", resetPeriod: "never" }) // [{ limitUnits: "100", resetPeriod: "never" }]
+ */
+export function spendWindowsOf<Period extends string = ResetPeriod>(
+  policy: { limitUnits?: string; resetPeriod?: Period; windows?: readonly { limitUnits: string; resetPeriod: Period }[] } | null | undefined,
+): { limitUnits: string; resetPeriod: Period }[] {
+  if (!policy) return [];
+  if (policy.windows !== undefined) return orderSpendWindows(policy.windows.map(({ limitUnits, resetPeriod }) => ({ limitUnits, resetPeriod })));
+  if (policy.limitUnits === undefined) return [];
+  return [{ limitUnits: policy.limitUnits, resetPeriod: policy.resetPeriod ?? ("never" as Period) }];
+}
 
 /** What the gateway stores about requests made with a key, and for how long. */
 export const LoggingPolicy = z.strictObject({

@@ -15,6 +15,7 @@ import { ResponseObject, ResponsesRequest } from "./model-api/responses";
 import { Principal } from "./principal";
 import { KeyPathParams, ModelPathParams, NoQuery } from "./route-inputs";
 import type { Scope } from "./scopes";
+import { CreateTeamRequest, DeletedTeam, DeleteTeamRequest, Team, TeamPathParams, UpdateTeamRequest } from "./teams";
 import {
   CreateWebhookRequest,
   DeletedWebhook,
@@ -79,6 +80,8 @@ export const ApiKeyList = ListPage(ApiKey);
 export const ModelList = ListPage(Model);
 /** A page of audit events, newest first. */
 export const AuditEventList = ListPage(AuditEvent);
+/** A page of teams, oldest first. */
+export const TeamList = ListPage(Team);
 /** A page of webhook endpoints, oldest first. */
 export const WebhookList = ListPage(Webhook);
 /** A page of one endpoint's deliveries, newest first. */
@@ -209,6 +212,39 @@ export const ROUTES = {
     params: WebhookPathParams,
     query: ListQuery,
     answer: ok(WebhookDeliveryList),
+  },
+  /** Teams of the owner, oldest first. */
+  listTeams: { method: "GET", path: "/v1/account/teams", auth: provisioning("keys:read"), query: ListQuery, answer: ok(TeamList) },
+  createTeam: {
+    method: "POST",
+    path: "/v1/account/teams",
+    auth: provisioning("keys:write"),
+    idempotent: true,
+    query: NoQuery,
+    body: CreateTeamRequest,
+    answer: { status: 201, schema: Team },
+  },
+  getTeam: { method: "GET", path: "/v1/account/teams/:teamId", auth: provisioning("keys:read"), params: TeamPathParams, query: NoQuery, answer: ok(Team) },
+  updateTeam: {
+    method: "PATCH",
+    path: "/v1/account/teams/:teamId",
+    auth: provisioning("keys:write"),
+    idempotent: true,
+    params: TeamPathParams,
+    query: NoQuery,
+    body: UpdateTeamRequest,
+    answer: ok(Team),
+  },
+  /** Refused with 409 `team_not_empty` while keys are in the team. */
+  deleteTeam: {
+    method: "DELETE",
+    path: "/v1/account/teams/:teamId",
+    auth: provisioning("keys:write"),
+    idempotent: true,
+    params: TeamPathParams,
+    query: NoQuery,
+    body: DeleteTeamRequest,
+    answer: ok(DeletedTeam),
   },
   /** Extension `whoami`. */
   whoami: { method: "GET", path: "/v1/account/whoami", auth: provisioning("any"), query: NoQuery, answer: ok(Principal) },

@@ -7,19 +7,23 @@ import {
   RotateApiKeyRequest,
   SecretClient,
   SecretUse,
+  SpendPolicyRecord,
+  SpendWindowState,
   UpdateApiKeyRequest,
   VersionedRequest,
 } from "./api-key";
 import { ErrorEnvelope } from "./errors";
 import { Model } from "./models";
-import { LoggingPolicy, ModelPolicy, RateLimitPolicy, SpendPolicy } from "./policies";
+import { LoggingPolicy, ModelPolicy, RateLimitPolicy, SpendPolicy, SpendWindowLimit } from "./policies";
 import { Principal } from "./principal";
 import { AuditEvent, AuditVerification } from "./audit";
 import { BulkRotateRequest, BulkRotation } from "./bulk-rotation";
-import { AuditEventList, ApiKeyList, ModelList, WebhookDeliveryList, WebhookList } from "./routes";
+import { AuditEventList, ApiKeyList, ModelList, TeamList, WebhookDeliveryList, WebhookList } from "./routes";
+import { CreateTeamRequest, DeletedTeam, DeleteTeamRequest, Team, UpdateTeamRequest } from "./teams";
 import {
   AuditWebhookEvent,
   BudgetThresholdEvent,
+  TeamBudgetThresholdEvent,
   CreateWebhookRequest,
   DeletedWebhook,
   KeyExpiredEvent,
@@ -53,6 +57,9 @@ const NAMED_SCHEMAS = {
   PreviousSecretUse,
   SecretClient,
   SpendPolicy,
+  SpendWindowLimit,
+  SpendPolicyRecord,
+  SpendWindowState,
   LoggingPolicy,
   ModelPolicy,
   RateLimitPolicy,
@@ -63,6 +70,12 @@ const NAMED_SCHEMAS = {
   AuditEvent,
   AuditEventList,
   AuditVerification,
+  Team,
+  TeamList,
+  CreateTeamRequest,
+  UpdateTeamRequest,
+  DeleteTeamRequest,
+  DeletedTeam,
   Webhook,
   WebhookWithSecret,
   WebhookList,
@@ -74,6 +87,7 @@ const NAMED_SCHEMAS = {
   WebhookDeliveryList,
   // The event catalog: each payload a webhook endpoint receives, named so the document lists them.
   BudgetThresholdEvent,
+  TeamBudgetThresholdEvent,
   KeyExpiringEvent,
   KeyExpiredEvent,
   RotationDueEvent,

@@ -2,7 +2,9 @@ import { z } from "zod";
 import { GracePeriodSeconds, KeyVersion, PREVIOUS_SECRET_RETIRE_REASONS, SecretClient, Timestamp } from "./api-key";
 import { AUDIT_ACTIONS, AuditEvent } from "./audit";
 import { Labels } from "./policies";
+import { RESET_PERIODS } from "./policies";
 import { looseEnum, ReadUnits } from "./reading";
+import { TeamSubject } from "./teams";
 
 /** Bounds of webhook endpoints (docs/api/audit-and-webhooks.md#webhook-endpoints records them). */
 export const WEBHOOK_LIMITS = {
@@ -25,8 +27,11 @@ export const KEY_ALERT_EVENT_TYPES = [
   "key.previous_secret_in_use",
   "key.previous_secret_retired",
 ] as const;
+/** Event types about a team: a window of its spend policy passed one of its thresholds. */
+export const TEAM_ALERT_EVENT_TYPES = ["team.budget_threshold"] as const;
 export const WEBHOOK_EVENT_TYPES = [
   ...KEY_ALERT_EVENT_TYPES,
+  ...TEAM_ALERT_EVENT_TYPES,
   ...AUDIT_ACTIONS.map((action) => `audit.${action}` as const),
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -157,6 +162,21 @@ export const BudgetThresholdData = KeySubject.extend({
   windowStartedAt: Timestamp,
   /** When the window ends and the thresholds re-arm; null for a lifetime cap. */
   windowResetsAt: Timestamp.nullable(),
+  /** Which window of the spend policy crossed (a policy may hold several); a gateway before several windows sends nothing. */
+  resetPeriod: looseEnum(RESET_PERIODS).optional(),
+});
+/**
+ * `data` of `team.budget_threshold`: what the team's keys spent together in one window of the
+ * team's spend policy passed `threshold` × `limitUnits`; sent once per window per threshold, by
+ * whichever gateway process saw the crossing first.
+ */
+export const TeamBudgetThresholdData = TeamSubject.extend({
+  threshold: z.number(),
+  limitUnits: ReadUnits,
+  spentUnits: ReadUnits,
+  resetPeriod: looseEnum(RESET_PERIODS),
+  windowStartedAt: Timestamp,
+  windowResetsAt: Timestamp.nullable(),
 });
 /** `data` of `key.expiring`: the key stops authenticating at `expiresAt`, within its `expiryWarningSeconds`. */
 export const KeyExpiringData = KeySubject.extend({ expiresAt: Timestamp, expiryWarningSeconds: z.number().int() });
@@ -196,6 +216,7 @@ function eventOf<Type extends string, Data extends z.ZodType>(type: Type, data: 
   return z.object({ id: z.string(), type: z.literal(type), timestamp: Timestamp, data });
 }
 export const BudgetThresholdEvent = eventOf("key.budget_threshold", BudgetThresholdData);
+export const TeamBudgetThresholdEvent = eventOf("team.budget_threshold", TeamBudgetThresholdData);
 export const KeyExpiringEvent = eventOf("key.expiring", KeyExpiringData);
 export const KeyExpiredEvent = eventOf("key.expired", KeyExpiredData);
 export const RotationDueEvent = eventOf("key.rotation_due", RotationDueData);
@@ -212,6 +233,7 @@ export const AuditWebhookEvent = z.object({
 /** Any event an endpoint receives, told apart by `type`. */
 export const WebhookEvent = z.union([
   BudgetThresholdEvent,
+  TeamBudgetThresholdEvent,
   KeyExpiringEvent,
   KeyExpiredEvent,
   RotationDueEvent,

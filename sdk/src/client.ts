@@ -25,6 +25,7 @@ import { parseAnswer, tryJson } from "./internal/parse";
 import { redact } from "./internal/redact";
 import { ApiKeys } from "./resources/api-keys";
 import { AuditEvents } from "./resources/audit-events";
+import { Teams } from "./resources/teams";
 import { Webhooks } from "./resources/webhooks";
 import { Logs } from "./resources/logs";
 import { AccountMetrics } from "./resources/metrics";
@@ -104,6 +105,8 @@ export class GatewayClient implements RequestClient {
   readonly auditEvents: AuditEvents;
   /** Webhook endpoints and their deliveries. */
   readonly webhooks: Webhooks;
+  /** Teams: spend, rate and model limits shared by their keys. */
+  readonly teams: Teams;
   /** Model requests, with a regular key. */
   readonly responses: Responses;
 
@@ -145,6 +148,7 @@ export class GatewayClient implements RequestClient {
     this.logs = new Logs(this);
     this.auditEvents = new AuditEvents(this);
     this.webhooks = new Webhooks(this);
+    this.teams = new Teams(this);
     this.models = new Models(this);
     this.responses = new Responses(this);
   }
@@ -332,6 +336,7 @@ export class GatewayClient implements RequestClient {
       throw APIError.generate(outcome.status, json.ok ? json.value : undefined, {
         request,
         keyId: spec.keyId,
+        teamId: spec.teamId,
         expectedVersion: spec.expectedVersion,
         retryAfterMs: context.retryAfterMs,
         requestId,

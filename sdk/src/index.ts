@@ -47,6 +47,7 @@ export { ApiKeys } from "./resources/api-keys";
 export { Logs, type LogsListQuery } from "./resources/logs";
 export { AuditEvents, type AuditEventsListQuery } from "./resources/audit-events";
 export { Webhooks } from "./resources/webhooks";
+export { Teams } from "./resources/teams";
 export { AccountMetrics } from "./resources/metrics";
 export { Models } from "./resources/models";
 export { Responses, outputText, type CreateResponseRequest } from "./resources/responses";
@@ -72,6 +73,13 @@ export type {
   ResponseObject,
   ResponsesRequest,
   SpendPolicy,
+  SpendPolicyInput,
+  SpendWindowState,
+  Team,
+  CreateTeamRequest,
+  UpdateTeamRequest,
+  DeleteTeamRequest,
+  DeletedTeam,
   UpdateApiKeyRequest,
   UsageSummary,
   RotateApiKeyRequest,

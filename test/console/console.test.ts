@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { withChecksum, type ApiKey, type AuditEvent, type ListPage, type LogEntry, type UsageSummary } from "@gateway-keys/contract";
+import { spendWindowsOf, withChecksum, type ApiKey, type AuditEvent, type ListPage, type LogEntry, type UsageSummary } from "@gateway-keys/contract";
 import { launchChromium } from "@gateway-keys/testkit/browser";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call, respond } from "../gateway/helpers";
@@ -102,7 +102,7 @@ describeWithBrowser("the web console", () => {
       expect(await row.locator("td").first().locator("a").textContent()).toBe(key.name);
       expect(await row.locator(".badge").textContent()).toBe(stateOf(key));
       const spent = key.spendWindow!.spentUnits;
-      expect(await row.locator("td").nth(3).textContent()).toContain(key.spendPolicy ? `${spent} / ${key.spendPolicy.limitUnits}` : `${spent} spent, no limit`);
+      expect(await row.locator("td").nth(3).textContent()).toContain(key.spendPolicy ? `${spent} / ${spendWindowsOf(key.spendPolicy)[0]!.limitUnits}` : `${spent} spent, no limit`);
       const labels = Object.entries(key.labels).map(([name, value]) => `${name}=${value}`);
       expect(await row.locator("td").nth(2).textContent()).toBe(labels.length > 0 ? labels.join("") : "—");
     }

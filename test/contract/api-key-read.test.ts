@@ -34,7 +34,7 @@ describe("ApiKey (the read schema)", () => {
 
   it("reads amounts of credits in their canonical spelling", () => {
     const key = ApiKey.parse(record);
-    expect(key.spendPolicy?.limitUnits).toBe("100.5");
+    expect(key.spendPolicy).toMatchObject({ limitUnits: "100.5" });
     expect(key.spentUnits).toBe("2.5");
   });
 

@@ -1,4 +1,4 @@
-import { hintOf } from "@gateway-keys/contract";
+import { hintOf, spendWindowsOf } from "@gateway-keys/contract";
 import {
   ApiKeyInputs,
   createApiKeyProvider,
@@ -54,7 +54,8 @@ describe("ApiKey diff", () => {
   it("reports no change for a state written before key policies (no resetPeriod, labels, expiry or rate limits in it)", async () => {
     const { id, stored, desired } = await storedKey();
     const { labels: _labels, expired: _expired, ...older } = stored;
-    const olderState = { ...older, spendPolicy: { limitUnits: stored.spendPolicy!.limitUnits, currency: stored.spendPolicy!.currency } } as StoredKey;
+    const [window] = spendWindowsOf(stored.spendPolicy);
+    const olderState = { ...older, spendPolicy: { limitUnits: window!.limitUnits, currency: stored.spendPolicy!.currency } } as StoredKey;
     expect(await provider.diff(id, olderState, desired)).toMatchObject({ changes: false, replaces: [] });
     // And a real change is still one.
     expect(await provider.diff(id, olderState, { ...desired, labels: { team: "a" } })).toMatchObject({ changes: true });

@@ -1,6 +1,6 @@
 import type { ApiKey, ListPage, LogEntry, UsageTimeline } from "@gateway-keys/contract";
 import { Chart } from "../components/chart";
-import { SpendBar } from "../components/spend-bar";
+import { firstLimitOf, SpendBar } from "../components/spend-bar";
 import { Secrets } from "../components/secrets";
 import { Labels, StateBadge } from "../components/state";
 import { Table } from "../components/table";
@@ -57,7 +57,7 @@ export function KeyPage({ view }: { view: KeyView }) {
         <dl class="policies">
           <Policy name="Spend">
             <SpendBar apiKey={key} />
-            {key.spendPolicy ? ` per ${key.spendPolicy.resetPeriod === "never" ? "lifetime" : key.spendPolicy.resetPeriod} window` : ""}
+            {firstLimitOf(key) ? ` per ${firstLimitOf(key)!.resetPeriod === "never" ? "lifetime" : firstLimitOf(key)!.resetPeriod} window` : ""}
             {key.spendWindow?.resetsAt ? `, resets ${dateTime(key.spendWindow.resetsAt)}` : ""}; {units(key.spentUnits)} over its life
           </Policy>
           <Policy name="Rate limits">

@@ -1,6 +1,6 @@
 import type { ApiKey, UsageSummary } from "@gateway-keys/contract";
 import { useMemo, useState } from "preact/hooks";
-import { SpendBar } from "../components/spend-bar";
+import { firstLimitOf, SpendBar } from "../components/spend-bar";
 import { Labels, StateBadge, stateOf } from "../components/state";
 import { dateTime, managedBy, relative, share } from "../format";
 
@@ -25,7 +25,7 @@ function sortValue(key: ApiKey, by: SortKey): string | number {
     case "state":
       return stateOf(key);
     case "spend":
-      return key.spendPolicy ? share(key.spendWindow?.spentUnits ?? key.spentUnits, key.spendPolicy.limitUnits) : -1;
+      return key.spendPolicy ? share(key.spendWindow?.spentUnits ?? key.spentUnits, firstLimitOf(key)!.limitUnits) : -1;
     case "resets":
       return key.spendWindow?.resetsAt ?? "~";
     case "expires":

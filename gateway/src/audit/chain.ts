@@ -54,6 +54,7 @@ export function toWireAuditEvent(event: StoredAuditEvent): AuditEvent {
     action: event.action as AuditEvent["action"],
     keyId: event.keyId,
     webhookId: event.webhookId,
+    teamId: null,
     versionBefore: event.versionBefore,
     versionAfter: event.versionAfter,
     changes: event.changes,

@@ -7,6 +7,7 @@ import {
   type ApiKey,
   type ApiKeyWithSecret,
   type CreateApiKeyParams,
+  type SpendPolicy,
   type UpdateApiKeyParams,
 } from "@gateway-keys/contract";
 import { hashesEqual, newId, newSecret, sha256 } from "../crypto";
@@ -47,6 +48,7 @@ export function isExpired(key: Pick<StoredApiKey, "expiresAt">, now: number): bo
 export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: number, figures: SecretFiguresByHash = new Map()): Promise<ApiKey> {
   const window = spendWindowOf(key.resetPeriod, now, key.createdAt);
   const lifetime = key.resetPeriod === "never";
+  const windowSpent = formatUnits(lifetime ? key.spentMicros : await spend.spentSince(key.id, window.start));
   return {
     object: "api_key",
     keyId: key.id,
@@ -68,8 +70,13 @@ export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: numb
     spendWindow: {
       startedAt: iso(window.startedAt),
       resetsAt: isoOrNull(window.endsAt),
-      spentUnits: formatUnits(lifetime ? key.spentMicros : await spend.spentSince(key.id, window.start)),
+      spentUnits: windowSpent,
     },
+    spendWindows:
+      key.spendLimitMicros === null
+        ? []
+        : [{ limitUnits: formatUnits(key.spendLimitMicros), resetPeriod: key.resetPeriod, spentUnits: windowSpent, startedAt: iso(window.startedAt), resetsAt: isoOrNull(window.endsAt) }],
+    teamId: null,
     createdAt: iso(key.createdAt),
     updatedAt: iso(key.updatedAt),
     rotatedAt: isoOrNull(key.rotatedAt),
@@ -94,6 +101,20 @@ export async function toWireKeyWithSecret(
   return { ...(await toWireKey(spend, key, now, figures)), secret };
 }
 
+/** A key's spend policy as its record stores it. */
+function storedSpendPolicy(policy: SpendPolicy | null | undefined): Pick<StoredApiKey, "spendLimitMicros" | "resetPeriod"> {
+  if (!policy) return { spendLimitMicros: null, resetPeriod: "never" };
+  if ("windows" in policy) {
+    throw new GatewayError("validation_failed", "spendPolicy.windows: this gateway does not store several windows on a key yet; send one window.", { param: "spendPolicy.windows" });
+  }
+  return { spendLimitMicros: parseUnits(policy.limitUnits), resetPeriod: policy.resetPeriod };
+}
+
+function refuseTeam(teamId: string | null | undefined): Record<string, never> {
+  if (teamId) throw new GatewayError("validation_failed", "teamId: this gateway does not have teams yet.", { param: "teamId" });
+  return {};
+}
+
 /** A new key and its secret, ready to insert. */
 export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: number): { key: NewApiKey; secret: string } {
   const secret = newSecret("regular");
@@ -108,8 +129,8 @@ export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: numb
       version: 1,
       secretHash: sha256(secret),
       hint: hintOf(secret),
-      spendLimitMicros: params.spendPolicy ? parseUnits(params.spendPolicy.limitUnits) : null,
-      resetPeriod: params.spendPolicy?.resetPeriod ?? "never",
+      ...storedSpendPolicy(params.spendPolicy),
+      ...refuseTeam(params.teamId),
       rateLimitPolicy: params.rateLimitPolicy ?? null,
       // Checked to be in the future by the create itself (assertFutureExpiry), after a replay would have answered.
       expiresAt: params.expiresAt ? Date.parse(params.expiresAt) : null,
@@ -226,8 +247,10 @@ export function applyUpdate(current: StoredApiKey, params: UpdateApiKeyParams, n
   if (params.name !== undefined) next.name = params.name;
   if (params.state !== undefined) next.state = params.state;
   if (params.spendPolicy !== undefined) {
-    next.spendLimitMicros = params.spendPolicy === null ? null : parseUnits(params.spendPolicy.limitUnits);
-    next.resetPeriod = params.spendPolicy?.resetPeriod ?? "never";
+    Object.assign(next, storedSpendPolicy(params.spendPolicy));
+  }
+  if (params.teamId !== undefined) {
+    refuseTeam(params.teamId);
   }
   if (params.rateLimitPolicy !== undefined) next.rateLimitPolicy = params.rateLimitPolicy;
   if (params.expiresAt !== undefined) {

@@ -34,7 +34,7 @@ function createMeaning(body: CreateApiKeyParams): Record<string, unknown> {
   for (const field of NULLABLE_POLICIES) if (meaning[field] === null) delete meaning[field];
   if (Object.keys(body.labels).length === 0) delete meaning.labels;
   if (body.budgetAlertThresholds.length === 0) delete meaning.budgetAlertThresholds;
-  if (body.spendPolicy?.resetPeriod === "never") {
+  if (body.spendPolicy && "resetPeriod" in body.spendPolicy && body.spendPolicy.resetPeriod === "never") {
     const { resetPeriod: _lifetime, ...spendPolicy } = body.spendPolicy;
     meaning.spendPolicy = spendPolicy;
   }

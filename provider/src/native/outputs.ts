@@ -64,7 +64,7 @@ export const WebhookOutputs = z.object({
 export const TeamOutputs = z.object({
   ...TeamRecord.omit({ object: true, spendPolicy: true, rateLimitPolicy: true }).shape,
   spendPolicy: TeamRecord.shape.spendPolicy.unwrap().optional(),
-  rateLimitPolicy: TeamRecord.shape.rateLimitPolicy.unwrap().optional(),
+  rateLimitPolicy: TeamRecord.shape.rateLimitPolicy.unwrap().unwrap().optional(),
   baseUrl: z.string(),
   provisioningKeyHint: z.string(),
   ...TeamInputs.pick(maskOf(TEAM_CARRIED_INPUTS.filter((field) => field !== "adoptTeamId"))).shape,

@@ -111,6 +111,8 @@ export interface ErrorContext {
   /** `METHOD /path`, for messages. */
   request: string;
   keyId?: string;
+  /** The team a request is about, for messages. */
+  teamId?: string;
   expectedVersion?: number;
   retryAfterMs?: number;
   requestId?: string;
@@ -135,11 +137,14 @@ export class APIError extends GatewayError {
   readonly requestId: string | undefined;
   /** Whether the body was the gateway's error envelope (false: a proxy or another service answered). */
   readonly enveloped: boolean;
+  /** The team whose limit refused the request (`team_budget_exceeded`, `team_rate_limited`, a team's `model_not_allowed`), or that is not empty (`team_not_empty`). */
+  readonly teamId: string | undefined;
 
   constructor(status: number, body: ErrorEnvelope["error"] | undefined, message: string, context: ErrorContext) {
     super(body?.code ?? `http_${status}`, message, { secrets: context.secrets });
     this.status = status;
     this.type = body?.type;
+    this.teamId = body?.teamId;
     this.param = body?.param ?? undefined;
     this.requestId = context.requestId;
     this.enveloped = body !== undefined;
@@ -165,8 +170,22 @@ export class APIError extends GatewayError {
 export class ValidationError extends APIError {}
 /** 401 `invalid_credentials`: the key is unknown, mistyped, rotated away or revoked. */
 export class AuthenticationError extends APIError {}
-/** 402 `spend_limit_reached`: the key has spent its `spendPolicy.limitUnits`. */
-export class SpendLimitError extends APIError {}
+/**
+ * 402 `spend_limit_reached` (a window of the key's own spend policy is spent) or
+ * `team_budget_exceeded` (a window of its team's is; `teamId` names the team).
+ */
+export class SpendLimitError extends APIError {
+  /** The spent window's reset period, when the gateway names it. */
+  readonly resetPeriod: string | undefined;
+  /** When that window starts again (null: a lifetime cap), when the gateway says. */
+  readonly resetsAt: string | null | undefined;
+
+  constructor(status: number, body: ErrorEnvelope["error"] | undefined, message: string, context: ErrorContext) {
+    super(status, body, message, context);
+    this.resetPeriod = body?.resetPeriod;
+    this.resetsAt = body?.resetsAt;
+  }
+}
 /** 403: `wrong_key_kind`, `missing_scope`, `model_not_allowed` or `key_disabled`. */
 export class PermissionError extends APIError {}
 /** 404: `key_not_found`, `model_not_found`, or `route_not_found` (this gateway lacks the endpoint). */
@@ -181,7 +200,8 @@ export class InternalServerError extends APIError {}
 /**
  * 409. `code` tells them apart: `conflict` (stale `expectedVersion`; `currentVersion` says the
  * version now), `key_revoked` (revocation is final), `idempotency_in_flight` (retried by the SDK),
- * `client_reference_in_use` (a live key already holds the create's `clientReference`; `keyId` names it).
+ * `client_reference_in_use` (a live key already holds the create's `clientReference`; `keyId` names it),
+ * `team_not_empty` (a team is deleted only without keys; `keyIds` names some).
  *
  * @example
  * catch (err) {
@@ -193,11 +213,14 @@ export class ConflictError extends APIError {
   readonly currentVersion: number | undefined;
   /** On `client_reference_in_use`: the key that already holds the reference. */
   readonly keyId: string | undefined;
+  /** On `team_not_empty`: keys still in the team (up to ten). */
+  readonly keyIds: readonly string[] | undefined;
 
   constructor(status: number, body: ErrorEnvelope["error"] | undefined, message: string, context: ErrorContext) {
     super(status, body, message, context);
     this.currentVersion = body?.currentVersion;
     this.keyId = body?.keyId;
+    this.keyIds = body?.keyIds;
   }
 }
 
@@ -256,6 +279,10 @@ const NEXT_STEP: Partial<Record<string, string>> = {
   idempotency_key_reused: "an Idempotency-Key may only repeat the same request; use a fresh key for a different one",
   client_reference_in_use: "take over the key that holds the reference, or revoke it and create again",
   spend_limit_reached: "raise spendPolicy.limitUnits with apiKeys.update, or use another key",
+  team_budget_exceeded: "raise the team's spendPolicy with teams.update, wait for the window to reset, or use a key of another team",
+  team_rate_limited: "the team's keys together reached its rate limit: slow down and retry after the Retry-After delay",
+  team_not_found: "check the teamId; teams of another owner are not visible to this provisioning key",
+  team_not_empty: "move or revoke the team's keys (keyIds names some) and delete it again",
   payload_too_large: "send a smaller request",
   rate_limited: "slow down and retry after the Retry-After delay",
   internal_error: "the gateway failed; retry later, quoting the request id if it persists",
@@ -268,16 +295,16 @@ function describe(status: number, envelope: ErrorEnvelope["error"] | undefined, 
       "check that baseUrl points at the gateway (a proxy or another service answered)"
     );
   }
-  const key = context.keyId ?? "the key";
+  const key = context.teamId !== undefined ? `team ${context.teamId}` : `key ${context.keyId ?? "the key"}`;
   if (envelope.code === "conflict" && envelope.currentVersion !== undefined) {
     const since = context.expectedVersion !== undefined ? ` since version ${context.expectedVersion}` : "";
     return (
-      `key ${key} changed${since} (now ${envelope.currentVersion}): ` +
+      `${key} changed${since} (now ${envelope.currentVersion}): ` +
       `re-read it and retry with expectedVersion ${envelope.currentVersion}`
     );
   }
   if (envelope.code === "key_revoked") {
-    return `key ${key} is revoked and revocation is irreversible: create a new key instead`;
+    return `${key} is revoked and revocation is irreversible: create a new key instead`;
   }
   const said = envelope.message.replace(/[.\s]+$/, "");
   const where = envelope.param ? ` (${envelope.param})` : "";

@@ -92,6 +92,8 @@ export interface RequestSpec<T> {
   schema: z.ZodType<T>;
   /** Key the call is about, for error messages. */
   keyId?: string;
+  /** Team the call is about, for error messages. */
+  teamId?: string;
   /** Version the call expects, for conflict messages. */
   expectedVersion?: number;
   options?: ModelRequestOptions | undefined;

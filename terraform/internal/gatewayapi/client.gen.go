@@ -51,45 +51,6 @@ func (e ApiKeyObject) Valid() bool {
 	}
 }
 
-// Defines values for ApiKeySpendPolicyCurrency0.
-const (
-	ApiKeySpendPolicyCurrency0Unit ApiKeySpendPolicyCurrency0 = "unit"
-)
-
-// Valid indicates whether the value is a known member of the ApiKeySpendPolicyCurrency0 enum.
-func (e ApiKeySpendPolicyCurrency0) Valid() bool {
-	switch e {
-	case ApiKeySpendPolicyCurrency0Unit:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ApiKeySpendPolicyResetPeriod0.
-const (
-	ApiKeySpendPolicyResetPeriod0Daily   ApiKeySpendPolicyResetPeriod0 = "daily"
-	ApiKeySpendPolicyResetPeriod0Monthly ApiKeySpendPolicyResetPeriod0 = "monthly"
-	ApiKeySpendPolicyResetPeriod0Never   ApiKeySpendPolicyResetPeriod0 = "never"
-	ApiKeySpendPolicyResetPeriod0Weekly  ApiKeySpendPolicyResetPeriod0 = "weekly"
-)
-
-// Valid indicates whether the value is a known member of the ApiKeySpendPolicyResetPeriod0 enum.
-func (e ApiKeySpendPolicyResetPeriod0) Valid() bool {
-	switch e {
-	case ApiKeySpendPolicyResetPeriod0Daily:
-		return true
-	case ApiKeySpendPolicyResetPeriod0Monthly:
-		return true
-	case ApiKeySpendPolicyResetPeriod0Never:
-		return true
-	case ApiKeySpendPolicyResetPeriod0Weekly:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ApiKeyState.
 const (
 	ApiKeyStateActive   ApiKeyState = "active"
@@ -159,45 +120,6 @@ func (e ApiKeyWithSecretObject) Valid() bool {
 	}
 }
 
-// Defines values for ApiKeyWithSecretSpendPolicyCurrency0.
-const (
-	ApiKeyWithSecretSpendPolicyCurrency0Unit ApiKeyWithSecretSpendPolicyCurrency0 = "unit"
-)
-
-// Valid indicates whether the value is a known member of the ApiKeyWithSecretSpendPolicyCurrency0 enum.
-func (e ApiKeyWithSecretSpendPolicyCurrency0) Valid() bool {
-	switch e {
-	case ApiKeyWithSecretSpendPolicyCurrency0Unit:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ApiKeyWithSecretSpendPolicyResetPeriod0.
-const (
-	ApiKeyWithSecretSpendPolicyResetPeriod0Daily   ApiKeyWithSecretSpendPolicyResetPeriod0 = "daily"
-	ApiKeyWithSecretSpendPolicyResetPeriod0Monthly ApiKeyWithSecretSpendPolicyResetPeriod0 = "monthly"
-	ApiKeyWithSecretSpendPolicyResetPeriod0Never   ApiKeyWithSecretSpendPolicyResetPeriod0 = "never"
-	ApiKeyWithSecretSpendPolicyResetPeriod0Weekly  ApiKeyWithSecretSpendPolicyResetPeriod0 = "weekly"
-)
-
-// Valid indicates whether the value is a known member of the ApiKeyWithSecretSpendPolicyResetPeriod0 enum.
-func (e ApiKeyWithSecretSpendPolicyResetPeriod0) Valid() bool {
-	switch e {
-	case ApiKeyWithSecretSpendPolicyResetPeriod0Daily:
-		return true
-	case ApiKeyWithSecretSpendPolicyResetPeriod0Monthly:
-		return true
-	case ApiKeyWithSecretSpendPolicyResetPeriod0Never:
-		return true
-	case ApiKeyWithSecretSpendPolicyResetPeriod0Weekly:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ApiKeyWithSecretState.
 const (
 	ApiKeyWithSecretStateActive   ApiKeyWithSecretState = "active"
@@ -245,6 +167,9 @@ const (
 	CreateWebhookRequestEventsAuditPreviousSecretRetired CreateWebhookRequestEvents = "audit.previous_secret_retired"
 	CreateWebhookRequestEventsAuditRevoke                CreateWebhookRequestEvents = "audit.revoke"
 	CreateWebhookRequestEventsAuditRotate                CreateWebhookRequestEvents = "audit.rotate"
+	CreateWebhookRequestEventsAuditTeamCreate            CreateWebhookRequestEvents = "audit.team_create"
+	CreateWebhookRequestEventsAuditTeamDelete            CreateWebhookRequestEvents = "audit.team_delete"
+	CreateWebhookRequestEventsAuditTeamUpdate            CreateWebhookRequestEvents = "audit.team_update"
 	CreateWebhookRequestEventsAuditUpdate                CreateWebhookRequestEvents = "audit.update"
 	CreateWebhookRequestEventsAuditWebhookCreate         CreateWebhookRequestEvents = "audit.webhook_create"
 	CreateWebhookRequestEventsAuditWebhookDelete         CreateWebhookRequestEvents = "audit.webhook_delete"
@@ -256,6 +181,7 @@ const (
 	CreateWebhookRequestEventsKeyPreviousSecretInUse     CreateWebhookRequestEvents = "key.previous_secret_in_use"
 	CreateWebhookRequestEventsKeyPreviousSecretRetired   CreateWebhookRequestEvents = "key.previous_secret_retired"
 	CreateWebhookRequestEventsKeyRotationDue             CreateWebhookRequestEvents = "key.rotation_due"
+	CreateWebhookRequestEventsTeamBudgetThreshold        CreateWebhookRequestEvents = "team.budget_threshold"
 )
 
 // Valid indicates whether the value is a known member of the CreateWebhookRequestEvents enum.
@@ -272,6 +198,12 @@ func (e CreateWebhookRequestEvents) Valid() bool {
 	case CreateWebhookRequestEventsAuditRevoke:
 		return true
 	case CreateWebhookRequestEventsAuditRotate:
+		return true
+	case CreateWebhookRequestEventsAuditTeamCreate:
+		return true
+	case CreateWebhookRequestEventsAuditTeamDelete:
+		return true
+	case CreateWebhookRequestEventsAuditTeamUpdate:
 		return true
 	case CreateWebhookRequestEventsAuditUpdate:
 		return true
@@ -294,6 +226,8 @@ func (e CreateWebhookRequestEvents) Valid() bool {
 	case CreateWebhookRequestEventsKeyPreviousSecretRetired:
 		return true
 	case CreateWebhookRequestEventsKeyRotationDue:
+		return true
+	case CreateWebhookRequestEventsTeamBudgetThreshold:
 		return true
 	default:
 		return false
@@ -462,6 +396,132 @@ func (e SpendPolicyResetPeriod) Valid() bool {
 	}
 }
 
+// Defines values for SpendPolicyRecord0Currency0.
+const (
+	SpendPolicyRecord0Currency0Unit SpendPolicyRecord0Currency0 = "unit"
+)
+
+// Valid indicates whether the value is a known member of the SpendPolicyRecord0Currency0 enum.
+func (e SpendPolicyRecord0Currency0) Valid() bool {
+	switch e {
+	case SpendPolicyRecord0Currency0Unit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SpendPolicyRecord0WindowsResetPeriod0.
+const (
+	SpendPolicyRecord0WindowsResetPeriod0Daily   SpendPolicyRecord0WindowsResetPeriod0 = "daily"
+	SpendPolicyRecord0WindowsResetPeriod0Monthly SpendPolicyRecord0WindowsResetPeriod0 = "monthly"
+	SpendPolicyRecord0WindowsResetPeriod0Never   SpendPolicyRecord0WindowsResetPeriod0 = "never"
+	SpendPolicyRecord0WindowsResetPeriod0Weekly  SpendPolicyRecord0WindowsResetPeriod0 = "weekly"
+)
+
+// Valid indicates whether the value is a known member of the SpendPolicyRecord0WindowsResetPeriod0 enum.
+func (e SpendPolicyRecord0WindowsResetPeriod0) Valid() bool {
+	switch e {
+	case SpendPolicyRecord0WindowsResetPeriod0Daily:
+		return true
+	case SpendPolicyRecord0WindowsResetPeriod0Monthly:
+		return true
+	case SpendPolicyRecord0WindowsResetPeriod0Never:
+		return true
+	case SpendPolicyRecord0WindowsResetPeriod0Weekly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SpendPolicyRecord1Currency0.
+const (
+	SpendPolicyRecord1Currency0Unit SpendPolicyRecord1Currency0 = "unit"
+)
+
+// Valid indicates whether the value is a known member of the SpendPolicyRecord1Currency0 enum.
+func (e SpendPolicyRecord1Currency0) Valid() bool {
+	switch e {
+	case SpendPolicyRecord1Currency0Unit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SpendPolicyRecord1ResetPeriod0.
+const (
+	SpendPolicyRecord1ResetPeriod0Daily   SpendPolicyRecord1ResetPeriod0 = "daily"
+	SpendPolicyRecord1ResetPeriod0Monthly SpendPolicyRecord1ResetPeriod0 = "monthly"
+	SpendPolicyRecord1ResetPeriod0Never   SpendPolicyRecord1ResetPeriod0 = "never"
+	SpendPolicyRecord1ResetPeriod0Weekly  SpendPolicyRecord1ResetPeriod0 = "weekly"
+)
+
+// Valid indicates whether the value is a known member of the SpendPolicyRecord1ResetPeriod0 enum.
+func (e SpendPolicyRecord1ResetPeriod0) Valid() bool {
+	switch e {
+	case SpendPolicyRecord1ResetPeriod0Daily:
+		return true
+	case SpendPolicyRecord1ResetPeriod0Monthly:
+		return true
+	case SpendPolicyRecord1ResetPeriod0Never:
+		return true
+	case SpendPolicyRecord1ResetPeriod0Weekly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SpendWindowLimitResetPeriod.
+const (
+	SpendWindowLimitResetPeriodDaily   SpendWindowLimitResetPeriod = "daily"
+	SpendWindowLimitResetPeriodMonthly SpendWindowLimitResetPeriod = "monthly"
+	SpendWindowLimitResetPeriodNever   SpendWindowLimitResetPeriod = "never"
+	SpendWindowLimitResetPeriodWeekly  SpendWindowLimitResetPeriod = "weekly"
+)
+
+// Valid indicates whether the value is a known member of the SpendWindowLimitResetPeriod enum.
+func (e SpendWindowLimitResetPeriod) Valid() bool {
+	switch e {
+	case SpendWindowLimitResetPeriodDaily:
+		return true
+	case SpendWindowLimitResetPeriodMonthly:
+		return true
+	case SpendWindowLimitResetPeriodNever:
+		return true
+	case SpendWindowLimitResetPeriodWeekly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SpendWindowStateResetPeriod0.
+const (
+	SpendWindowStateResetPeriod0Daily   SpendWindowStateResetPeriod0 = "daily"
+	SpendWindowStateResetPeriod0Monthly SpendWindowStateResetPeriod0 = "monthly"
+	SpendWindowStateResetPeriod0Never   SpendWindowStateResetPeriod0 = "never"
+	SpendWindowStateResetPeriod0Weekly  SpendWindowStateResetPeriod0 = "weekly"
+)
+
+// Valid indicates whether the value is a known member of the SpendWindowStateResetPeriod0 enum.
+func (e SpendWindowStateResetPeriod0) Valid() bool {
+	switch e {
+	case SpendWindowStateResetPeriod0Daily:
+		return true
+	case SpendWindowStateResetPeriod0Monthly:
+		return true
+	case SpendWindowStateResetPeriod0Never:
+		return true
+	case SpendWindowStateResetPeriod0Weekly:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UpdateApiKeyRequestState.
 const (
 	UpdateApiKeyRequestStateActive   UpdateApiKeyRequestState = "active"
@@ -488,6 +548,9 @@ const (
 	UpdateWebhookRequestEventsAuditPreviousSecretRetired UpdateWebhookRequestEvents = "audit.previous_secret_retired"
 	UpdateWebhookRequestEventsAuditRevoke                UpdateWebhookRequestEvents = "audit.revoke"
 	UpdateWebhookRequestEventsAuditRotate                UpdateWebhookRequestEvents = "audit.rotate"
+	UpdateWebhookRequestEventsAuditTeamCreate            UpdateWebhookRequestEvents = "audit.team_create"
+	UpdateWebhookRequestEventsAuditTeamDelete            UpdateWebhookRequestEvents = "audit.team_delete"
+	UpdateWebhookRequestEventsAuditTeamUpdate            UpdateWebhookRequestEvents = "audit.team_update"
 	UpdateWebhookRequestEventsAuditUpdate                UpdateWebhookRequestEvents = "audit.update"
 	UpdateWebhookRequestEventsAuditWebhookCreate         UpdateWebhookRequestEvents = "audit.webhook_create"
 	UpdateWebhookRequestEventsAuditWebhookDelete         UpdateWebhookRequestEvents = "audit.webhook_delete"
@@ -499,6 +562,7 @@ const (
 	UpdateWebhookRequestEventsKeyPreviousSecretInUse     UpdateWebhookRequestEvents = "key.previous_secret_in_use"
 	UpdateWebhookRequestEventsKeyPreviousSecretRetired   UpdateWebhookRequestEvents = "key.previous_secret_retired"
 	UpdateWebhookRequestEventsKeyRotationDue             UpdateWebhookRequestEvents = "key.rotation_due"
+	UpdateWebhookRequestEventsTeamBudgetThreshold        UpdateWebhookRequestEvents = "team.budget_threshold"
 )
 
 // Valid indicates whether the value is a known member of the UpdateWebhookRequestEvents enum.
@@ -515,6 +579,12 @@ func (e UpdateWebhookRequestEvents) Valid() bool {
 	case UpdateWebhookRequestEventsAuditRevoke:
 		return true
 	case UpdateWebhookRequestEventsAuditRotate:
+		return true
+	case UpdateWebhookRequestEventsAuditTeamCreate:
+		return true
+	case UpdateWebhookRequestEventsAuditTeamDelete:
+		return true
+	case UpdateWebhookRequestEventsAuditTeamUpdate:
 		return true
 	case UpdateWebhookRequestEventsAuditUpdate:
 		return true
@@ -538,6 +608,8 @@ func (e UpdateWebhookRequestEvents) Valid() bool {
 		return true
 	case UpdateWebhookRequestEventsKeyRotationDue:
 		return true
+	case UpdateWebhookRequestEventsTeamBudgetThreshold:
+		return true
 	default:
 		return false
 	}
@@ -551,6 +623,9 @@ const (
 	WebhookEvents0AuditPreviousSecretRetired WebhookEvents0 = "audit.previous_secret_retired"
 	WebhookEvents0AuditRevoke                WebhookEvents0 = "audit.revoke"
 	WebhookEvents0AuditRotate                WebhookEvents0 = "audit.rotate"
+	WebhookEvents0AuditTeamCreate            WebhookEvents0 = "audit.team_create"
+	WebhookEvents0AuditTeamDelete            WebhookEvents0 = "audit.team_delete"
+	WebhookEvents0AuditTeamUpdate            WebhookEvents0 = "audit.team_update"
 	WebhookEvents0AuditUpdate                WebhookEvents0 = "audit.update"
 	WebhookEvents0AuditWebhookCreate         WebhookEvents0 = "audit.webhook_create"
 	WebhookEvents0AuditWebhookDelete         WebhookEvents0 = "audit.webhook_delete"
@@ -562,6 +637,7 @@ const (
 	WebhookEvents0KeyPreviousSecretInUse     WebhookEvents0 = "key.previous_secret_in_use"
 	WebhookEvents0KeyPreviousSecretRetired   WebhookEvents0 = "key.previous_secret_retired"
 	WebhookEvents0KeyRotationDue             WebhookEvents0 = "key.rotation_due"
+	WebhookEvents0TeamBudgetThreshold        WebhookEvents0 = "team.budget_threshold"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEvents0 enum.
@@ -578,6 +654,12 @@ func (e WebhookEvents0) Valid() bool {
 	case WebhookEvents0AuditRevoke:
 		return true
 	case WebhookEvents0AuditRotate:
+		return true
+	case WebhookEvents0AuditTeamCreate:
+		return true
+	case WebhookEvents0AuditTeamDelete:
+		return true
+	case WebhookEvents0AuditTeamUpdate:
 		return true
 	case WebhookEvents0AuditUpdate:
 		return true
@@ -600,6 +682,8 @@ func (e WebhookEvents0) Valid() bool {
 	case WebhookEvents0KeyPreviousSecretRetired:
 		return true
 	case WebhookEvents0KeyRotationDue:
+		return true
+	case WebhookEvents0TeamBudgetThreshold:
 		return true
 	default:
 		return false
@@ -629,6 +713,9 @@ const (
 	WebhookWithSecretEvents0AuditPreviousSecretRetired WebhookWithSecretEvents0 = "audit.previous_secret_retired"
 	WebhookWithSecretEvents0AuditRevoke                WebhookWithSecretEvents0 = "audit.revoke"
 	WebhookWithSecretEvents0AuditRotate                WebhookWithSecretEvents0 = "audit.rotate"
+	WebhookWithSecretEvents0AuditTeamCreate            WebhookWithSecretEvents0 = "audit.team_create"
+	WebhookWithSecretEvents0AuditTeamDelete            WebhookWithSecretEvents0 = "audit.team_delete"
+	WebhookWithSecretEvents0AuditTeamUpdate            WebhookWithSecretEvents0 = "audit.team_update"
 	WebhookWithSecretEvents0AuditUpdate                WebhookWithSecretEvents0 = "audit.update"
 	WebhookWithSecretEvents0AuditWebhookCreate         WebhookWithSecretEvents0 = "audit.webhook_create"
 	WebhookWithSecretEvents0AuditWebhookDelete         WebhookWithSecretEvents0 = "audit.webhook_delete"
@@ -640,6 +727,7 @@ const (
 	WebhookWithSecretEvents0KeyPreviousSecretInUse     WebhookWithSecretEvents0 = "key.previous_secret_in_use"
 	WebhookWithSecretEvents0KeyPreviousSecretRetired   WebhookWithSecretEvents0 = "key.previous_secret_retired"
 	WebhookWithSecretEvents0KeyRotationDue             WebhookWithSecretEvents0 = "key.rotation_due"
+	WebhookWithSecretEvents0TeamBudgetThreshold        WebhookWithSecretEvents0 = "team.budget_threshold"
 )
 
 // Valid indicates whether the value is a known member of the WebhookWithSecretEvents0 enum.
@@ -656,6 +744,12 @@ func (e WebhookWithSecretEvents0) Valid() bool {
 	case WebhookWithSecretEvents0AuditRevoke:
 		return true
 	case WebhookWithSecretEvents0AuditRotate:
+		return true
+	case WebhookWithSecretEvents0AuditTeamCreate:
+		return true
+	case WebhookWithSecretEvents0AuditTeamDelete:
+		return true
+	case WebhookWithSecretEvents0AuditTeamUpdate:
 		return true
 	case WebhookWithSecretEvents0AuditUpdate:
 		return true
@@ -678,6 +772,8 @@ func (e WebhookWithSecretEvents0) Valid() bool {
 	case WebhookWithSecretEvents0KeyPreviousSecretRetired:
 		return true
 	case WebhookWithSecretEvents0KeyRotationDue:
+		return true
+	case WebhookWithSecretEvents0TeamBudgetThreshold:
 		return true
 	default:
 		return false
@@ -731,23 +827,21 @@ type ApiKey struct {
 		RequestsPerMinute     *int `json:"requestsPerMinute,omitempty"`
 		TokensPerMinute       *int `json:"tokensPerMinute,omitempty"`
 	}] `json:"rateLimitPolicy"`
-	RevokedAt          nullable.Nullable[time.Time] `json:"revokedAt"`
-	RotateAfterSeconds nullable.Nullable[int]       `json:"rotateAfterSeconds"`
-	RotatedAt          nullable.Nullable[time.Time] `json:"rotatedAt"`
-	SpendPolicy        nullable.Nullable[struct {
-		Currency    ApiKey_SpendPolicy_Currency    `json:"currency"`
-		LimitUnits  interface{}                    `json:"limitUnits"`
-		ResetPeriod ApiKey_SpendPolicy_ResetPeriod `json:"resetPeriod"`
-	}] `json:"spendPolicy"`
-	SpendWindow nullable.Nullable[struct {
+	RevokedAt          nullable.Nullable[time.Time]         `json:"revokedAt"`
+	RotateAfterSeconds nullable.Nullable[int]               `json:"rotateAfterSeconds"`
+	RotatedAt          nullable.Nullable[time.Time]         `json:"rotatedAt"`
+	SpendPolicy        nullable.Nullable[SpendPolicyRecord] `json:"spendPolicy"`
+	SpendWindow        nullable.Nullable[struct {
 		ResetsAt   nullable.Nullable[time.Time] `json:"resetsAt"`
 		SpentUnits interface{}                  `json:"spentUnits"`
 		StartedAt  time.Time                    `json:"startedAt"`
 	}] `json:"spendWindow"`
-	SpentUnits interface{} `json:"spentUnits"`
-	State      ApiKeyState `json:"state"`
-	UpdatedAt  time.Time   `json:"updatedAt"`
-	Version    int         `json:"version"`
+	SpendWindows []SpendWindowState        `json:"spendWindows"`
+	SpentUnits   interface{}               `json:"spentUnits"`
+	State        ApiKeyState               `json:"state"`
+	TeamId       nullable.Nullable[string] `json:"teamId"`
+	UpdatedAt    time.Time                 `json:"updatedAt"`
+	Version      int                       `json:"version"`
 }
 
 // ApiKeyModelPolicyMode0 defines model for ApiKey.ModelPolicy.Mode.0.
@@ -763,28 +857,6 @@ type ApiKey_ModelPolicy_Mode struct {
 
 // ApiKeyObject defines model for ApiKey.Object.
 type ApiKeyObject string
-
-// ApiKeySpendPolicyCurrency0 defines model for ApiKey.SpendPolicy.Currency.0.
-type ApiKeySpendPolicyCurrency0 string
-
-// ApiKeySpendPolicyCurrency1 defines model for ApiKey.SpendPolicy.Currency.1.
-type ApiKeySpendPolicyCurrency1 = string
-
-// ApiKey_SpendPolicy_Currency defines model for ApiKey.SpendPolicy.Currency.
-type ApiKey_SpendPolicy_Currency struct {
-	union json.RawMessage
-}
-
-// ApiKeySpendPolicyResetPeriod0 defines model for ApiKey.SpendPolicy.ResetPeriod.0.
-type ApiKeySpendPolicyResetPeriod0 string
-
-// ApiKeySpendPolicyResetPeriod1 defines model for ApiKey.SpendPolicy.ResetPeriod.1.
-type ApiKeySpendPolicyResetPeriod1 = string
-
-// ApiKey_SpendPolicy_ResetPeriod defines model for ApiKey.SpendPolicy.ResetPeriod.
-type ApiKey_SpendPolicy_ResetPeriod struct {
-	union json.RawMessage
-}
 
 // ApiKeyState defines model for ApiKey.State.
 type ApiKeyState string
@@ -832,24 +904,22 @@ type ApiKeyWithSecret struct {
 		RequestsPerMinute     *int `json:"requestsPerMinute,omitempty"`
 		TokensPerMinute       *int `json:"tokensPerMinute,omitempty"`
 	}] `json:"rateLimitPolicy"`
-	RevokedAt          nullable.Nullable[time.Time] `json:"revokedAt"`
-	RotateAfterSeconds nullable.Nullable[int]       `json:"rotateAfterSeconds"`
-	RotatedAt          nullable.Nullable[time.Time] `json:"rotatedAt"`
-	Secret             string                       `json:"secret"`
-	SpendPolicy        nullable.Nullable[struct {
-		Currency    ApiKeyWithSecret_SpendPolicy_Currency    `json:"currency"`
-		LimitUnits  interface{}                              `json:"limitUnits"`
-		ResetPeriod ApiKeyWithSecret_SpendPolicy_ResetPeriod `json:"resetPeriod"`
-	}] `json:"spendPolicy"`
-	SpendWindow nullable.Nullable[struct {
+	RevokedAt          nullable.Nullable[time.Time]         `json:"revokedAt"`
+	RotateAfterSeconds nullable.Nullable[int]               `json:"rotateAfterSeconds"`
+	RotatedAt          nullable.Nullable[time.Time]         `json:"rotatedAt"`
+	Secret             string                               `json:"secret"`
+	SpendPolicy        nullable.Nullable[SpendPolicyRecord] `json:"spendPolicy"`
+	SpendWindow        nullable.Nullable[struct {
 		ResetsAt   nullable.Nullable[time.Time] `json:"resetsAt"`
 		SpentUnits interface{}                  `json:"spentUnits"`
 		StartedAt  time.Time                    `json:"startedAt"`
 	}] `json:"spendWindow"`
-	SpentUnits interface{}           `json:"spentUnits"`
-	State      ApiKeyWithSecretState `json:"state"`
-	UpdatedAt  time.Time             `json:"updatedAt"`
-	Version    int                   `json:"version"`
+	SpendWindows []SpendWindowState        `json:"spendWindows"`
+	SpentUnits   interface{}               `json:"spentUnits"`
+	State        ApiKeyWithSecretState     `json:"state"`
+	TeamId       nullable.Nullable[string] `json:"teamId"`
+	UpdatedAt    time.Time                 `json:"updatedAt"`
+	Version      int                       `json:"version"`
 }
 
 // ApiKeyWithSecretModelPolicyMode0 defines model for ApiKeyWithSecret.ModelPolicy.Mode.0.
@@ -865,28 +935,6 @@ type ApiKeyWithSecret_ModelPolicy_Mode struct {
 
 // ApiKeyWithSecretObject defines model for ApiKeyWithSecret.Object.
 type ApiKeyWithSecretObject string
-
-// ApiKeyWithSecretSpendPolicyCurrency0 defines model for ApiKeyWithSecret.SpendPolicy.Currency.0.
-type ApiKeyWithSecretSpendPolicyCurrency0 string
-
-// ApiKeyWithSecretSpendPolicyCurrency1 defines model for ApiKeyWithSecret.SpendPolicy.Currency.1.
-type ApiKeyWithSecretSpendPolicyCurrency1 = string
-
-// ApiKeyWithSecret_SpendPolicy_Currency defines model for ApiKeyWithSecret.SpendPolicy.Currency.
-type ApiKeyWithSecret_SpendPolicy_Currency struct {
-	union json.RawMessage
-}
-
-// ApiKeyWithSecretSpendPolicyResetPeriod0 defines model for ApiKeyWithSecret.SpendPolicy.ResetPeriod.0.
-type ApiKeyWithSecretSpendPolicyResetPeriod0 string
-
-// ApiKeyWithSecretSpendPolicyResetPeriod1 defines model for ApiKeyWithSecret.SpendPolicy.ResetPeriod.1.
-type ApiKeyWithSecretSpendPolicyResetPeriod1 = string
-
-// ApiKeyWithSecret_SpendPolicy_ResetPeriod defines model for ApiKeyWithSecret.SpendPolicy.ResetPeriod.
-type ApiKeyWithSecret_SpendPolicy_ResetPeriod struct {
-	union json.RawMessage
-}
 
 // ApiKeyWithSecretState defines model for ApiKeyWithSecret.State.
 type ApiKeyWithSecretState string
@@ -905,6 +953,7 @@ type CreateApiKeyRequest struct {
 	RotateAfterSeconds    nullable.Nullable[int]             `json:"rotateAfterSeconds,omitempty"`
 	SpendPolicy           nullable.Nullable[SpendPolicy]     `json:"spendPolicy,omitempty"`
 	State                 *CreateApiKeyRequestState          `json:"state,omitempty"`
+	TeamId                nullable.Nullable[string]          `json:"teamId,omitempty"`
 }
 
 // CreateApiKeyRequestState defines model for CreateApiKeyRequest.State.
@@ -940,8 +989,12 @@ type ErrorEnvelope struct {
 		Code           string                    `json:"code"`
 		CurrentVersion *int                      `json:"currentVersion,omitempty"`
 		KeyId          *string                   `json:"keyId,omitempty"`
+		KeyIds         *[]string                 `json:"keyIds,omitempty"`
 		Message        string                    `json:"message"`
 		Param          nullable.Nullable[string] `json:"param,omitempty"`
+		ResetPeriod    *string                   `json:"resetPeriod,omitempty"`
+		ResetsAt       nullable.Nullable[string] `json:"resetsAt,omitempty"`
+		TeamId         *string                   `json:"teamId,omitempty"`
 		Type           string                    `json:"type"`
 	} `json:"error"`
 }
@@ -1082,8 +1135,9 @@ type SecretUse struct {
 // SpendPolicy defines model for SpendPolicy.
 type SpendPolicy struct {
 	Currency    *SpendPolicyCurrency    `json:"currency,omitempty"`
-	LimitUnits  string                  `json:"limitUnits"`
+	LimitUnits  *string                 `json:"limitUnits,omitempty"`
 	ResetPeriod *SpendPolicyResetPeriod `json:"resetPeriod,omitempty"`
+	Windows     *[]SpendWindowLimit     `json:"windows,omitempty"`
 }
 
 // SpendPolicyCurrency defines model for SpendPolicy.Currency.
@@ -1091,6 +1145,100 @@ type SpendPolicyCurrency string
 
 // SpendPolicyResetPeriod defines model for SpendPolicy.ResetPeriod.
 type SpendPolicyResetPeriod string
+
+// SpendPolicyRecord defines model for SpendPolicyRecord.
+type SpendPolicyRecord struct {
+	union json.RawMessage
+}
+
+// SpendPolicyRecord0 defines model for SpendPolicyRecord.0.
+type SpendPolicyRecord0 struct {
+	Currency SpendPolicyRecord_0_Currency `json:"currency"`
+	Windows  []struct {
+		LimitUnits  interface{}                             `json:"limitUnits"`
+		ResetPeriod SpendPolicyRecord_0_Windows_ResetPeriod `json:"resetPeriod"`
+	} `json:"windows"`
+}
+
+// SpendPolicyRecord0Currency0 defines model for SpendPolicyRecord.0.Currency.0.
+type SpendPolicyRecord0Currency0 string
+
+// SpendPolicyRecord0Currency1 defines model for SpendPolicyRecord.0.Currency.1.
+type SpendPolicyRecord0Currency1 = string
+
+// SpendPolicyRecord_0_Currency defines model for SpendPolicyRecord.0.Currency.
+type SpendPolicyRecord_0_Currency struct {
+	union json.RawMessage
+}
+
+// SpendPolicyRecord0WindowsResetPeriod0 defines model for SpendPolicyRecord.0.Windows.ResetPeriod.0.
+type SpendPolicyRecord0WindowsResetPeriod0 string
+
+// SpendPolicyRecord0WindowsResetPeriod1 defines model for SpendPolicyRecord.0.Windows.ResetPeriod.1.
+type SpendPolicyRecord0WindowsResetPeriod1 = string
+
+// SpendPolicyRecord_0_Windows_ResetPeriod defines model for SpendPolicyRecord.0.Windows.ResetPeriod.
+type SpendPolicyRecord_0_Windows_ResetPeriod struct {
+	union json.RawMessage
+}
+
+// SpendPolicyRecord1 defines model for SpendPolicyRecord.1.
+type SpendPolicyRecord1 struct {
+	Currency    SpendPolicyRecord_1_Currency    `json:"currency"`
+	LimitUnits  interface{}                     `json:"limitUnits"`
+	ResetPeriod SpendPolicyRecord_1_ResetPeriod `json:"resetPeriod"`
+}
+
+// SpendPolicyRecord1Currency0 defines model for SpendPolicyRecord.1.Currency.0.
+type SpendPolicyRecord1Currency0 string
+
+// SpendPolicyRecord1Currency1 defines model for SpendPolicyRecord.1.Currency.1.
+type SpendPolicyRecord1Currency1 = string
+
+// SpendPolicyRecord_1_Currency defines model for SpendPolicyRecord.1.Currency.
+type SpendPolicyRecord_1_Currency struct {
+	union json.RawMessage
+}
+
+// SpendPolicyRecord1ResetPeriod0 defines model for SpendPolicyRecord.1.ResetPeriod.0.
+type SpendPolicyRecord1ResetPeriod0 string
+
+// SpendPolicyRecord1ResetPeriod1 defines model for SpendPolicyRecord.1.ResetPeriod.1.
+type SpendPolicyRecord1ResetPeriod1 = string
+
+// SpendPolicyRecord_1_ResetPeriod defines model for SpendPolicyRecord.1.ResetPeriod.
+type SpendPolicyRecord_1_ResetPeriod struct {
+	union json.RawMessage
+}
+
+// SpendWindowLimit defines model for SpendWindowLimit.
+type SpendWindowLimit struct {
+	LimitUnits  string                       `json:"limitUnits"`
+	ResetPeriod *SpendWindowLimitResetPeriod `json:"resetPeriod,omitempty"`
+}
+
+// SpendWindowLimitResetPeriod defines model for SpendWindowLimit.ResetPeriod.
+type SpendWindowLimitResetPeriod string
+
+// SpendWindowState defines model for SpendWindowState.
+type SpendWindowState struct {
+	LimitUnits  interface{}                  `json:"limitUnits"`
+	ResetPeriod SpendWindowState_ResetPeriod `json:"resetPeriod"`
+	ResetsAt    nullable.Nullable[time.Time] `json:"resetsAt"`
+	SpentUnits  interface{}                  `json:"spentUnits"`
+	StartedAt   time.Time                    `json:"startedAt"`
+}
+
+// SpendWindowStateResetPeriod0 defines model for SpendWindowState.ResetPeriod.0.
+type SpendWindowStateResetPeriod0 string
+
+// SpendWindowStateResetPeriod1 defines model for SpendWindowState.ResetPeriod.1.
+type SpendWindowStateResetPeriod1 = string
+
+// SpendWindowState_ResetPeriod defines model for SpendWindowState.ResetPeriod.
+type SpendWindowState_ResetPeriod struct {
+	union json.RawMessage
+}
 
 // UpdateApiKeyRequest defines model for UpdateApiKeyRequest.
 type UpdateApiKeyRequest struct {
@@ -1106,6 +1254,7 @@ type UpdateApiKeyRequest struct {
 	RotateAfterSeconds    nullable.Nullable[int]             `json:"rotateAfterSeconds,omitempty"`
 	SpendPolicy           nullable.Nullable[SpendPolicy]     `json:"spendPolicy,omitempty"`
 	State                 *UpdateApiKeyRequestState          `json:"state,omitempty"`
+	TeamId                nullable.Nullable[string]          `json:"teamId,omitempty"`
 }
 
 // UpdateApiKeyRequestState defines model for UpdateApiKeyRequest.State.
@@ -1335,130 +1484,6 @@ func (t *ApiKey_ModelPolicy_Mode) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// AsApiKeySpendPolicyCurrency0 returns the union data inside the ApiKey_SpendPolicy_Currency as a ApiKeySpendPolicyCurrency0
-func (t ApiKey_SpendPolicy_Currency) AsApiKeySpendPolicyCurrency0() (ApiKeySpendPolicyCurrency0, error) {
-	var body ApiKeySpendPolicyCurrency0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromApiKeySpendPolicyCurrency0 overwrites any union data inside the ApiKey_SpendPolicy_Currency as the provided ApiKeySpendPolicyCurrency0
-func (t *ApiKey_SpendPolicy_Currency) FromApiKeySpendPolicyCurrency0(v ApiKeySpendPolicyCurrency0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeApiKeySpendPolicyCurrency0 performs a merge with any union data inside the ApiKey_SpendPolicy_Currency, using the provided ApiKeySpendPolicyCurrency0
-func (t *ApiKey_SpendPolicy_Currency) MergeApiKeySpendPolicyCurrency0(v ApiKeySpendPolicyCurrency0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsApiKeySpendPolicyCurrency1 returns the union data inside the ApiKey_SpendPolicy_Currency as a ApiKeySpendPolicyCurrency1
-func (t ApiKey_SpendPolicy_Currency) AsApiKeySpendPolicyCurrency1() (ApiKeySpendPolicyCurrency1, error) {
-	var body ApiKeySpendPolicyCurrency1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromApiKeySpendPolicyCurrency1 overwrites any union data inside the ApiKey_SpendPolicy_Currency as the provided ApiKeySpendPolicyCurrency1
-func (t *ApiKey_SpendPolicy_Currency) FromApiKeySpendPolicyCurrency1(v ApiKeySpendPolicyCurrency1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeApiKeySpendPolicyCurrency1 performs a merge with any union data inside the ApiKey_SpendPolicy_Currency, using the provided ApiKeySpendPolicyCurrency1
-func (t *ApiKey_SpendPolicy_Currency) MergeApiKeySpendPolicyCurrency1(v ApiKeySpendPolicyCurrency1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ApiKey_SpendPolicy_Currency) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *ApiKey_SpendPolicy_Currency) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsApiKeySpendPolicyResetPeriod0 returns the union data inside the ApiKey_SpendPolicy_ResetPeriod as a ApiKeySpendPolicyResetPeriod0
-func (t ApiKey_SpendPolicy_ResetPeriod) AsApiKeySpendPolicyResetPeriod0() (ApiKeySpendPolicyResetPeriod0, error) {
-	var body ApiKeySpendPolicyResetPeriod0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromApiKeySpendPolicyResetPeriod0 overwrites any union data inside the ApiKey_SpendPolicy_ResetPeriod as the provided ApiKeySpendPolicyResetPeriod0
-func (t *ApiKey_SpendPolicy_ResetPeriod) FromApiKeySpendPolicyResetPeriod0(v ApiKeySpendPolicyResetPeriod0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeApiKeySpendPolicyResetPeriod0 performs a merge with any union data inside the ApiKey_SpendPolicy_ResetPeriod, using the provided ApiKeySpendPolicyResetPeriod0
-func (t *ApiKey_SpendPolicy_ResetPeriod) MergeApiKeySpendPolicyResetPeriod0(v ApiKeySpendPolicyResetPeriod0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsApiKeySpendPolicyResetPeriod1 returns the union data inside the ApiKey_SpendPolicy_ResetPeriod as a ApiKeySpendPolicyResetPeriod1
-func (t ApiKey_SpendPolicy_ResetPeriod) AsApiKeySpendPolicyResetPeriod1() (ApiKeySpendPolicyResetPeriod1, error) {
-	var body ApiKeySpendPolicyResetPeriod1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromApiKeySpendPolicyResetPeriod1 overwrites any union data inside the ApiKey_SpendPolicy_ResetPeriod as the provided ApiKeySpendPolicyResetPeriod1
-func (t *ApiKey_SpendPolicy_ResetPeriod) FromApiKeySpendPolicyResetPeriod1(v ApiKeySpendPolicyResetPeriod1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeApiKeySpendPolicyResetPeriod1 performs a merge with any union data inside the ApiKey_SpendPolicy_ResetPeriod, using the provided ApiKeySpendPolicyResetPeriod1
-func (t *ApiKey_SpendPolicy_ResetPeriod) MergeApiKeySpendPolicyResetPeriod1(v ApiKeySpendPolicyResetPeriod1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ApiKey_SpendPolicy_ResetPeriod) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *ApiKey_SpendPolicy_ResetPeriod) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
 // AsApiKeyWithSecretModelPolicyMode0 returns the union data inside the ApiKeyWithSecret_ModelPolicy_Mode as a ApiKeyWithSecretModelPolicyMode0
 func (t ApiKeyWithSecret_ModelPolicy_Mode) AsApiKeyWithSecretModelPolicyMode0() (ApiKeyWithSecretModelPolicyMode0, error) {
 	var body ApiKeyWithSecretModelPolicyMode0
@@ -1517,130 +1542,6 @@ func (t ApiKeyWithSecret_ModelPolicy_Mode) MarshalJSON() ([]byte, error) {
 }
 
 func (t *ApiKeyWithSecret_ModelPolicy_Mode) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsApiKeyWithSecretSpendPolicyCurrency0 returns the union data inside the ApiKeyWithSecret_SpendPolicy_Currency as a ApiKeyWithSecretSpendPolicyCurrency0
-func (t ApiKeyWithSecret_SpendPolicy_Currency) AsApiKeyWithSecretSpendPolicyCurrency0() (ApiKeyWithSecretSpendPolicyCurrency0, error) {
-	var body ApiKeyWithSecretSpendPolicyCurrency0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromApiKeyWithSecretSpendPolicyCurrency0 overwrites any union data inside the ApiKeyWithSecret_SpendPolicy_Currency as the provided ApiKeyWithSecretSpendPolicyCurrency0
-func (t *ApiKeyWithSecret_SpendPolicy_Currency) FromApiKeyWithSecretSpendPolicyCurrency0(v ApiKeyWithSecretSpendPolicyCurrency0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeApiKeyWithSecretSpendPolicyCurrency0 performs a merge with any union data inside the ApiKeyWithSecret_SpendPolicy_Currency, using the provided ApiKeyWithSecretSpendPolicyCurrency0
-func (t *ApiKeyWithSecret_SpendPolicy_Currency) MergeApiKeyWithSecretSpendPolicyCurrency0(v ApiKeyWithSecretSpendPolicyCurrency0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsApiKeyWithSecretSpendPolicyCurrency1 returns the union data inside the ApiKeyWithSecret_SpendPolicy_Currency as a ApiKeyWithSecretSpendPolicyCurrency1
-func (t ApiKeyWithSecret_SpendPolicy_Currency) AsApiKeyWithSecretSpendPolicyCurrency1() (ApiKeyWithSecretSpendPolicyCurrency1, error) {
-	var body ApiKeyWithSecretSpendPolicyCurrency1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromApiKeyWithSecretSpendPolicyCurrency1 overwrites any union data inside the ApiKeyWithSecret_SpendPolicy_Currency as the provided ApiKeyWithSecretSpendPolicyCurrency1
-func (t *ApiKeyWithSecret_SpendPolicy_Currency) FromApiKeyWithSecretSpendPolicyCurrency1(v ApiKeyWithSecretSpendPolicyCurrency1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeApiKeyWithSecretSpendPolicyCurrency1 performs a merge with any union data inside the ApiKeyWithSecret_SpendPolicy_Currency, using the provided ApiKeyWithSecretSpendPolicyCurrency1
-func (t *ApiKeyWithSecret_SpendPolicy_Currency) MergeApiKeyWithSecretSpendPolicyCurrency1(v ApiKeyWithSecretSpendPolicyCurrency1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ApiKeyWithSecret_SpendPolicy_Currency) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *ApiKeyWithSecret_SpendPolicy_Currency) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsApiKeyWithSecretSpendPolicyResetPeriod0 returns the union data inside the ApiKeyWithSecret_SpendPolicy_ResetPeriod as a ApiKeyWithSecretSpendPolicyResetPeriod0
-func (t ApiKeyWithSecret_SpendPolicy_ResetPeriod) AsApiKeyWithSecretSpendPolicyResetPeriod0() (ApiKeyWithSecretSpendPolicyResetPeriod0, error) {
-	var body ApiKeyWithSecretSpendPolicyResetPeriod0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromApiKeyWithSecretSpendPolicyResetPeriod0 overwrites any union data inside the ApiKeyWithSecret_SpendPolicy_ResetPeriod as the provided ApiKeyWithSecretSpendPolicyResetPeriod0
-func (t *ApiKeyWithSecret_SpendPolicy_ResetPeriod) FromApiKeyWithSecretSpendPolicyResetPeriod0(v ApiKeyWithSecretSpendPolicyResetPeriod0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeApiKeyWithSecretSpendPolicyResetPeriod0 performs a merge with any union data inside the ApiKeyWithSecret_SpendPolicy_ResetPeriod, using the provided ApiKeyWithSecretSpendPolicyResetPeriod0
-func (t *ApiKeyWithSecret_SpendPolicy_ResetPeriod) MergeApiKeyWithSecretSpendPolicyResetPeriod0(v ApiKeyWithSecretSpendPolicyResetPeriod0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsApiKeyWithSecretSpendPolicyResetPeriod1 returns the union data inside the ApiKeyWithSecret_SpendPolicy_ResetPeriod as a ApiKeyWithSecretSpendPolicyResetPeriod1
-func (t ApiKeyWithSecret_SpendPolicy_ResetPeriod) AsApiKeyWithSecretSpendPolicyResetPeriod1() (ApiKeyWithSecretSpendPolicyResetPeriod1, error) {
-	var body ApiKeyWithSecretSpendPolicyResetPeriod1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromApiKeyWithSecretSpendPolicyResetPeriod1 overwrites any union data inside the ApiKeyWithSecret_SpendPolicy_ResetPeriod as the provided ApiKeyWithSecretSpendPolicyResetPeriod1
-func (t *ApiKeyWithSecret_SpendPolicy_ResetPeriod) FromApiKeyWithSecretSpendPolicyResetPeriod1(v ApiKeyWithSecretSpendPolicyResetPeriod1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeApiKeyWithSecretSpendPolicyResetPeriod1 performs a merge with any union data inside the ApiKeyWithSecret_SpendPolicy_ResetPeriod, using the provided ApiKeyWithSecretSpendPolicyResetPeriod1
-func (t *ApiKeyWithSecret_SpendPolicy_ResetPeriod) MergeApiKeyWithSecretSpendPolicyResetPeriod1(v ApiKeyWithSecretSpendPolicyResetPeriod1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ApiKeyWithSecret_SpendPolicy_ResetPeriod) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *ApiKeyWithSecret_SpendPolicy_ResetPeriod) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -1755,6 +1656,378 @@ func (t Model_Pricing) MarshalJSON() ([]byte, error) {
 }
 
 func (t *Model_Pricing) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSpendPolicyRecord0 returns the union data inside the SpendPolicyRecord as a SpendPolicyRecord0
+func (t SpendPolicyRecord) AsSpendPolicyRecord0() (SpendPolicyRecord0, error) {
+	var body SpendPolicyRecord0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSpendPolicyRecord0 overwrites any union data inside the SpendPolicyRecord as the provided SpendPolicyRecord0
+func (t *SpendPolicyRecord) FromSpendPolicyRecord0(v SpendPolicyRecord0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSpendPolicyRecord0 performs a merge with any union data inside the SpendPolicyRecord, using the provided SpendPolicyRecord0
+func (t *SpendPolicyRecord) MergeSpendPolicyRecord0(v SpendPolicyRecord0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSpendPolicyRecord1 returns the union data inside the SpendPolicyRecord as a SpendPolicyRecord1
+func (t SpendPolicyRecord) AsSpendPolicyRecord1() (SpendPolicyRecord1, error) {
+	var body SpendPolicyRecord1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSpendPolicyRecord1 overwrites any union data inside the SpendPolicyRecord as the provided SpendPolicyRecord1
+func (t *SpendPolicyRecord) FromSpendPolicyRecord1(v SpendPolicyRecord1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSpendPolicyRecord1 performs a merge with any union data inside the SpendPolicyRecord, using the provided SpendPolicyRecord1
+func (t *SpendPolicyRecord) MergeSpendPolicyRecord1(v SpendPolicyRecord1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SpendPolicyRecord) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SpendPolicyRecord) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSpendPolicyRecord0Currency0 returns the union data inside the SpendPolicyRecord_0_Currency as a SpendPolicyRecord0Currency0
+func (t SpendPolicyRecord_0_Currency) AsSpendPolicyRecord0Currency0() (SpendPolicyRecord0Currency0, error) {
+	var body SpendPolicyRecord0Currency0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSpendPolicyRecord0Currency0 overwrites any union data inside the SpendPolicyRecord_0_Currency as the provided SpendPolicyRecord0Currency0
+func (t *SpendPolicyRecord_0_Currency) FromSpendPolicyRecord0Currency0(v SpendPolicyRecord0Currency0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSpendPolicyRecord0Currency0 performs a merge with any union data inside the SpendPolicyRecord_0_Currency, using the provided SpendPolicyRecord0Currency0
+func (t *SpendPolicyRecord_0_Currency) MergeSpendPolicyRecord0Currency0(v SpendPolicyRecord0Currency0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSpendPolicyRecord0Currency1 returns the union data inside the SpendPolicyRecord_0_Currency as a SpendPolicyRecord0Currency1
+func (t SpendPolicyRecord_0_Currency) AsSpendPolicyRecord0Currency1() (SpendPolicyRecord0Currency1, error) {
+	var body SpendPolicyRecord0Currency1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSpendPolicyRecord0Currency1 overwrites any union data inside the SpendPolicyRecord_0_Currency as the provided SpendPolicyRecord0Currency1
+func (t *SpendPolicyRecord_0_Currency) FromSpendPolicyRecord0Currency1(v SpendPolicyRecord0Currency1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSpendPolicyRecord0Currency1 performs a merge with any union data inside the SpendPolicyRecord_0_Currency, using the provided SpendPolicyRecord0Currency1
+func (t *SpendPolicyRecord_0_Currency) MergeSpendPolicyRecord0Currency1(v SpendPolicyRecord0Currency1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SpendPolicyRecord_0_Currency) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SpendPolicyRecord_0_Currency) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSpendPolicyRecord0WindowsResetPeriod0 returns the union data inside the SpendPolicyRecord_0_Windows_ResetPeriod as a SpendPolicyRecord0WindowsResetPeriod0
+func (t SpendPolicyRecord_0_Windows_ResetPeriod) AsSpendPolicyRecord0WindowsResetPeriod0() (SpendPolicyRecord0WindowsResetPeriod0, error) {
+	var body SpendPolicyRecord0WindowsResetPeriod0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSpendPolicyRecord0WindowsResetPeriod0 overwrites any union data inside the SpendPolicyRecord_0_Windows_ResetPeriod as the provided SpendPolicyRecord0WindowsResetPeriod0
+func (t *SpendPolicyRecord_0_Windows_ResetPeriod) FromSpendPolicyRecord0WindowsResetPeriod0(v SpendPolicyRecord0WindowsResetPeriod0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSpendPolicyRecord0WindowsResetPeriod0 performs a merge with any union data inside the SpendPolicyRecord_0_Windows_ResetPeriod, using the provided SpendPolicyRecord0WindowsResetPeriod0
+func (t *SpendPolicyRecord_0_Windows_ResetPeriod) MergeSpendPolicyRecord0WindowsResetPeriod0(v SpendPolicyRecord0WindowsResetPeriod0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSpendPolicyRecord0WindowsResetPeriod1 returns the union data inside the SpendPolicyRecord_0_Windows_ResetPeriod as a SpendPolicyRecord0WindowsResetPeriod1
+func (t SpendPolicyRecord_0_Windows_ResetPeriod) AsSpendPolicyRecord0WindowsResetPeriod1() (SpendPolicyRecord0WindowsResetPeriod1, error) {
+	var body SpendPolicyRecord0WindowsResetPeriod1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSpendPolicyRecord0WindowsResetPeriod1 overwrites any union data inside the SpendPolicyRecord_0_Windows_ResetPeriod as the provided SpendPolicyRecord0WindowsResetPeriod1
+func (t *SpendPolicyRecord_0_Windows_ResetPeriod) FromSpendPolicyRecord0WindowsResetPeriod1(v SpendPolicyRecord0WindowsResetPeriod1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSpendPolicyRecord0WindowsResetPeriod1 performs a merge with any union data inside the SpendPolicyRecord_0_Windows_ResetPeriod, using the provided SpendPolicyRecord0WindowsResetPeriod1
+func (t *SpendPolicyRecord_0_Windows_ResetPeriod) MergeSpendPolicyRecord0WindowsResetPeriod1(v SpendPolicyRecord0WindowsResetPeriod1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SpendPolicyRecord_0_Windows_ResetPeriod) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SpendPolicyRecord_0_Windows_ResetPeriod) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSpendPolicyRecord1Currency0 returns the union data inside the SpendPolicyRecord_1_Currency as a SpendPolicyRecord1Currency0
+func (t SpendPolicyRecord_1_Currency) AsSpendPolicyRecord1Currency0() (SpendPolicyRecord1Currency0, error) {
+	var body SpendPolicyRecord1Currency0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSpendPolicyRecord1Currency0 overwrites any union data inside the SpendPolicyRecord_1_Currency as the provided SpendPolicyRecord1Currency0
+func (t *SpendPolicyRecord_1_Currency) FromSpendPolicyRecord1Currency0(v SpendPolicyRecord1Currency0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSpendPolicyRecord1Currency0 performs a merge with any union data inside the SpendPolicyRecord_1_Currency, using the provided SpendPolicyRecord1Currency0
+func (t *SpendPolicyRecord_1_Currency) MergeSpendPolicyRecord1Currency0(v SpendPolicyRecord1Currency0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSpendPolicyRecord1Currency1 returns the union data inside the SpendPolicyRecord_1_Currency as a SpendPolicyRecord1Currency1
+func (t SpendPolicyRecord_1_Currency) AsSpendPolicyRecord1Currency1() (SpendPolicyRecord1Currency1, error) {
+	var body SpendPolicyRecord1Currency1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSpendPolicyRecord1Currency1 overwrites any union data inside the SpendPolicyRecord_1_Currency as the provided SpendPolicyRecord1Currency1
+func (t *SpendPolicyRecord_1_Currency) FromSpendPolicyRecord1Currency1(v SpendPolicyRecord1Currency1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSpendPolicyRecord1Currency1 performs a merge with any union data inside the SpendPolicyRecord_1_Currency, using the provided SpendPolicyRecord1Currency1
+func (t *SpendPolicyRecord_1_Currency) MergeSpendPolicyRecord1Currency1(v SpendPolicyRecord1Currency1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SpendPolicyRecord_1_Currency) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SpendPolicyRecord_1_Currency) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSpendPolicyRecord1ResetPeriod0 returns the union data inside the SpendPolicyRecord_1_ResetPeriod as a SpendPolicyRecord1ResetPeriod0
+func (t SpendPolicyRecord_1_ResetPeriod) AsSpendPolicyRecord1ResetPeriod0() (SpendPolicyRecord1ResetPeriod0, error) {
+	var body SpendPolicyRecord1ResetPeriod0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSpendPolicyRecord1ResetPeriod0 overwrites any union data inside the SpendPolicyRecord_1_ResetPeriod as the provided SpendPolicyRecord1ResetPeriod0
+func (t *SpendPolicyRecord_1_ResetPeriod) FromSpendPolicyRecord1ResetPeriod0(v SpendPolicyRecord1ResetPeriod0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSpendPolicyRecord1ResetPeriod0 performs a merge with any union data inside the SpendPolicyRecord_1_ResetPeriod, using the provided SpendPolicyRecord1ResetPeriod0
+func (t *SpendPolicyRecord_1_ResetPeriod) MergeSpendPolicyRecord1ResetPeriod0(v SpendPolicyRecord1ResetPeriod0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSpendPolicyRecord1ResetPeriod1 returns the union data inside the SpendPolicyRecord_1_ResetPeriod as a SpendPolicyRecord1ResetPeriod1
+func (t SpendPolicyRecord_1_ResetPeriod) AsSpendPolicyRecord1ResetPeriod1() (SpendPolicyRecord1ResetPeriod1, error) {
+	var body SpendPolicyRecord1ResetPeriod1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSpendPolicyRecord1ResetPeriod1 overwrites any union data inside the SpendPolicyRecord_1_ResetPeriod as the provided SpendPolicyRecord1ResetPeriod1
+func (t *SpendPolicyRecord_1_ResetPeriod) FromSpendPolicyRecord1ResetPeriod1(v SpendPolicyRecord1ResetPeriod1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSpendPolicyRecord1ResetPeriod1 performs a merge with any union data inside the SpendPolicyRecord_1_ResetPeriod, using the provided SpendPolicyRecord1ResetPeriod1
+func (t *SpendPolicyRecord_1_ResetPeriod) MergeSpendPolicyRecord1ResetPeriod1(v SpendPolicyRecord1ResetPeriod1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SpendPolicyRecord_1_ResetPeriod) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SpendPolicyRecord_1_ResetPeriod) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSpendWindowStateResetPeriod0 returns the union data inside the SpendWindowState_ResetPeriod as a SpendWindowStateResetPeriod0
+func (t SpendWindowState_ResetPeriod) AsSpendWindowStateResetPeriod0() (SpendWindowStateResetPeriod0, error) {
+	var body SpendWindowStateResetPeriod0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSpendWindowStateResetPeriod0 overwrites any union data inside the SpendWindowState_ResetPeriod as the provided SpendWindowStateResetPeriod0
+func (t *SpendWindowState_ResetPeriod) FromSpendWindowStateResetPeriod0(v SpendWindowStateResetPeriod0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSpendWindowStateResetPeriod0 performs a merge with any union data inside the SpendWindowState_ResetPeriod, using the provided SpendWindowStateResetPeriod0
+func (t *SpendWindowState_ResetPeriod) MergeSpendWindowStateResetPeriod0(v SpendWindowStateResetPeriod0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSpendWindowStateResetPeriod1 returns the union data inside the SpendWindowState_ResetPeriod as a SpendWindowStateResetPeriod1
+func (t SpendWindowState_ResetPeriod) AsSpendWindowStateResetPeriod1() (SpendWindowStateResetPeriod1, error) {
+	var body SpendWindowStateResetPeriod1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSpendWindowStateResetPeriod1 overwrites any union data inside the SpendWindowState_ResetPeriod as the provided SpendWindowStateResetPeriod1
+func (t *SpendWindowState_ResetPeriod) FromSpendWindowStateResetPeriod1(v SpendWindowStateResetPeriod1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSpendWindowStateResetPeriod1 performs a merge with any union data inside the SpendWindowState_ResetPeriod, using the provided SpendWindowStateResetPeriod1
+func (t *SpendWindowState_ResetPeriod) MergeSpendWindowStateResetPeriod1(v SpendWindowStateResetPeriod1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SpendWindowState_ResetPeriod) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SpendWindowState_ResetPeriod) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

@@ -429,6 +429,15 @@ func sameTime(a, b *time.Time) bool {
 
 func ptr[T any](value T) *T { return &value }
 
+// deref is the value a pointer points at, or the zero value for nil.
+func deref[T any](value *T) T {
+	if value == nil {
+		var zero T
+		return zero
+	}
+	return *value
+}
+
 func intOrNil(value types.Int64) *int {
 	if value.IsNull() || value.IsUnknown() {
 		return nil

@@ -362,9 +362,13 @@ func expectGatewayKey(t *testing.T, keyID, name, limit string, version int) erro
 	if err != nil {
 		return err
 	}
-	spend, err := record.SpendPolicy.Get()
+	union, err := record.SpendPolicy.Get()
 	if err != nil {
 		return fmt.Errorf("key %s has no spend policy on the gateway", keyID)
+	}
+	spend, err := union.AsSpendPolicyRecord1()
+	if err != nil {
+		return fmt.Errorf("key %s has a spend policy of several windows on the gateway: %w", keyID, err)
 	}
 	if record.Name != name || unitsText(spend.LimitUnits) != limit || record.Version != version {
 		return fmt.Errorf("the gateway has key %s as name %q, limit %v, version %d; want %q, %s, %d", keyID, record.Name, spend.LimitUnits, record.Version, name, limit, version)
