@@ -11,7 +11,7 @@ const GATEWAY_LAYERS = [
   // Transport to providers; spend, rate limits and prices, with the interfaces the stores implement.
   ["upstream", "metering"],
   ["store"],
-  ["http", "keys", "encryption-key.ts"],
+  ["http", "keys", "teams", "encryption-key.ts"],
   // Wires (reading, relaying, translating, answering) and the operator's side (metrics, health, traces, OpenAPI).
   ["inference", "ops", "telemetry"],
   ["models"],
@@ -36,7 +36,7 @@ const CONTRACT_LAYERS = [
   ["policies.ts", "reading.ts", "label-selector.ts"],
   ["api-key.ts", "spend-windows.ts"],
   // secret-use-rule.ts holds no zod, so the console can take the rule without the schemas.
-  ["audit.ts", "usage.ts", "route-inputs.ts", "secret-use-rule.ts", "bulk-rotation.ts"],
+  ["audit.ts", "usage.ts", "route-inputs.ts", "secret-use-rule.ts", "bulk-rotation.ts", "teams.ts"],
   ["webhooks.ts"],
   ["routes.ts"],
   ["schema-names.ts"],

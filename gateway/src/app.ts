@@ -1,6 +1,7 @@
 import fastifyCompress from "@fastify/compress";
 import Fastify, { type FastifyInstance } from "fastify";
 import { KeyCache } from "./store/key-cache";
+import { TeamCache } from "./store/team-cache";
 import { consoleRoutes, type ConsoleSignIn } from "./console/routes";
 import type { GatewayContext } from "./context";
 import { ReplyCipher } from "./crypto";
@@ -18,6 +19,7 @@ import { accountKeyRoutes } from "./routes/account-keys";
 import { bulkRotationRoutes } from "./routes/bulk-rotation";
 import { auditEventRoutes } from "./routes/audit-events";
 import { webhookRoutes } from "./routes/webhooks";
+import { teamRoutes } from "./routes/teams";
 import { mediaRoutes } from "./routes/media";
 import { publicRoutes } from "./routes/public";
 import { textGenerationRoutes } from "./routes/text-generation";
@@ -175,6 +177,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     credentialThrottle: new CredentialThrottle(deps.rateLimit),
     models: new ModelCatalog(deps.models, Math.floor(now() / 1000)),
     keys: new KeyCache(deps.store),
+    teams: new TeamCache(deps.store),
     secretUse: new SecretUseTracker(deps.store, deps.secretUse?.track !== false),
     spend: ledgerFor(deps.store),
     rates: rateLimitsFor(deps.store),
@@ -247,11 +250,15 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.register(bulkRotationRoutes, { ctx });
   app.register(auditEventRoutes, { ctx });
   app.register(webhookRoutes, { ctx });
+  app.register(teamRoutes, { ctx });
   app.register(usageRoutes, { ctx });
   app.register(whoamiRoutes, { ctx });
   if (ctx.consoleEnabled) app.register(consoleRoutes, { ctx, signIn: consoleSignIn });
 
-  app.addHook("onClose", async () => ctx.keys.close());
+  app.addHook("onClose", async () => {
+    ctx.keys.close();
+    ctx.teams.close();
+  });
 
   if (webhookOptions.deliver !== false) {
     app.addHook("onReady", async () => deliverer.start());

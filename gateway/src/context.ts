@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Scope } from "@gateway-keys/contract";
 import type { KeyCache } from "./store/key-cache";
+import type { TeamCache } from "./store/team-cache";
 import type { SecretUseTracker } from "./keys/secret-use-tracker";
 import type { ReplyCipher } from "./crypto";
 import { GatewayError } from "./errors";
@@ -21,6 +22,8 @@ export interface GatewayContext {
   models: ModelCatalog;
   /** Regular keys by secret hash, for the look-up of every model request. */
   keys: KeyCache;
+  /** Teams by id, for the look-up of every model request of a key in a team. */
+  teams: TeamCache;
   /** Extension `secret_use`: which secret of which key each request presented, flushed to the store every few seconds. */
   secretUse: SecretUseTracker;
   /** Spend reservations and charges of model requests. */

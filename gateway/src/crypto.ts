@@ -37,7 +37,7 @@ export function newSecret(kind: KeyKind): string {
 }
 
 /** A fresh identifier such as `key_3fZ…`; 20 base62 characters is about 119 random bits. */
-export function newId(prefix: "key" | "pk" | "log" | "resp" | "chatcmpl" | "msg" | "modr" | "call" | "aud" | "wh" | "evt" | "dlv"): string {
+export function newId(prefix: "key" | "pk" | "log" | "resp" | "chatcmpl" | "msg" | "modr" | "call" | "aud" | "wh" | "evt" | "dlv" | "team"): string {
   return `${prefix}_${randomBase62(20)}`;
 }
 

@@ -17,6 +17,12 @@ export interface GatewayErrorDetails {
   currentVersion?: number;
   /** On `client_reference_in_use`: the key that holds the reference. */
   keyId?: string;
+  /** On a refusal by a team's limits, and on `team_not_empty`: the team. */
+  teamId?: string;
+  /** On `team_not_empty`: some of the team's keys. */
+  keyIds?: string[];
+  /** On a spent window: its reset period and when it starts again (null: a lifetime cap). */
+  window?: { resetPeriod: string; resetsAt: string | null };
   /** Response headers that go with the error, e.g. `Retry-After`. */
   headers?: Record<string, string>;
   /** When the error is a provider's refusal: its status, type and code replace the code's own. */
@@ -33,6 +39,7 @@ export class GatewayError extends Error {
   readonly param: string | undefined;
   readonly currentVersion: number | undefined;
   readonly keyId: string | undefined;
+  readonly details: GatewayErrorDetails;
   readonly headers: Record<string, string> | undefined;
   /** The HTTP status: the contract's for this error's code, or a provider's refusal's. A plain field: Fastify writes to it. */
   readonly statusCode: number;
@@ -48,6 +55,7 @@ export class GatewayError extends Error {
     this.param = details.param;
     this.currentVersion = details.currentVersion;
     this.keyId = details.keyId;
+    this.details = details;
     this.headers = details.headers;
     this.statusCode = details.upstream?.status ?? ERROR_STATUS[ERROR_CODES[code]];
     this.wireType = details.upstream && (details.upstream.type ?? ERROR_CODES[code]);
@@ -59,6 +67,9 @@ export class GatewayError extends Error {
     const error: ErrorEnvelope["error"] = { type: this.wireType ?? ERROR_CODES[this.code], code: this.wireCode, message: this.message, param: this.param ?? null };
     if (this.currentVersion !== undefined) error.currentVersion = this.currentVersion;
     if (this.keyId !== undefined) error.keyId = this.keyId;
+    if (this.details.teamId !== undefined) error.teamId = this.details.teamId;
+    if (this.details.keyIds !== undefined) error.keyIds = this.details.keyIds;
+    if (this.details.window !== undefined) Object.assign(error, this.details.window);
     return { error };
   }
 }
@@ -100,7 +111,7 @@ export function anthropicError(error: GatewayError): { type: "error"; error: { t
  * 409 `conflict` for a stale `expectedVersion` of a versioned resource (a key, a webhook): the
  * answer says the version now, so the client reads again and reapplies its change.
  */
-export function versionConflict(resource: "key" | "webhook", expectedVersion: number, currentVersion: number): GatewayError {
+export function versionConflict(resource: "key" | "webhook" | "team", expectedVersion: number, currentVersion: number): GatewayError {
   return new GatewayError(
     "conflict",
     `The ${resource} changed since you read it (expectedVersion ${expectedVersion}, current version ${currentVersion}); read it again and reapply your change.`,

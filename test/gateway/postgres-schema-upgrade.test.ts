@@ -63,7 +63,7 @@ testWithPostgres("a schema-1 database migrates to running spend totals that equa
     const reservation = await store.sharedSpend!.reserve("k_spent", 100n, Date.now());
     expect(reservation).toBeDefined();
     await store.sharedSpend!.settle(reservation!, {
-      id: "log-1", ownerId: "owner", keyId: "k_spent", model: "echo-1", status: 200, costMicros: 60n, createdAt: Date.now(), requestInput: null, responseText: null, droppedFields: [],
+      id: "log-1", ownerId: "owner", keyId: "k_spent", model: "echo-1", status: 200, costMicros: 60n, createdAt: Date.now(), requestInput: null, responseText: null, droppedFields: [], teamId: null,
     }, "succeeded");
     await store.purgeExpired(Date.now());
     const sums = async () =>

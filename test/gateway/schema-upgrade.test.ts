@@ -14,6 +14,16 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Turns a current database back into schema 7, the last one without extension secret_use. */
 function downgradeToSchema7(db: DatabaseSync): void {
+  // Schema 9 added teams.
+  db.exec(`
+    DROP TABLE teams;
+    DROP TABLE team_spend_days;
+    DROP INDEX api_keys_by_team;
+    ALTER TABLE api_keys DROP COLUMN team_id;
+    ALTER TABLE api_keys DROP COLUMN spend_windows;
+    ALTER TABLE request_logs DROP COLUMN team_id;
+    ALTER TABLE audit_events DROP COLUMN team_id;
+  `);
   db.exec(`
     DROP INDEX api_keys_live_previous_secret;
     DROP TABLE secret_use;
@@ -84,7 +94,7 @@ test("migrates a schema-2 database: old keys read with null extension fields, au
     const referenced = await account.create({ name: "new", clientReference: "ref-after-upgrade" });
     expect(referenced.body.clientReference).toBe("ref-after-upgrade");
     const version = new DatabaseSync(dbPath, { readOnly: true });
-    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 8 });
+    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 9 });
     version.close();
   } finally {
     await second.stop();
@@ -121,7 +131,7 @@ test("migrates a schema-7 database in place: a grace that already ended is recor
       { id: running.keyId, reason: null },
       { id: ended.keyId, reason: "expired" },
     ]);
-    expect(rows.prepare("PRAGMA user_version").get()).toEqual({ user_version: 8 });
+    expect(rows.prepare("PRAGMA user_version").get()).toEqual({ user_version: 9 });
     rows.close();
     // Use is tracked from the upgrade on: flushed, the new secret shows its request.
     await second.gateway.app.gateway.flushSecretUse();

@@ -12,7 +12,7 @@ export interface AuditOrigin {
 }
 
 /** One change to record: the action, the resource and its versions, the fields changed. */
-export type AuditEntry = Pick<StoredAuditEvent, "ownerId" | "action" | "keyId" | "webhookId" | "versionBefore" | "versionAfter" | "changes" | "time">;
+export type AuditEntry = Pick<StoredAuditEvent, "ownerId" | "action" | "keyId" | "webhookId" | "teamId" | "versionBefore" | "versionAfter" | "changes" | "time">;
 
 /**
  * The hash of an event: SHA-256 (hex) of its `prevHash`, a newline, and the canonical JSON
@@ -54,7 +54,7 @@ export function toWireAuditEvent(event: StoredAuditEvent): AuditEvent {
     action: event.action as AuditEvent["action"],
     keyId: event.keyId,
     webhookId: event.webhookId,
-    teamId: null,
+    teamId: event.teamId ?? null,
     versionBefore: event.versionBefore,
     versionAfter: event.versionAfter,
     changes: event.changes,

@@ -1,4 +1,5 @@
-import { canonicalJson, formatUnits, type AuditChange } from "@gateway-keys/contract";
+import { canonicalJson, type AuditChange } from "@gateway-keys/contract";
+import { keyWindowsOf, wireSpendPolicy } from "../metering/spend-windows";
 import type { StoredApiKey } from "../store/types";
 
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -12,7 +13,7 @@ function auditedFields(key: StoredApiKey): Record<string, unknown> {
     name: key.name,
     state: key.state,
     hint: key.hint,
-    spendPolicy: key.spendLimitMicros === null ? null : { limitUnits: formatUnits(key.spendLimitMicros), currency: "unit", resetPeriod: key.resetPeriod },
+    spendPolicy: wireSpendPolicy(keyWindowsOf(key)),
     loggingPolicy: key.loggingPolicy,
     modelPolicy: key.modelPolicy,
     rateLimitPolicy: key.rateLimitPolicy,
@@ -25,6 +26,7 @@ function auditedFields(key: StoredApiKey): Record<string, unknown> {
     rotatedAt: isoOrNull(key.rotatedAt),
     revokedAt: isoOrNull(key.revokedAt),
     previousSecretExpiresAt: isoOrNull(key.previousSecretExpiresAt),
+    teamId: key.teamId,
   };
 }
 

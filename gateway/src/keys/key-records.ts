@@ -7,10 +7,11 @@ import {
   type ApiKey,
   type ApiKeyWithSecret,
   type CreateApiKeyParams,
-  type SpendPolicy,
+  type ResetPeriod,
   type UpdateApiKeyParams,
 } from "@gateway-keys/contract";
 import { hashesEqual, newId, newSecret, sha256 } from "../crypto";
+import { keySpendColumns, keyWindowsOf, storedWindowsOf, wireSpendPolicy, windowStatesOf } from "../metering/spend-windows";
 import { GatewayError, versionConflict } from "../errors";
 import type { ApiKeyUpdate, NewApiKey, Store, StoredApiKey } from "../store/types";
 import { secretUseOf, type SecretFiguresByHash } from "./secret-use";
@@ -28,10 +29,14 @@ export interface SpendReader {
  * instead of one per key with a reset period.
  */
 export async function windowSpendOf(store: Store, keys: readonly StoredApiKey[], now: number): Promise<SpendReader> {
-  const windowed = keys.filter((key) => key.resetPeriod !== "never");
-  const spent = await store.spentSinceEach(windowed.map((key) => ({ keyId: key.id, since: windowStartOf(key.resetPeriod, now) })));
-  const byKey = new Map(windowed.map((key, i) => [key.id, spent[i]!]));
-  return { spentSince: async (keyId) => byKey.get(keyId) ?? 0n };
+  const asked = keys.flatMap((key) => {
+    const periods = new Set([key.resetPeriod, ...keyWindowsOf(key).map((window) => window.resetPeriod)]);
+    periods.delete("never");
+    return [...periods].map((period) => ({ keyId: key.id, since: windowStartOf(period, now) }));
+  });
+  const spent = await store.spentSinceEach(asked);
+  const bySince = new Map(asked.map((one, i) => [`${one.keyId} ${one.since}`, spent[i]!]));
+  return { spentSince: async (keyId, since) => bySince.get(`${keyId} ${since}`) ?? 0n };
 }
 
 /** Whether the key's `expiresAt` has passed at `now` (the expiry is exclusive). */
@@ -47,8 +52,9 @@ export function isExpired(key: Pick<StoredApiKey, "expiresAt">, now: number): bo
  */
 export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: number, figures: SecretFiguresByHash = new Map()): Promise<ApiKey> {
   const window = spendWindowOf(key.resetPeriod, now, key.createdAt);
-  const lifetime = key.resetPeriod === "never";
-  const windowSpent = formatUnits(lifetime ? key.spentMicros : await spend.spentSince(key.id, window.start));
+  const spentIn = async (start: number, period: ResetPeriod) => (period === "never" ? key.spentMicros : spend.spentSince(key.id, start));
+  const windowSpent = formatUnits(await spentIn(window.start, key.resetPeriod));
+  const windows = keyWindowsOf(key);
   return {
     object: "api_key",
     keyId: key.id,
@@ -57,8 +63,7 @@ export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: numb
     state: key.state,
     version: key.version,
     hint: key.hint,
-    spendPolicy:
-      key.spendLimitMicros === null ? null : { limitUnits: formatUnits(key.spendLimitMicros), currency: "unit", resetPeriod: key.resetPeriod },
+    spendPolicy: wireSpendPolicy(windows),
     loggingPolicy: { ...key.loggingPolicy },
     modelPolicy: { mode: key.modelPolicy.mode, modelIds: [...key.modelPolicy.modelIds] },
     rateLimitPolicy: key.rateLimitPolicy === null ? null : { ...key.rateLimitPolicy },
@@ -72,11 +77,8 @@ export async function toWireKey(spend: SpendReader, key: StoredApiKey, now: numb
       resetsAt: isoOrNull(window.endsAt),
       spentUnits: windowSpent,
     },
-    spendWindows:
-      key.spendLimitMicros === null
-        ? []
-        : [{ limitUnits: formatUnits(key.spendLimitMicros), resetPeriod: key.resetPeriod, spentUnits: windowSpent, startedAt: iso(window.startedAt), resetsAt: isoOrNull(window.endsAt) }],
-    teamId: null,
+    spendWindows: await windowStatesOf(windows, now, key.createdAt, spentIn),
+    teamId: key.teamId,
     createdAt: iso(key.createdAt),
     updatedAt: iso(key.updatedAt),
     rotatedAt: isoOrNull(key.rotatedAt),
@@ -101,20 +103,6 @@ export async function toWireKeyWithSecret(
   return { ...(await toWireKey(spend, key, now, figures)), secret };
 }
 
-/** A key's spend policy as its record stores it. */
-function storedSpendPolicy(policy: SpendPolicy | null | undefined): Pick<StoredApiKey, "spendLimitMicros" | "resetPeriod"> {
-  if (!policy) return { spendLimitMicros: null, resetPeriod: "never" };
-  if ("windows" in policy) {
-    throw new GatewayError("validation_failed", "spendPolicy.windows: this gateway does not store several windows on a key yet; send one window.", { param: "spendPolicy.windows" });
-  }
-  return { spendLimitMicros: parseUnits(policy.limitUnits), resetPeriod: policy.resetPeriod };
-}
-
-function refuseTeam(teamId: string | null | undefined): Record<string, never> {
-  if (teamId) throw new GatewayError("validation_failed", "teamId: this gateway does not have teams yet.", { param: "teamId" });
-  return {};
-}
-
 /** A new key and its secret, ready to insert. */
 export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: number): { key: NewApiKey; secret: string } {
   const secret = newSecret("regular");
@@ -129,8 +117,9 @@ export function newApiKey(ownerId: string, params: CreateApiKeyParams, now: numb
       version: 1,
       secretHash: sha256(secret),
       hint: hintOf(secret),
-      ...storedSpendPolicy(params.spendPolicy),
-      ...refuseTeam(params.teamId),
+      ...keySpendColumns(storedWindowsOf(params.spendPolicy)),
+      // The route checked that the team is the owner's.
+      teamId: params.teamId ?? null,
       rateLimitPolicy: params.rateLimitPolicy ?? null,
       // Checked to be in the future by the create itself (assertFutureExpiry), after a replay would have answered.
       expiresAt: params.expiresAt ? Date.parse(params.expiresAt) : null,
@@ -237,6 +226,8 @@ function unchanged(current: StoredApiKey, now: number): ApiKeyUpdate {
     previousSecret: current.previousSecret,
     previousSecretRetiredAt: current.previousSecretRetiredAt,
     previousSecretRetiredReason: current.previousSecretRetiredReason,
+    teamId: current.teamId,
+    spendWindows: current.spendWindows,
   };
 }
 
@@ -247,10 +238,10 @@ export function applyUpdate(current: StoredApiKey, params: UpdateApiKeyParams, n
   if (params.name !== undefined) next.name = params.name;
   if (params.state !== undefined) next.state = params.state;
   if (params.spendPolicy !== undefined) {
-    Object.assign(next, storedSpendPolicy(params.spendPolicy));
+    Object.assign(next, keySpendColumns(storedWindowsOf(params.spendPolicy)));
   }
   if (params.teamId !== undefined) {
-    refuseTeam(params.teamId);
+    next.teamId = params.teamId;
   }
   if (params.rateLimitPolicy !== undefined) next.rateLimitPolicy = params.rateLimitPolicy;
   if (params.expiresAt !== undefined) {

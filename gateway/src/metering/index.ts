@@ -11,7 +11,7 @@ export type { Ledger, SpendReservation } from "./ledger";
  * ({@link Store.sharedSpend}), else in this process's memory.
  */
 export function ledgerFor(store: SpendRecords): Ledger {
-  return store.sharedSpend ? new SharedLedger(store, store.sharedSpend) : new MemoryLedger(store);
+  return store.sharedSpend ? new SharedLedger(store, store.sharedSpend, store.sharedHolds) : new MemoryLedger(store);
 }
 
 /** The rate limits a store needs: counted in the database when many processes share it, else in memory. */

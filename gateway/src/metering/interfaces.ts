@@ -7,6 +7,12 @@ import type { RateLimitPolicy, ResetPeriod } from "@gateway-keys/contract";
  * make cached figures stale, and the few fields of a key that its spend depends on.
  */
 
+/** One window of a stored spend policy (a key's or a team's): a limit in micro-credits that starts again each `resetPeriod`. */
+export interface StoredSpendWindow {
+  limitMicros: bigint;
+  resetPeriod: ResetPeriod;
+}
+
 /** The fields of a key that its spend depends on (a stored key has them all). */
 export interface MeteredKey {
   readonly id: string;
@@ -16,6 +22,30 @@ export interface MeteredKey {
   readonly resetPeriod: ResetPeriod;
   /** Fractions of the limit whose crossing is announced (webhooks/budget-alerts.ts); none when absent. */
   readonly alerts?: { readonly budgetAlertThresholds: readonly number[] };
+  /** Every window when the key's policy holds two or more (then the limit and period above are the first); absent or null otherwise. */
+  readonly spendWindows?: readonly StoredSpendWindow[] | null;
+  /** When the key was made: where its lifetime window begins. */
+  readonly createdAt?: number;
+  /** The key's team, whose windows a request reserves from too; absent or null for none. */
+  readonly team?: MeteredTeam | null;
+}
+
+/** The fields of a team that its keys' spend depends on. */
+export interface MeteredTeam {
+  readonly id: string;
+  /** Its spend policy's windows; none for no team cap. */
+  readonly spendWindows: readonly StoredSpendWindow[];
+  readonly createdAt: number;
+}
+
+/**
+ * Who a window belongs to, and its windows with where each one's spend is counted from (its
+ * calendar window at the request's time): a request of a key in a team reserves from both.
+ */
+export interface SpendSubject {
+  readonly id: string;
+  readonly kind: "key" | "team";
+  readonly windows: readonly { readonly start: number; readonly limitMicros: bigint }[];
 }
 
 /**
@@ -32,6 +62,10 @@ export interface SpendRecords {
   readonly sharedSpend?: SharedSpend;
   /** Rate limits counted in the shared database; absent when one process owns the store. */
   readonly sharedRates?: RateLimits;
+  /** Holds of requests with several windows or a team, in the shared database; absent when one process owns the store. */
+  readonly sharedHolds?: SharedHolds;
+  /** What a team was charged for requests that began at or after `since`. */
+  teamSpentSince(teamId: string, since: number): Promise<bigint>;
 }
 
 /**
@@ -60,6 +94,25 @@ export interface SharedSpend {
   settle(held: HeldSpend, entry: NewLogEntry, outcome: RequestOutcome): Promise<void>;
   /** The key's limit less its window's spend at `at` and every live reservation (`null` without a limit). */
   headroom(keyId: string, at: number): Promise<bigint | null>;
+}
+
+/**
+ * Holds of spend in a database many processes share, for requests whose key has several windows
+ * or a team: one hold per request and subject, whose sum is what the subject has in flight. A hold
+ * has a lease as a reservation has.
+ */
+export interface SharedHolds {
+  /**
+   * Reserves `micros` from every window of every subject (a key of several windows, or a key and
+   * its team) in one atomic step across every process: each window's spend + what its subject
+   * holds in flight + `micros` must stay within its limit. Returns the holds (one per subject),
+   * or the index, over the subjects' windows in order, of the first window that cannot afford it.
+   */
+  reserveHolds(subjects: readonly SpendSubject[], micros: bigint): Promise<{ holds: readonly string[] } | { refusedWindow: number }>;
+  /** What each window of the subjects could still reserve (limit less spend and holds), in order: a reading, not a hold. */
+  holdHeadroom(subjects: readonly SpendSubject[]): Promise<bigint[]>;
+  /** Records the request and drops its holds, in one commit. */
+  settleHolds(holds: readonly string[], entry: NewLogEntry, outcome: RequestOutcome): Promise<void>;
 }
 
 /** A request admitted under a key's rate limit policy, to release when it ends. */
@@ -138,6 +191,8 @@ export interface NewLogEntry {
   requestInput: string | null;
   /** Present only when the key's logging policy stores responses. */
   responseText: string | null;
+  /** The team the request was charged to (its key's when it reserved), or null. */
+  teamId: string | null;
   /** The request's fields not carried to the model (named to the client in x-gateway-dropped-fields); empty when none. */
   droppedFields: readonly string[];
 }

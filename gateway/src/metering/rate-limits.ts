@@ -101,24 +101,31 @@ export function rateLimitHeaders(verdict: RateVerdict): Record<string, string> {
   return headers;
 }
 
-/** The 429 of a refused verdict, with `Retry-After` (seconds), `retry-after-ms` and the `x-ratelimit-*` headers. */
-export function rateLimitRefusal(verdict: RateVerdict, policy: RateLimitPolicy, tokens: number): GatewayError {
+/**
+ * The 429 of a refused verdict, with `Retry-After` (seconds), `retry-after-ms` and the `x-ratelimit-*`
+ * headers: `key_rate_limited`, or `team_rate_limited` naming the team when its policy refused.
+ */
+export function rateLimitRefusal(verdict: RateVerdict, policy: RateLimitPolicy, tokens: number, teamId?: string): GatewayError {
   const headers = rateLimitHeaders(verdict);
+  const code = teamId === undefined ? "key_rate_limited" : "team_rate_limited";
+  const whose = teamId === undefined ? "the key" : `the key's team ${teamId}`;
+  const team = teamId === undefined ? {} : { teamId };
   if (verdict.retryAfterMs === Infinity) {
     return new GatewayError(
-      "key_rate_limited",
-      `This request may use ${tokens} tokens, more than the key's rateLimitPolicy.tokensPerMinute (${policy.tokensPerMinute}) allows in a minute; set a smaller output bound (max_tokens, max_output_tokens) or raise tokensPerMinute.`,
-      { headers },
+      code,
+      `This request may use ${tokens} tokens, more than ${whose}'s rateLimitPolicy.tokensPerMinute (${policy.tokensPerMinute}) allows in a minute; set a smaller output bound (max_tokens, max_output_tokens) or raise tokensPerMinute.`,
+      { headers, ...team },
     );
   }
   const retryMs = Math.max(1, Math.ceil(verdict.retryAfterMs));
   const reason =
     verdict.refusedBy === "concurrency"
-      ? `the key has ${policy.maxConcurrentRequests} requests in flight, its rateLimitPolicy.maxConcurrentRequests`
+      ? `${whose} has ${policy.maxConcurrentRequests} requests in flight, its rateLimitPolicy.maxConcurrentRequests`
       : verdict.refusedBy === "requests"
-        ? `the key reached its rateLimitPolicy.requestsPerMinute (${policy.requestsPerMinute})`
-        : `the key reached its rateLimitPolicy.tokensPerMinute (${policy.tokensPerMinute})`;
-  return new GatewayError("key_rate_limited", `Rate limited: ${reason}; retry after ${(retryMs / 1000).toFixed(1)} s.`, {
+        ? `${whose} reached its rateLimitPolicy.requestsPerMinute (${policy.requestsPerMinute})`
+        : `${whose} reached its rateLimitPolicy.tokensPerMinute (${policy.tokensPerMinute})`;
+  return new GatewayError(code, `Rate limited: ${reason}; retry after ${(retryMs / 1000).toFixed(1)} s.`, {
     headers: { ...headers, "retry-after": String(Math.ceil(retryMs / 1000)), "retry-after-ms": String(retryMs) },
+    ...team,
   });
 }

@@ -14,6 +14,7 @@ export function observedLedger(ledger: Ledger, metrics: GatewayMetrics, knownMod
   const counted = (model: string, outcome: Parameters<Ledger["settle"]>[2]) => metrics.modelRequest(knownModel(model) ? model : "unknown", outcome);
   return {
     headroom: (key, at) => ledger.headroom(key, at),
+    refusal: (key, micros, at) => ledger.refusal(key, micros, at),
     async reserve(key, micros, at) {
       const reservation = await ledger.reserve(key, micros, at);
       if (reservation) inFlight = { count: inFlight.count + 1, micros: inFlight.micros + reservation.micros };

@@ -8,7 +8,8 @@ import { affordableOutputTokens, costOf, type ModelPricing } from "../metering/p
 import { logEntryFor } from "../policies/logging-policy";
 import { modelAllowed } from "../policies/model-policy";
 import type { SpendReservation } from "../metering/ledger";
-import type { RateAdmission, RequestOutcome, StoredApiKey } from "../store/types";
+import type { RateAdmission, RequestOutcome, StoredApiKey, StoredTeam } from "../store/types";
+import type { MeteredKey } from "../metering/interfaces";
 import { rateLimitHeaders, rateLimitRefusal } from "../metering/rate-limits";
 import type { TextUsage } from "../inference/text";
 import type { Context, Span } from "@opentelemetry/api";
@@ -57,6 +58,10 @@ export class MeteredCall {
   readonly #now: number;
   #reservation: SpendReservation | undefined;
   #admission: RateAdmission | undefined;
+  /** The team's admission under its rate limit policy, beside the key's. */
+  #teamAdmission: RateAdmission | undefined;
+  /** The key's team as this request found it (read once, in {@link admit} or at the first reservation); null for none. */
+  #team: StoredTeam | null | undefined;
   #settled = false;
   /** The request's trace: the reservation and the charge are spans of it, and its server span gets the model, usage and cost. */
   readonly #trace: Context;
@@ -91,6 +96,13 @@ export class MeteredCall {
     }
     if (!modelAllowed(this.#key, this.#modelId)) {
       return this.#refuse(new GatewayError("model_not_allowed", `This key's model policy does not allow ${name}.`, { param: "model" }), "rejected");
+    }
+    const team = await this.#teamOf();
+    if (team && !modelAllowed(team, this.#modelId)) {
+      return this.#refuse(
+        new GatewayError("model_not_allowed", `The model policy of this key's team ${team.id} does not allow ${name}.`, { param: "model", teamId: team.id }),
+        "rejected",
+      );
     }
     return model;
   }
@@ -131,23 +143,18 @@ export class MeteredCall {
     }
     await this.#admitRate(input.estimate + outputBound * choices);
     const affordable = await this.#releasingOnError(async () => {
-      this.#reservation = await this.#ctx.spend.reserve(this.#key, costFor(outputBound), this.#now);
+      const metered = await this.#metered();
+      this.#reservation = await this.#ctx.spend.reserve(metered, costFor(outputBound), this.#now);
       if (this.#reservation) return outputBound;
-      const headroom = await this.#ctx.spend.headroom(this.#key, this.#now);
+      const headroom = await this.#ctx.spend.headroom(metered, this.#now);
       const total = headroom === null || model.pricing.unit !== "tokens" ? 0 : affordableOutputTokens(model.pricing, inputTokens, headroom, outputBound * choices);
       const tokens = Math.floor(total / choices);
       if (tokens < 1) return 0;
-      this.#reservation = await this.#ctx.spend.reserve(this.#key, costFor(tokens), this.#now);
+      this.#reservation = await this.#ctx.spend.reserve(metered, costFor(tokens), this.#now);
       return this.#reservation ? tokens : 0;
     });
     if (affordable >= 1) return affordable;
-    return this.#refuse(
-      new GatewayError(
-        "spend_limit_reached",
-        `This request's input and one output token would cost ${formatUnits(costFor(1))} units, more than is left under the key's spend limit; raise spendPolicy.limitUnits to continue.`,
-      ),
-      "rejected",
-    );
+    return this.#refuseSpend(costFor(1), "This request's input and one output token would cost");
   }
 
   /** Admits a request of up to `tokens` tokens under the rate limit policy and reserves `maxCostMicros`, the most it can cost, or records and throws 429 or 402. */
@@ -165,17 +172,54 @@ export class MeteredCall {
 
   async #reserveMicros(maxCostMicros: bigint, tokens: number): Promise<void> {
     await this.#admitRate(tokens);
-    const reservation = await this.#releasingOnError(() => this.#ctx.spend.reserve(this.#key, maxCostMicros, this.#now));
-    if (!reservation) {
-      await this.#refuse(
+    const reservation = await this.#releasingOnError(async () => this.#ctx.spend.reserve(await this.#metered(), maxCostMicros, this.#now));
+    if (!reservation) await this.#refuseSpend(maxCostMicros, "This request could cost up to");
+    this.#reservation = reservation;
+  }
+
+  /**
+   * The 402 of a request its spend did not fit, naming the window that could not afford it: a
+   * window of the key's own policy (`spend_limit_reached`) or of its team's (`team_budget_exceeded`).
+   */
+  async #refuseSpend(micros: bigint, costs: string): Promise<never> {
+    const refusal = await this.#ctx.spend.refusal(await this.#metered(), micros, this.#now).catch(() => undefined);
+    const window = refusal && {
+      resetPeriod: refusal.resetPeriod,
+      resetsAt: refusal.resetsAt === null ? null : new Date(refusal.resetsAt).toISOString(),
+    };
+    const which = window ? (window.resetsAt === null ? `its lifetime (${window.resetPeriod}) window` : `its ${window.resetPeriod} window, which resets at ${window.resetsAt}`) : "its spend limit";
+    if (refusal?.level === "team") {
+      return this.#refuse(
         new GatewayError(
-          "spend_limit_reached",
-          `This request could cost up to ${formatUnits(maxCostMicros)} units, more than is left under the key's spend limit; raise spendPolicy.limitUnits to continue.`,
+          "team_budget_exceeded",
+          `${costs} ${formatUnits(micros)} units, more than is left under the spend policy of this key's team ${refusal.subjectId} in ${which}; raise the team's spendPolicy or wait for the reset.`,
+          { teamId: refusal.subjectId, ...(window && { window }) },
         ),
         "rejected",
       );
     }
-    this.#reservation = reservation;
+    return this.#refuse(
+      new GatewayError(
+        "spend_limit_reached",
+        `${costs} ${formatUnits(micros)} units, more than is left under the key's spend limit in ${which}; raise spendPolicy.limitUnits to continue.`,
+        window ? { window } : {},
+      ),
+      "rejected",
+    );
+  }
+
+  /** The key's team, read once per request (through the team cache); null for a key in no team. */
+  async #teamOf(): Promise<StoredTeam | null> {
+    if (this.#team === undefined) {
+      this.#team = this.#key.teamId === null ? null : ((await this.#ctx.teams.find(this.#key.ownerId, this.#key.teamId)) ?? null);
+    }
+    return this.#team;
+  }
+
+  /** The key as metering takes it: with its team's windows, when it is in a team. */
+  async #metered(): Promise<MeteredKey> {
+    const team = await this.#teamOf();
+    return team ? { ...this.#key, team } : this.#key;
   }
 
   /**
@@ -221,7 +265,8 @@ export class MeteredCall {
    */
   async succeedMicros(cost: bigint, output: string | null, usedTokens?: number): Promise<bigint> {
     const reservation = this.#requireReservation();
-    const costMicros = this.#key.spendLimitMicros === null || cost < reservation.micros ? cost : reservation.micros;
+    const limited = this.#key.spendLimitMicros !== null || (this.#team?.spendWindows.length ?? 0) > 0;
+    const costMicros = !limited || cost < reservation.micros ? cost : reservation.micros;
     await this.#settle(reservation, 200, costMicros, output, "succeeded", usedTokens);
     return costMicros;
   }
@@ -246,11 +291,21 @@ export class MeteredCall {
   /** Takes the request's place under the key's rate limit policy (none: nothing to take), or records and throws 429. */
   async #admitRate(tokens: number): Promise<void> {
     const policy = this.#key.rateLimitPolicy;
-    if (!policy) return;
-    const verdict = await this.#ctx.rates.admit(this.#key.id, policy, tokens, this.#now);
-    if (!verdict.admission) return this.#refuse(rateLimitRefusal(verdict, policy, tokens), "rejected");
-    this.#admission = verdict.admission;
-    this.#reply.headers(rateLimitHeaders(verdict));
+    if (policy) {
+      const verdict = await this.#ctx.rates.admit(this.#key.id, policy, tokens, this.#now);
+      if (!verdict.admission) return this.#refuse(rateLimitRefusal(verdict, policy, tokens), "rejected");
+      this.#admission = verdict.admission;
+      this.#reply.headers(rateLimitHeaders(verdict));
+    }
+    // Then the team's, counted under the team's id across every process: its keys together.
+    const team = await this.#releasingOnError(() => this.#teamOf());
+    const teamPolicy = team?.rateLimitPolicy;
+    if (!team || !teamPolicy) return;
+    const verdict = await this.#releasingOnError(() => this.#ctx.rates.admit(team.id, teamPolicy, tokens, this.#now));
+    if (!verdict.admission) return this.#refuse(rateLimitRefusal(verdict, teamPolicy, tokens, team.id), "rejected");
+    this.#teamAdmission = verdict.admission;
+    // The key's own figures, when it has a policy; else the team's.
+    if (!policy) this.#reply.headers(rateLimitHeaders(verdict));
   }
 
   /** Runs `work`; should it throw (the database failed), the rate admission is given back first, so no place in flight leaks. */
@@ -265,13 +320,16 @@ export class MeteredCall {
 
   /** Gives the rate admission back (the tokens not used, the place in flight); a failure only costs the key those tokens until they drain. */
   async #releaseRate(usedTokens: number | undefined): Promise<void> {
-    const admission = this.#admission;
-    if (!admission) return;
+    const admissions = [this.#admission, this.#teamAdmission];
     this.#admission = undefined;
-    try {
-      await this.#ctx.rates.release(admission, Math.min(usedTokens ?? admission.tokens, admission.tokens), this.#ctx.now());
-    } catch (error) {
-      this.#reply.log.warn({ err: error }, "a rate limit release failed; its slot lapses with its lease");
+    this.#teamAdmission = undefined;
+    for (const admission of admissions) {
+      if (!admission) continue;
+      try {
+        await this.#ctx.rates.release(admission, Math.min(usedTokens ?? admission.tokens, admission.tokens), this.#ctx.now());
+      } catch (error) {
+        this.#reply.log.warn({ err: error }, "a rate limit release failed; its slot lapses with its lease");
+      }
     }
   }
 

@@ -28,6 +28,8 @@ export function logEntryFor(key: StoredApiKey, outcome: RequestOutcome, now: num
     createdAt: now,
     requestInput: key.loggingPolicy.storeRequest ? outcome.input : null,
     responseText: key.loggingPolicy.storeResponse ? outcome.output : null,
+    // Charged to the team the key is in as this request reserved: a later move leaves it there.
+    teamId: key.teamId,
     // Field paths, never content: kept whatever the logging policy says.
     droppedFields: outcome.droppedFields,
   };

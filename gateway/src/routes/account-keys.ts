@@ -6,6 +6,7 @@ import { originOf } from "../audit/origin";
 import { recordKeyChange } from "../audit/record";
 import { accountOf } from "../context";
 import { newSecret } from "../crypto";
+import { GatewayError } from "../errors";
 import { runIdempotent, type IdempotentOutcome } from "../idempotency/runner";
 import {
   applyRevoke,
@@ -34,11 +35,22 @@ function createMeaning(body: CreateApiKeyParams): Record<string, unknown> {
   for (const field of NULLABLE_POLICIES) if (meaning[field] === null) delete meaning[field];
   if (Object.keys(body.labels).length === 0) delete meaning.labels;
   if (body.budgetAlertThresholds.length === 0) delete meaning.budgetAlertThresholds;
+  if (meaning.teamId === null) delete meaning.teamId;
   if (body.spendPolicy && "resetPeriod" in body.spendPolicy && body.spendPolicy.resetPeriod === "never") {
     const { resetPeriod: _lifetime, ...spendPolicy } = body.spendPolicy;
     meaning.spendPolicy = spendPolicy;
   }
   return meaning;
+}
+
+/**
+ * Refuses a `teamId` that names no team of the owner (400 naming the field), and holds the team
+ * until the unit of work ends, so it cannot be deleted while a key joins it.
+ */
+async function assertTeamOf(tx: StoreTransaction, ownerId: string, teamId: string): Promise<void> {
+  if (!(await tx.teams.getTeam(ownerId, teamId, true))) {
+    throw new GatewayError("validation_failed", `teamId: no team ${teamId} belongs to your account; create it first (POST /v1/account/teams) or name another.`, { param: "teamId" });
+  }
 }
 
 /** Sends an idempotent operation's answer; a replay says so in a header. */
@@ -99,6 +111,7 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
           // once its expiresAt has passed, and of two concurrent creates with one reference only one wins.
           assertFutureExpiry(key.expiresAt, now);
           if (key.clientReference !== null) assertReferenceFree(await tx.findLiveApiKeyByReference(ownerId, key.clientReference));
+          if (key.teamId !== null) await assertTeamOf(tx, ownerId, key.teamId);
           const inserted = await tx.insertApiKey(key);
           await auditKey(tx, request, "create", null, inserted);
           return toWireKeyWithSecret(tx, inserted, secret, now);
@@ -123,9 +136,11 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     ...routeOf(ctx, ROUTES.updateKey),
     handler: async (request, reply) => {
       const now = ctx.now();
-      const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) =>
-        wireKey(tx, await changeKey(tx, request, "update", request.params.keyId, (current) => applyUpdate(current, request.body, now)), now),
-      );
+      const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) => {
+        const { teamId } = request.body;
+        if (teamId !== undefined && teamId !== null) await assertTeamOf(tx, accountOf(request).ownerId, teamId);
+        return wireKey(tx, await changeKey(tx, request, "update", request.params.keyId, (current) => applyUpdate(current, request.body, now)), now);
+      });
       return sendOutcome(reply, outcome);
     },
   });

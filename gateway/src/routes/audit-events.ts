@@ -10,7 +10,7 @@ export const auditEventRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
   app.route({
     ...routeOf(ctx, ROUTES.listAuditEvents),
     handler: async (request) => {
-      const { limit, after, keyId, action, from, to } = request.query;
+      const { limit, after, keyId, teamId, action, from, to } = request.query;
       const beforeSeq = after === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor("audit", after);
       const rows = await ctx.store.transaction((tx) =>
         tx.events.listAuditEvents({
@@ -18,6 +18,7 @@ export const auditEventRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
           beforeSeq,
           limit: limit + 1,
           ...(keyId !== undefined && { keyId }),
+          ...(teamId !== undefined && { teamId }),
           ...(action !== undefined && { action }),
           ...(from !== undefined && { from: Date.parse(from) }),
           ...(to !== undefined && { to: Date.parse(to) }),

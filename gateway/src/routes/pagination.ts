@@ -2,9 +2,9 @@ import type { ListPage } from "@gateway-keys/contract";
 import { GatewayError } from "../errors";
 
 /** Which list a cursor belongs to, so one list's cursor is refused by another. */
-export type CursorKind = "keys" | "logs" | "audit" | "webhooks" | "deliveries";
+export type CursorKind = "keys" | "logs" | "audit" | "webhooks" | "deliveries" | "teams";
 
-const TAGS: Record<CursorKind, string> = { keys: "k1", logs: "l1", audit: "a1", webhooks: "w1", deliveries: "d1" };
+const TAGS: Record<CursorKind, string> = { keys: "k1", logs: "l1", audit: "a1", webhooks: "w1", deliveries: "d1", teams: "t1" };
 
 /**
  * Cursors are opaque to clients: base64url of a tag and the sequence number of the last item

@@ -1,7 +1,18 @@
 import type { KeyState, Labels, ModelPolicy, RateLimitPolicy, ResetPeriod, Scope } from "@gateway-keys/contract";
 import { column, holds, TableCodec } from "./row-codec";
 import type { PreviousSecretRetireReason } from "./secret-use-tables";
-import { NO_ALERTS, type ApiKeyUpdate, type KeyAlerts, type NewApiKey, type NewLogEntry, type PreviousSecretTerms, type StoredApiKey, type StoredLogEntry, type StoredProvisioningKey } from "./types";
+import { spendWindowsColumn } from "./team-rows";
+import {
+  NO_ALERTS,
+  type ApiKeyUpdate,
+  type KeyAlerts,
+  type NewApiKey,
+  type NewLogEntry,
+  type PreviousSecretTerms,
+  type StoredApiKey,
+  type StoredLogEntry,
+  type StoredProvisioningKey,
+} from "./types";
 
 /**
  * The tables both stores read and write through a {@link TableCodec}: one line per column, in the
@@ -63,6 +74,8 @@ export const API_KEYS = new TableCodec<StoredApiKey, NewApiKey, ApiKeyUpdate>("a
   previous_secret: holds("previousSecret", column.nullable(column.json<PreviousSecretTerms>())),
   previous_secret_retired_at: holds("previousSecretRetiredAt", column.nullable(column.int)),
   previous_secret_retired_reason: holds("previousSecretRetiredReason", column.nullable(column.literal<PreviousSecretRetireReason>())),
+  team_id: holds("teamId", column.nullable(column.text)),
+  spend_windows: holds("spendWindows", column.nullable(spendWindowsColumn)),
 });
 
 /** `provisioning_keys`: keys of the account API, each bound to one owner. */
@@ -89,4 +102,5 @@ export const REQUEST_LOGS = new TableCodec<StoredLogEntry, NewLogEntry>("request
   request_input: holds("requestInput", column.nullable(column.text)),
   response_text: holds("responseText", column.nullable(column.text)),
   dropped_fields: holds("droppedFields", listOrNull),
+  team_id: holds("teamId", column.nullable(column.text)),
 });

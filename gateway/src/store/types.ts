@@ -1,9 +1,12 @@
 import type { KeyState, Labels, LoggingPolicy, ModelPolicy, RateLimitPolicy, ResetPeriod, Scope } from "@gateway-keys/contract";
 import type { EventTables } from "./events/event-tables";
+import type { TeamTables } from "./team-tables";
 import type { PreviousSecretRetireReason, SecretUseTables } from "./secret-use-tables";
-import type { KeyChangeFeed, NewLogEntry, RateLimits, RequestOutcome, SharedSpend, SpendRecords } from "../metering/interfaces";
+import type { KeyChangeFeed, NewLogEntry, RateLimits, RequestOutcome, SharedSpend, SpendRecords, StoredSpendWindow } from "../metering/interfaces";
 
-export type { HeldSpend, KeyChangeFeed, KeyChangeListener, NewLogEntry, RateAdmission, RateLimits, RateVerdict, RequestOutcome, SharedSpend } from "../metering/interfaces";
+export type { StoredSpendWindow } from "../metering/interfaces";
+export type { NewTeam, StoredTeam, TeamUpdate } from "./team-rows";
+export type { HeldSpend, KeyChangeFeed, KeyChangeListener, NewLogEntry, RateAdmission, RateLimits, RateVerdict, RequestOutcome, SharedHolds, SharedSpend, SpendSubject } from "../metering/interfaces";
 
 
 /**
@@ -71,6 +74,8 @@ export interface Store extends SpendRecords {
   spentSince(keyId: string, since: number): Promise<bigint>;
   /** {@link spentSince} of many keys at once (one round trip), in the order asked. */
   spentSinceEach(asked: readonly { keyId: string; since: number }[]): Promise<bigint[]>;
+  /** Teams, their keys and their spend, outside a unit of work (reads). */
+  readonly teams: TeamTables;
   /** A key's requests and spend per UTC day, from the day `since` on, oldest first. */
   spendDays(keyId: string, since: number): Promise<SpendDay[]>;
 
@@ -152,6 +157,8 @@ export interface StoreTransaction {
   readonly events: EventTables;
   /** Extension `secret_use`: each secret's use and clients, and a previous secret's retirement, on this unit of work's connection. */
   readonly secretUse: SecretUseTables;
+  /** Teams, their keys and their spend, on this unit of work's connection. */
+  readonly teams: TeamTables;
 }
 
 export interface StoredProvisioningKey {
@@ -207,7 +214,16 @@ export interface ApiKeyUpdate {
   /** When the previous secret stopped authenticating before (or as) its grace ended, or null while it may still. */
   previousSecretRetiredAt: number | null;
   previousSecretRetiredReason: PreviousSecretRetireReason | null;
+  /** The team the key belongs to, or null. */
+  teamId: string | null;
+  /**
+   * Every window of the spend policy when it holds two or more (ordered as the contract orders
+   * them; `spendLimitMicros` and `resetPeriod` then hold the first); null for one window or none.
+   */
+  spendWindows: StoredSpendWindow[] | null;
 }
+
+
 
 /** Extension `secret_use`: a previous secret's terms, fixed by the rotation that replaced it (one JSON column). */
 export interface PreviousSecretTerms {

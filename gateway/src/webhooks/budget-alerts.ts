@@ -156,6 +156,7 @@ export function alertingLedger(ledger: Ledger, alerts: BudgetAlerts): Ledger {
   const keys = new WeakMap<object, AlertedKey>();
   return {
     headroom: (key, at) => ledger.headroom(key, at),
+    refusal: (key, micros, at) => ledger.refusal(key, micros, at),
     async reserve(key, micros, at) {
       const reservation = await ledger.reserve(key, micros, at);
       if (reservation && key.alerts && key.alerts.budgetAlertThresholds.length > 0 && isAlertedKey(key)) keys.set(reservation, key);

@@ -69,6 +69,14 @@ BEGIN
       GROUP BY key_id, (created / 86400000) * 86400000 ORDER BY 1, 2
       ON CONFLICT (key_id, day) DO UPDATE SET requests = spend_days.requests + EXCLUDED.requests,
         spent_micros = spend_days.spent_micros + EXCLUDED.spent_micros;
+    -- A request of a key in a team is charged to that team too (the team its log row names: the
+    -- key's when the request reserved), on the request's day.
+    INSERT INTO team_spend_days (team_id, day, owner_id, requests, spent_micros)
+      SELECT l.team_id, (l.created_at / 86400000) * 86400000, MIN(l.owner_id), COUNT(*), SUM(l.cost_micros)::BIGINT
+      FROM unnest(logs) AS l WHERE l.team_id IS NOT NULL
+      GROUP BY l.team_id, (l.created_at / 86400000) * 86400000 ORDER BY 1, 2
+      ON CONFLICT (team_id, day) DO UPDATE SET requests = team_spend_days.requests + EXCLUDED.requests,
+        spent_micros = team_spend_days.spent_micros + EXCLUDED.spent_micros;
     WITH released AS (
       DELETE FROM spend_reservations WHERE id IN (SELECT id FROM unnest(s_reservation, s_take) AS t (id, take) WHERE take IS NULL)
       RETURNING key_id, micros

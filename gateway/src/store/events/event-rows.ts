@@ -16,6 +16,11 @@ export interface StoredAuditEvent {
   action: string;
   keyId: string | null;
   webhookId: string | null;
+  /**
+   * The team changed; absent for every other event, so the hash of an event made before teams
+   * (which has no such field) is computed over the same fields it was made with.
+   */
+  teamId?: string;
   versionBefore: number | null;
   versionAfter: number | null;
   changes: Record<string, AuditChange>;
@@ -34,6 +39,7 @@ export interface AuditEventRow {
   action: string;
   key_id: string | null;
   webhook_id: string | null;
+  team_id?: string | null;
   version_before: Int | null;
   version_after: Int | null;
   changes: string;
@@ -53,6 +59,7 @@ export function auditEventFromRow(row: AuditEventRow): StoredAuditEvent {
     action: row.action,
     keyId: row.key_id,
     webhookId: row.webhook_id,
+    ...(row.team_id !== null && row.team_id !== undefined && { teamId: row.team_id }),
     versionBefore: numOrNull(row.version_before),
     versionAfter: numOrNull(row.version_after),
     changes: JSON.parse(row.changes) as Record<string, AuditChange>,

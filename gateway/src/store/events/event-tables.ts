@@ -20,6 +20,7 @@ import {
 export interface AuditEventFilter {
   ownerId: string;
   keyId?: string;
+  teamId?: string;
   action?: string;
   /** Inclusive, ms. */
   from?: number;
@@ -88,10 +89,10 @@ export class EventTables {
 
   /** Appends an event and moves the owner's head to it (the caller holds the head: {@link lockAuditHead}). */
   async appendAuditEvent(event: StoredAuditEvent): Promise<void> {
-    const insert = `INSERT INTO audit_events (owner_id, seq, id, time, actor, action, key_id, webhook_id, version_before, version_after,
-        changes, idempotency_key, request_id, prev_hash, hash) VALUES (${placeholders(15)})`;
+    const insert = `INSERT INTO audit_events (owner_id, seq, id, time, actor, action, key_id, webhook_id, team_id, version_before, version_after,
+        changes, idempotency_key, request_id, prev_hash, hash) VALUES (${placeholders(16)})`;
     const values = [
-      event.ownerId, event.seq, event.id, event.time, JSON.stringify(event.actor), event.action, event.keyId, event.webhookId,
+      event.ownerId, event.seq, event.id, event.time, JSON.stringify(event.actor), event.action, event.keyId, event.webhookId, event.teamId ?? null,
       event.versionBefore, event.versionAfter, JSON.stringify(event.changes), event.idempotencyKey, event.requestId, event.prevHash, event.hash,
     ];
     const moveHead = "UPDATE audit_heads SET seq = ?, hash = ? WHERE owner_id = ?";
@@ -109,6 +110,7 @@ export class EventTables {
     const where = ["owner_id = ?", "seq < ?"];
     const params: unknown[] = [filter.ownerId, filter.beforeSeq];
     if (filter.keyId !== undefined) (where.push("key_id = ?"), params.push(filter.keyId));
+    if (filter.teamId !== undefined) (where.push("team_id = ?"), params.push(filter.teamId));
     if (filter.action !== undefined) (where.push("action = ?"), params.push(filter.action));
     if (filter.from !== undefined) (where.push("time >= ?"), params.push(filter.from));
     if (filter.to !== undefined) (where.push("time < ?"), params.push(filter.to));

@@ -14,7 +14,9 @@ import type {
   NewApiKey,
   NewLogEntry,
   RequestOutcome,
+  SharedHolds,
   SharedSpend,
+  SpendSubject,
   SpendDay,
   Store,
   TimelineQuery,
@@ -41,6 +43,7 @@ import { migrate, SCHEMA_VERSION } from "./migrations";
 import { SQL, type NamedQuery } from "./statements";
 import { EventTables } from "../events/event-tables";
 import { SecretUseTables } from "../secret-use-tables";
+import { TeamTables } from "../team-tables";
 import { postgresStatement, type SqlRunner } from "../events/sql-runner";
 import { databaseFaultReason } from "../faults";
 import { DatabaseBreaker } from "./breaker";
@@ -147,12 +150,29 @@ async function migrateOnOwnConnection(connection: pg.ClientConfig): Promise<void
   }
 }
 
+/** The subjects of a hold as gateway_reserve_holds takes them: parallel arrays, the windows flattened in order. */
+function holdSubjectValues(subjects: readonly SpendSubject[]): unknown[] {
+  const windows = subjects.flatMap((subject) => subject.windows);
+  return [
+    subjects.map((subject) => subject.id),
+    subjects.map((subject) => subject.kind === "team"),
+    subjects.map((subject) => subject.windows.length),
+    windows.map((window) => window.start),
+    windows.map((window) => window.limitMicros),
+  ];
+}
+
 class PostgresStore implements Store {
   readonly kind = "postgres";
   readonly location = undefined;
   readonly sharedSpend: SharedSpend;
   readonly sharedRates: SharedRateLimits;
   readonly keyChanges: KeyChangeNotifications;
+  /** Teams, read on the pool behind the breaker. */
+  readonly teams: TeamTables;
+  readonly sharedHolds: SharedHolds;
+  /** Holds this process has made and not yet settled: the ones its renewal keeps alive. */
+  readonly #liveHolds = new Set<string>();
   readonly #pool: pg.Pool;
   readonly #renewal: NodeJS.Timeout;
   readonly #spend: SpendBatcher;
@@ -172,8 +192,45 @@ class PostgresStore implements Store {
       await this.#query(SQL.voidSettles, [entries.map((entry) => entry.id), entries.map((entry) => entry.createdAt)]);
     });
     this.keyChanges = notifications;
+    this.teams = new TeamTables({
+      dialect: "postgres",
+      all: async <Row>(sql: string, params: readonly unknown[]) =>
+        (await this.#breaker.guard(() => this.#pool.query({ ...postgresStatement(sql), values: params as unknown[] }))).rows as Row[],
+    });
     // This store instance's name on its reservations, for renewing them.
     const holder = randomUUID();
+    this.sharedHolds = {
+      reserveHolds: async (subjects, micros) => {
+        const { rows } = await this.#query<{ holds: string[] | null; refused_window: number | null }>(SQL.reserveHolds, [...holdSubjectValues(subjects), micros, holder, leaseMs]);
+        const row = rows[0]!;
+        if (row.holds === null) return { refusedWindow: row.refused_window! - 1 };
+        const holds = row.holds.map(String);
+        for (const id of holds) this.#liveHolds.add(id);
+        return { holds };
+      },
+      holdHeadroom: async (subjects) => {
+        const { rows } = await this.#query<{ headroom: string[] }>(SQL.holdHeadroom, holdSubjectValues(subjects));
+        return rows[0]!.headroom.map((value) => BigInt(value));
+      },
+      settleHolds: async (holds, entry, outcome) => {
+        const values = [JSON.stringify([REQUEST_LOGS.insertJson(entry)]), [outcome === "succeeded" ? 1 : 0], [outcome === "rejected" ? 1 : 0], holds];
+        try {
+          for (let attempt = 1; ; attempt++) {
+            try {
+              await this.#query(SQL.settleHolds, values);
+              return;
+            } catch (error) {
+              if (attempt < MAX_ATTEMPTS && isRetried(error)) continue;
+              // As a batch's settles: a charge that may have committed unseen is undone once the database answers.
+              if (databaseFaultReason(error) !== undefined) this.#inDoubt.add([entry]);
+              throw error;
+            }
+          }
+        } finally {
+          for (const id of holds) this.#liveHolds.delete(id);
+        }
+      },
+    };
     this.#spend = new SpendBatcher(
       (batch) => this.#sendSpendBatch(batch, holder, leaseMs),
       undefined,
@@ -201,6 +258,7 @@ class PostgresStore implements Store {
       },
     });
     this.#renewal = setInterval(() => {
+      if (this.#liveHolds.size > 0) this.#query(SQL.renewHolds, [holder, leaseMs, [...this.#liveHolds]]).catch(() => undefined);
       const slots = this.sharedRates.liveSlots();
       if (slots.length > 0) this.#query(SQL.renewRequestSlots, [slots, leaseMs]).catch(() => undefined);
       // A failed renewal is retried a third of a lease later; only a whole lease of failures loses a reservation.
@@ -279,6 +337,7 @@ class PostgresStore implements Store {
       all: async <Row>(sql: string, params: readonly unknown[]) => (await client.query({ ...postgresStatement(sql), values: params as unknown[] })).rows as Row[],
     };
     return {
+      teams: new TeamTables(runner),
       events: new EventTables(runner),
       secretUse: new SecretUseTables(runner),
       getApiKey: (ownerId, keyId) => keyFrom(SQL.apiKeyByIdHeld, [keyId, ownerId]),
@@ -359,6 +418,10 @@ class PostgresStore implements Store {
   async spendDays(keyId: string, since: number): Promise<SpendDay[]> {
     const { rows } = await this.#query<{ day: bigint; requests: bigint; spent_micros: bigint }>(SQL.spendDays, [keyId, since]);
     return rows.map((row) => ({ day: Number(row.day), requests: Number(row.requests), spentMicros: row.spent_micros }));
+  }
+
+  async teamSpentSince(teamId: string, since: number): Promise<bigint> {
+    return (await this.teams.spentSinceEach([{ teamId, since }]))[0]!;
   }
 
   async #headroom(keyId: string, at: number): Promise<bigint | null> {

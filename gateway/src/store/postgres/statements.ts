@@ -154,7 +154,12 @@ export const SQL = {
     ),
     voided AS (
       UPDATE request_logs l SET status = 503, cost_micros = 0, response_text = NULL FROM old WHERE l.seq = old.seq
-      RETURNING l.key_id, l.model, l.created_at, old.cost
+      RETURNING l.key_id, l.team_id, l.model, l.created_at, old.cost
+    ),
+    team_days AS (
+      UPDATE team_spend_days d SET spent_micros = d.spent_micros - v.cost
+      FROM (SELECT team_id, (created_at / 86400000) * 86400000 AS day, SUM(cost)::BIGINT AS cost FROM voided WHERE team_id IS NOT NULL GROUP BY 1, 2) v
+      WHERE d.team_id = v.team_id AND d.day = v.day
     ),
     counters AS (
       UPDATE usage_counters u SET succeeded = u.succeeded - v.n, spent_micros = u.spent_micros - v.cost
@@ -177,6 +182,15 @@ export const SQL = {
     "spend_batch",
     // Its 14 parameters: the log rows as JSON, then the arrays and values #sendSpendBatch passes in order.
     `SELECT gateway_spend_batch(${parameters(14)}) AS reservations`,
+  ),
+  // Holds of requests with several windows or a team (migrations/postgres/functions/gateway_reserve_holds.sql).
+  reserveHolds: query("reserve_holds", "SELECT holds, refused_window FROM gateway_reserve_holds($1, $2, $3, $4, $5, $6, $7, $8)"),
+  holdHeadroom: query("hold_headroom", "SELECT gateway_hold_headroom($1, $2, $3, $4, $5) AS headroom"),
+  settleHolds: query("settle_holds", "SELECT gateway_settle_holds($1, $2, $3, $4)"),
+  renewHolds: query(
+    "renew_holds",
+    `UPDATE spend_holds SET expires_at = clock_timestamp() + $2 * INTERVAL '1 millisecond'
+    WHERE holder = $1 AND id = ANY ($3::BIGINT[]) AND expires_at > clock_timestamp()`,
   ),
   // Rate limits (migration 7): one round trip to admit, one to release.
   admitRate: query(

@@ -27,6 +27,7 @@ import { WEBHOOK_HISTORY_DAYS, type PurgedRecords } from "../types";
 import { databaseFaultReason } from "../faults";
 import { EventTables } from "../events/event-tables";
 import { SecretUseTables } from "../secret-use-tables";
+import { TeamTables } from "../team-tables";
 import type { SqlRunner } from "../events/sql-runner";
 import { migrate, SCHEMA_VERSION } from "./migrations";
 import {
@@ -205,14 +206,24 @@ class SqliteStore implements Store {
   readonly #eventStatements = new Map<string, ReturnType<DatabaseSync["prepare"]>>();
   readonly #eventRunner: SqlRunner = {
     dialect: "sqlite",
-    all: async <Row>(sql: string, params: readonly unknown[]) => {
-      let statement = this.#eventStatements.get(sql);
-      if (!statement) this.#eventStatements.set(sql, (statement = this.#db.prepare(sql)));
-      return statement.all(...(params as never[])) as Row[];
-    },
+    all: async <Row>(sql: string, params: readonly unknown[]) => this.#runShared<Row>(sql, params),
   };
 
+  #runShared<Row>(sql: string, params: readonly unknown[]): Row[] {
+    let statement = this.#eventStatements.get(sql);
+    if (!statement) this.#eventStatements.set(sql, (statement = this.#db.prepare(sql)));
+    return statement.all(...(params as never[])) as Row[];
+  }
+
+  /** The shared tables' statements outside a unit of work: reads, behind the connection gate. */
+  readonly #readRunner: SqlRunner = {
+    dialect: "sqlite",
+    all: <Row>(sql: string, params: readonly unknown[]) => this.#gate.read(() => this.#runShared<Row>(sql, params)),
+  };
+  readonly teams = new TeamTables(this.#readRunner);
+
   readonly #transactionApi: StoreTransaction = {
+    teams: new TeamTables(this.#eventRunner),
     events: new EventTables(this.#eventRunner),
     secretUse: new SecretUseTables(this.#eventRunner),
     getApiKey: async (ownerId, keyId) => this.#apiKey(ownerId, keyId),
@@ -301,6 +312,10 @@ class SqliteStore implements Store {
 
   spentSince(keyId: string, since: number): Promise<bigint> {
     return this.#gate.read(() => BigInt((this.#sql.spentSince.get(keyId, since) as { spent: bigint }).spent));
+  }
+
+  async teamSpentSince(teamId: string, since: number): Promise<bigint> {
+    return (await this.teams.spentSinceEach([{ teamId, since }]))[0]!;
   }
 
   spentSinceEach(asked: readonly { keyId: string; since: number }[]): Promise<bigint[]> {

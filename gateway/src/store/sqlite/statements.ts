@@ -82,6 +82,8 @@ export function prepareStatements(db: DatabaseSync) {
         last_request_at = MAX(IFNULL(last_request_at, 0), excluded.last_request_at)`),
     countDay: prepare(`INSERT INTO spend_days (key_id, day, owner_id, requests, spent_micros) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (key_id, day) DO UPDATE SET requests = requests + excluded.requests, spent_micros = spent_micros + excluded.spent_micros`),
+    countTeamDay: prepare(`INSERT INTO team_spend_days (team_id, day, owner_id, requests, spent_micros) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (team_id, day) DO UPDATE SET requests = requests + excluded.requests, spent_micros = spent_micros + excluded.spent_micros`),
     usageByOwner: prepare(
       "SELECT key_id, model, total, succeeded, rejected, spent_micros FROM usage_counters WHERE owner_id = ? ORDER BY key_id, model",
       true,

@@ -14,6 +14,7 @@ interface UsageCount {
 }
 
 interface DayCount {
+  /** The key, or the team, whose day it is. */
   keyId: string;
   day: number;
   ownerId: string;
@@ -28,6 +29,7 @@ interface DayCount {
 export class UsageTally {
   readonly #usage = new Map<string, UsageCount>();
   readonly #days = new Map<string, DayCount>();
+  readonly #teamDays = new Map<string, DayCount>();
 
   add(entry: NewLogEntry, outcome: RequestOutcome): void {
     // Key ids and model ids hold no NUL: a safe separator.
@@ -43,20 +45,27 @@ export class UsageTally {
     usage.spentMicros += entry.costMicros;
     usage.lastRequestAt = Math.max(usage.lastRequestAt, entry.createdAt);
 
-    const day = dayOf(entry.createdAt);
-    const dayKey = `${entry.keyId}\0${day}`;
-    let counted = this.#days.get(dayKey);
-    if (!counted) {
-      counted = { keyId: entry.keyId, day, ownerId: entry.ownerId, requests: 0, spentMicros: 0n };
-      this.#days.set(dayKey, counted);
-    }
-    counted.requests++;
-    counted.spentMicros += entry.costMicros;
+    countDay(this.#days, entry.keyId, entry);
+    // A request is charged to the team its key was in when it reserved (the log row names it).
+    if (entry.teamId !== null) countDay(this.#teamDays, entry.teamId, entry);
   }
 
   /** Writes the counters (inside the batch's transaction). */
   writeTo(sql: Statements): void {
     for (const u of this.#usage.values()) sql.countUsage.run(u.keyId, u.model, u.ownerId, u.total, u.succeeded, u.rejected, u.spentMicros, u.lastRequestAt);
     for (const d of this.#days.values()) sql.countDay.run(d.keyId, d.day, d.ownerId, d.requests, d.spentMicros);
+    for (const d of this.#teamDays.values()) sql.countTeamDay.run(d.keyId, d.day, d.ownerId, d.requests, d.spentMicros);
   }
+}
+
+function countDay(days: Map<string, DayCount>, subject: string, entry: NewLogEntry): void {
+  const day = dayOf(entry.createdAt);
+  const dayKey = `${subject}\0${day}`;
+  let counted = days.get(dayKey);
+  if (!counted) {
+    counted = { keyId: subject, day, ownerId: entry.ownerId, requests: 0, spentMicros: 0n };
+    days.set(dayKey, counted);
+  }
+  counted.requests++;
+  counted.spentMicros += entry.costMicros;
 }

@@ -1,0 +1,122 @@
+/**
+ * Teams enforced over HTTP on this file's store, with an injected clock: a request reserves from
+ * its key's windows and its team's, all or none; each refusal names its level and window; the
+ * team's model ceiling and rate limit apply to its keys together; a key that moves keeps its spend
+ * and its old team keeps what it spent as a member; a window resets at its calendar boundary.
+ */
+import type { Team } from "@gateway-keys/contract";
+import { createTestClock, type TestGateway } from "@gateway-keys/testkit/test-gateway";
+import { call, expectError, respond, useGateway, type accountClient } from "./helpers";
+
+const clock = createTestClock(Date.UTC(2030, 0, 31, 12, 0));
+const hello = { model: "echo-1", input: "hello", max_output_tokens: 1 }; // 0.003 a request, exactly its reservation
+let gateway: TestGateway;
+let account: ReturnType<typeof accountClient>;
+useGateway(
+  (started, client) => {
+    gateway = started;
+    account = client;
+  },
+  { clock: clock.now },
+);
+
+const createTeam = async (body: unknown): Promise<Team> => {
+  const created = await call<Team>(gateway.baseUrl, "POST", "/v1/account/teams", { bearer: gateway.provisioningKey, body, idempotencyKey: "auto" });
+  expect(created.status).toBe(201);
+  return created.body;
+};
+const getTeam = async (teamId: string): Promise<Team> => (await call<Team>(gateway.baseUrl, "GET", `/v1/account/teams/${teamId}`, { bearer: gateway.provisioningKey })).body;
+const patchTeam = (teamId: string, body: unknown) =>
+  call<Team>(gateway.baseUrl, "PATCH", `/v1/account/teams/${teamId}`, { bearer: gateway.provisioningKey, body, idempotencyKey: "auto" });
+
+test("keys in a team never spend past the team's window together, and the refusal names the team and its window", async () => {
+  clock.set(Date.UTC(2030, 0, 31, 12, 0));
+  const team = await createTeam({ name: "shared", spendPolicy: { limitUnits: "0.03", resetPeriod: "daily" } });
+  const keys = await Promise.all([0, 1, 2, 3].map((i) => gateway.createRegularKey({ name: `member ${i}`, teamId: team.teamId })));
+  const answers = await Promise.all(Array.from({ length: 64 }, (_, i) => respond(gateway, keys[i % 4]!.secret, hello)));
+  expect(answers.filter((answer) => answer.status === 200)).toHaveLength(10);
+  const refusals = answers.filter((answer) => answer.status !== 200);
+  expect(refusals).toHaveLength(54);
+  for (const refusal of refusals) {
+    const error = expectError(refusal, 402, "team_budget_exceeded");
+    expect(error).toMatchObject({ teamId: team.teamId, resetPeriod: "daily", resetsAt: "2030-02-01T00:00:00.000Z" });
+    expect(error.message).toContain(team.teamId);
+  }
+  expect((await getTeam(team.teamId)).spendWindows).toEqual([
+    { limitUnits: "0.03", resetPeriod: "daily", spentUnits: "0.03", startedAt: "2030-01-31T00:00:00.000Z", resetsAt: "2030-02-01T00:00:00.000Z" },
+  ]);
+
+  // The next day the team's window starts again at zero.
+  clock.set(Date.UTC(2030, 1, 1));
+  const next = await Promise.all(Array.from({ length: 16 }, (_, i) => respond(gateway, keys[i % 4]!.secret, hello)));
+  expect(next.filter((answer) => answer.status === 200)).toHaveLength(10);
+  expect((await getTeam(team.teamId)).spendWindows[0]).toMatchObject({ spentUnits: "0.03", startedAt: "2030-02-01T00:00:00.000Z" });
+});
+
+test("a key's own limit in a team refuses as the key's, naming its window", async () => {
+  clock.set(Date.UTC(2030, 2, 3, 12, 0));
+  const team = await createTeam({ name: "roomy", spendPolicy: { limitUnits: "100" } });
+  const key = await gateway.createRegularKey({ teamId: team.teamId, spendPolicy: { limitUnits: "0.006", resetPeriod: "weekly" } });
+  expect((await respond(gateway, key.secret, hello)).status).toBe(200);
+  expect((await respond(gateway, key.secret, hello)).status).toBe(200);
+  const error = expectError(await respond(gateway, key.secret, hello), 402, "spend_limit_reached");
+  expect(error).toMatchObject({ resetPeriod: "weekly", resetsAt: "2030-03-04T00:00:00.000Z" });
+  expect(error.teamId).toBeUndefined();
+  expect((await getTeam(team.teamId)).spendWindows[0]!.spentUnits).toBe("0.006");
+});
+
+test("several windows on a key: the tightest refuses, and each window shows its spend", async () => {
+  clock.set(Date.UTC(2030, 3, 10, 12, 0));
+  const key = await gateway.createRegularKey({
+    spendPolicy: { windows: [{ limitUnits: "0.009", resetPeriod: "daily" }, { limitUnits: "0.012", resetPeriod: "monthly" }] },
+  });
+  const first = await Promise.all(Array.from({ length: 8 }, () => respond(gateway, key.secret, hello)));
+  expect(first.filter((answer) => answer.status === 200)).toHaveLength(3);
+  expect(expectError(first.find((answer) => answer.status !== 200)!, 402, "spend_limit_reached").resetPeriod).toBe("daily");
+  clock.set(Date.UTC(2030, 3, 11, 12, 0));
+  const second = await Promise.all(Array.from({ length: 8 }, () => respond(gateway, key.secret, hello)));
+  expect(second.filter((answer) => answer.status === 200)).toHaveLength(1);
+  expect(expectError(second.find((answer) => answer.status !== 200)!, 402, "spend_limit_reached")).toMatchObject({ resetPeriod: "monthly", resetsAt: "2030-05-01T00:00:00.000Z" });
+  expect((await account.get(key.keyId)).body.spendWindows.map((window: { resetPeriod: string; spentUnits: string }) => [window.resetPeriod, window.spentUnits])).toEqual([
+    ["daily", "0.003"],
+    ["monthly", "0.012"],
+  ]);
+});
+
+test("the team's model ceiling refuses a model its key allows, naming the team", async () => {
+  const team = await createTeam({ name: "ceiling", modelPolicy: { mode: "allowList", modelIds: ["echo-2"] } });
+  const key = await gateway.createRegularKey({ teamId: team.teamId });
+  const error = expectError(await respond(gateway, key.secret, hello), 403, "model_not_allowed");
+  expect(error.teamId).toBe(team.teamId);
+  expect(error.message).toContain(team.teamId);
+  // Widening the ceiling applies to the next request.
+  expect((await patchTeam(team.teamId, { expectedVersion: 1, modelPolicy: { mode: "all" } })).status).toBe(200);
+  expect((await respond(gateway, key.secret, hello)).status).toBe(200);
+});
+
+test("the team's rate limit counts its keys together and refuses with 429 team_rate_limited and Retry-After", async () => {
+  clock.set(Date.UTC(2030, 5, 1, 12, 0));
+  const team = await createTeam({ name: "rated", rateLimitPolicy: { requestsPerMinute: 3 } });
+  const [a, b] = await Promise.all([gateway.createRegularKey({ teamId: team.teamId }), gateway.createRegularKey({ teamId: team.teamId })]);
+  expect((await respond(gateway, a!.secret, hello)).status).toBe(200);
+  expect((await respond(gateway, b!.secret, hello)).status).toBe(200);
+  expect((await respond(gateway, a!.secret, hello)).status).toBe(200);
+  const refused = await respond(gateway, b!.secret, hello);
+  const error = expectError(refused, 429, "team_rate_limited");
+  expect(error.teamId).toBe(team.teamId);
+  expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+});
+
+test("a key that moves keeps its own spend; its old team keeps what it spent as a member, its new team counts from the move", async () => {
+  clock.set(Date.UTC(2030, 6, 1, 12, 0));
+  const from = await createTeam({ name: "from", spendPolicy: { limitUnits: "1", resetPeriod: "monthly" } });
+  const to = await createTeam({ name: "to", spendPolicy: { limitUnits: "1", resetPeriod: "monthly" } });
+  const key = await gateway.createRegularKey({ teamId: from.teamId });
+  expect((await respond(gateway, key.secret, hello)).status).toBe(200);
+  expect((await account.patch(key.keyId, { expectedVersion: 1, teamId: to.teamId })).status).toBe(200);
+  expect((await respond(gateway, key.secret, hello)).status).toBe(200);
+  expect((await respond(gateway, key.secret, hello)).status).toBe(200);
+  expect((await getTeam(from.teamId)).spendWindows[0]!.spentUnits).toBe("0.003");
+  expect((await getTeam(to.teamId)).spendWindows[0]!.spentUnits).toBe("0.006");
+  expect((await account.get(key.keyId)).body.spentUnits).toBe("0.009");
+});
