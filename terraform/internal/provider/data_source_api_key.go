@@ -106,6 +106,12 @@ func readOnly(attribute resourceschema.Attribute) schema.Attribute {
 			nested[name] = readOnly(inner)
 		}
 		return schema.SingleNestedAttribute{Computed: true, Sensitive: a.Sensitive, Description: a.Description, Attributes: nested}
+	case resourceschema.ListNestedAttribute:
+		nested := make(map[string]schema.Attribute, len(a.NestedObject.Attributes))
+		for name, inner := range a.NestedObject.Attributes {
+			nested[name] = readOnly(inner)
+		}
+		return schema.ListNestedAttribute{Computed: true, Sensitive: a.Sensitive, Description: a.Description, NestedObject: schema.NestedAttributeObject{Attributes: nested}}
 	}
 	panic(fmt.Sprintf("readOnly: no data source variant of a resource attribute of type %T", attribute))
 }
