@@ -37,5 +37,9 @@ export class Team extends TeamResource {
     };
     const additionalSecretOutputs = [...(options.additionalSecretOutputs ?? []), ...TEAM_SECRET_PROPERTIES];
     super(TEAM_TYPE, name, inputs, { ...options, additionalSecretOutputs });
+    // The team's id is the resource's id, which the engine knows while it previews an update; the
+    // other outputs of a dynamic resource it previews as unknown. Read from `id`, a key naming
+    // `team.teamId` shows no change when only its team's limits change.
+    Object.defineProperty(this, "teamId", { value: this.id, enumerable: true });
   }
 }

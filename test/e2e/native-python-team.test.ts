@@ -56,7 +56,7 @@ describe("the native plugin's Team from Python (pulumi_gatewaykeys)", () => {
     env.recorder
       .calls()
       .filter((call) => !call.startsWith("GET"))
-      .map((call) => call.replace(/team_[A-Za-z0-9]+/g, "{team}").replace(/key_[A-Za-z0-9]+/g, "{key}"))
+      .map((call) => call.replace(/team_[A-Za-z0-9]+/g, "{team}"))
       .sort();
 
   it("declares two teams and a key, changes a window and moves the key in place, imports a team, and destroys", async () => {
@@ -92,7 +92,7 @@ describe("the native plugin's Team from Python (pulumi_gatewaykeys)", () => {
     expect(plan).not.toMatch(/replace/);
     env.recorder.reset();
     await pulumi(dir, "up", "--yes");
-    expect(mutations()).toEqual(["PATCH /v1/account/api-keys/{key}", "PATCH /v1/account/teams/{team}"]);
+    expect(mutations()).toEqual(["PATCH /v1/account/api-keys/{id}", "PATCH /v1/account/teams/{team}"]);
     expect(await owner.apiKeys.get(batchId)).toMatchObject({ teamId: partnersId, version: 2 });
     expect(await owner.teams.get(searchId)).toMatchObject({ version: 2, keyCount: 0, spendPolicy: { windows: [{ limitUnits: "50" }, { limitUnits: "1500" }] } });
 

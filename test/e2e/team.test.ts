@@ -17,7 +17,7 @@ describe("Team and the key's teamId, declared in a Pulumi program", () => {
     env.recorder
       .calls()
       .filter((call) => !call.startsWith("GET"))
-      .map((call) => call.replace(/team_[A-Za-z0-9]+/g, "{team}").replace(/key_[A-Za-z0-9]+/g, "{key}"))
+      .map((call) => call.replace(/team_[A-Za-z0-9]+/g, "{team}"))
       .sort();
 
   it("declares two teams and their keys, changes a team's monthly window and moves a key in place, adopts a team, and destroys", async () => {
@@ -81,7 +81,7 @@ describe("Team and the key's teamId, declared in a Pulumi program", () => {
     expect(plan.output).toMatch(/~\s+limitUnits\s*:\s*"1000"\s*=>\s*"1500"/);
     env.recorder.reset();
     const changed = await up(stack);
-    expect(mutations()).toEqual(["PATCH /v1/account/api-keys/{key}", "PATCH /v1/account/teams/{team}"]);
+    expect(mutations()).toEqual(["PATCH /v1/account/api-keys/{id}", "PATCH /v1/account/teams/{team}"]);
     expect(changed.result.outputs.searchId!.value).toBe(searchId);
     expect(changed.result.outputs.legacyId!.value).toBe(legacy.teamId);
     expect(await owner.teams.get(searchId)).toMatchObject({ version: 2, keyCount: 1, spendPolicy: { windows: [{ limitUnits: "50" }, { limitUnits: "1500" }] } });
