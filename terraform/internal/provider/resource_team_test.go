@@ -83,7 +83,8 @@ resource "gatewaykeys_team" "legacy" {
 					captureAttribute(partnersTeamAddress, "team_id", &partnersID),
 					captureAttribute(teamKeyAddress, "key_id", &keyID),
 					resource.TestCheckResourceAttr(searchTeamAddress, "version", "1"),
-					resource.TestCheckResourceAttr(searchTeamAddress, "key_count", "1"),
+					// Read when the team was made, before its key joined: a reading, never a change.
+					resource.TestCheckResourceAttr(searchTeamAddress, "key_count", "0"),
 					resource.TestCheckResourceAttr(searchTeamAddress, "spend_windows.#", "2"),
 					resource.TestCheckResourceAttr(searchTeamAddress, "spend_windows.1.reset_period", "monthly"),
 					resource.TestCheckResourceAttr(searchTeamAddress, "spend_windows.1.spent_units", "0"),
