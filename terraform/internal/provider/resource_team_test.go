@@ -40,6 +40,8 @@ resource "gatewaykeys_team" "partners" {
 resource "gatewaykeys_api_key" "batch" {
   name    = "acc-team-batch"
   team_id = gatewaykeys_team.%s.team_id
+  # One window written as windows: the gateway keeps it in the single form, and no plan shows a change.
+  spend_policy = { windows = [{ limit_units = "20", reset_period = "daily" }] }
 }
 %s`, monthly, keyTeam, extra)
 }
@@ -152,6 +154,14 @@ func expectKeyTeam(t *testing.T, keyID, teamID string) error {
 	}
 	if team, _ := record.TeamId.Get(); team != teamID {
 		return fmt.Errorf("key %s is in team %q; want %s", keyID, team, teamID)
+	}
+	union, err := record.SpendPolicy.Get()
+	if err != nil {
+		return fmt.Errorf("key %s has no spend policy on the gateway", keyID)
+	}
+	spend, err := recordSpendPolicy(union)
+	if err != nil || spend.LimitUnits != "20" || spend.ResetPeriod != "daily" || spend.Windows != nil {
+		return fmt.Errorf("key %s has spend policy %+v (%v); want 20 a day in the single form", keyID, spend, err)
 	}
 	return nil
 }
