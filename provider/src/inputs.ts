@@ -181,8 +181,9 @@ export interface WebhookArgs {
   url: pulumi.Input<string>;
   /**
    * The event types to receive, at least one, no repeats: `key.budget_threshold`, `key.expiring`,
-   * `key.expired`, `key.rotation_due`, and `audit.<action>` for each audit action (`audit.create`,
-   * `audit.update`, `audit.rotate`, `audit.revoke`...). A change is an in-place update.
+   * `key.expired`, `key.rotation_due`, `team.budget_threshold` (a team's window, see {@link TeamArgs}),
+   * and `audit.<action>` for each audit action (`audit.create`, `audit.update`, `audit.rotate`,
+   * `audit.revoke`, `audit.team_create`...). A change is an in-place update.
    */
   events: pulumi.Input<pulumi.Input<WebhookEventType>[]>;
   /**
