@@ -10,6 +10,7 @@ import { main as gateway } from "./gateway.ts";
 import { main as gatewayScale } from "./gateway-scale.ts";
 import { main as provider } from "./provider.ts";
 import { main as secretUse } from "./secret-use.ts";
+import { main as teams } from "./teams.ts";
 import { main as tracing } from "./tracing.ts";
 
 const benchmarks: Record<string, () => Promise<unknown>> = {
@@ -20,6 +21,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   "gateway-scale": () => gatewayScale(),
   provider: () => provider(),
   "secret-use": () => secretUse(),
+  teams: () => teams(),
   tracing: () => tracing(),
 };
 

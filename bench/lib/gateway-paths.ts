@@ -78,7 +78,7 @@ type Role =
   | { role: "upstream" }
   | { role: "trace-sink" }
   | { role: "floor"; upstreamUrl: string }
-  | { role: "gateway"; upstreamUrl: string; trackSecretUse?: boolean; otelEndpoint?: string; env?: Record<string, string>; repoRoot?: string };
+  | { role: "gateway"; upstreamUrl: string; trackSecretUse?: boolean; otelEndpoint?: string; env?: Record<string, string>; repoRoot?: string; teamed?: boolean };
 
 /** What a worker reports once it listens. */
 export interface Ready {
@@ -94,8 +94,32 @@ export interface Ready {
   threadStat?: string;
 }
 
-/** Worker side: the gateway on a fresh SQLite file, forwarding `bench-chat` to the upstream, with the two bench keys. */
-async function serveGateway(upstreamUrl: string, trackSecretUse = true, otelEndpoint?: string, repoRoot?: string): Promise<void> {
+/**
+ * A team with every team limit set and none ever reached (a spend policy of two windows, a rate
+ * limit, a model ceiling): what a key in a team costs is measured with it (bench/teams.ts).
+ */
+export const UNREACHED_TEAM = {
+  name: "bench team",
+  spendPolicy: { windows: [{ limitUnits: "1000000000", resetPeriod: "daily" }, { limitUnits: "1000000000", resetPeriod: "monthly" }] },
+  rateLimitPolicy: UNREACHED_RATE_POLICY.rateLimitPolicy,
+  modelPolicy: { mode: "allowList", modelIds: [MODEL] },
+};
+
+async function createBenchTeam(gatewayUrl: string, provisioningKey: string): Promise<string> {
+  const created = await fetch(`${gatewayUrl}/v1/account/teams`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${provisioningKey}`, "content-type": "application/json", "idempotency-key": "bench-team" },
+    body: JSON.stringify(UNREACHED_TEAM),
+  });
+  if (created.status !== 201) throw new Error(`creating the bench team answered ${created.status}`);
+  return ((await created.json()) as { teamId: string }).teamId;
+}
+
+/**
+ * Worker side: the gateway on a fresh SQLite file, forwarding `bench-chat` to the upstream, with the
+ * two bench keys; with `teamed`, the `bench` key is in {@link UNREACHED_TEAM}.
+ */
+async function serveGateway(upstreamUrl: string, trackSecretUse = true, otelEndpoint?: string, repoRoot?: string, teamed = false): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "gateway-bench-"));
   Object.assign(process.env, BENCH_UPSTREAM_ENV);
   // Another checkout's build (bench/builds.ts compares two), else this one's.
@@ -109,7 +133,8 @@ async function serveGateway(upstreamUrl: string, trackSecretUse = true, otelEndp
     secretUse: { track: trackSecretUse },
     ...(otelEndpoint ? { otel: { endpoint: otelEndpoint } } : {}),
   });
-  const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench");
+  const team = teamed ? { teamId: await createBenchTeam(gateway.url, gateway.provisioningKey!) } : {};
+  const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench", team);
   const limitedSecret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench-limited", UNREACHED_RATE_POLICY);
   parentPort!.postMessage({ url: `${gateway.url}/v1`, secret, limitedSecret, provisioningKey: gateway.provisioningKey!, threadStat: ownThreadStatPath() } satisfies Ready);
   parentPort!.once("message", async () => {
@@ -162,7 +187,7 @@ export async function startWorker(role: Role): Promise<Ready & { stop(): Promise
 
 if (!isMainThread && (workerData as Role | undefined)?.role !== undefined) {
   const role = workerData as Role;
-  if (role.role === "gateway") await serveGateway(role.upstreamUrl, role.trackSecretUse, role.otelEndpoint, role.repoRoot);
+  if (role.role === "gateway") await serveGateway(role.upstreamUrl, role.trackSecretUse, role.otelEndpoint, role.repoRoot, role.teamed);
   else if (role.role === "trace-sink") await serveTraceSink();
   else if (role.role === "floor") await serveFloor(role.upstreamUrl);
   else await serveUpstream();

@@ -1,4 +1,4 @@
-import type { ApiKey, AuditEvent, AuditVerification, ListPage, LogEntry, UsageSummary, UsageTimeline } from "@gateway-keys/contract";
+import type { ApiKey, AuditEvent, AuditVerification, ListPage, LogEntry, Team, UsageSummary, UsageTimeline } from "@gateway-keys/contract";
 
 /**
  * Who is signed in, as `/console/session` says: a provisioning key (`hint`), or a person signed in
@@ -74,6 +74,19 @@ export const api = {
     return keys;
   },
   key: (keyId: string) => call<ApiKey>("GET", `/v1/account/api-keys/${encodeURIComponent(keyId)}`),
+  /** Every team of the owner, a page of 100 at a time. */
+  async teams(): Promise<Team[]> {
+    const teams: Team[] = [];
+    let after: string | null = null;
+    do {
+      const query: string = after === null ? "" : `&after=${encodeURIComponent(after)}`;
+      const page: ListPage<Team> = await call("GET", `/v1/account/teams?limit=100${query}`);
+      teams.push(...page.data);
+      after = page.has_more ? page.next_cursor : null;
+    } while (after !== null);
+    return teams;
+  },
+  team: (teamId: string) => call<Team>("GET", `/v1/account/teams/${encodeURIComponent(teamId)}`),
   usage: () => call<UsageSummary>("GET", "/v1/account/usage/summary"),
   timeline: (bucket: "hour" | "day", keyId?: string) =>
     call<UsageTimeline>("GET", `/v1/account/usage/timeline?bucket=${bucket}${keyId ? `&keyId=${encodeURIComponent(keyId)}` : ""}`),

@@ -1,4 +1,4 @@
-import type { ApiKey, AuditEvent, UsageSummary, UsageTimeline } from "@gateway-keys/contract";
+import type { ApiKey, AuditEvent, Team, UsageSummary, UsageTimeline } from "@gateway-keys/contract";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, chosenOwner, ConsoleError, type Session } from "./api";
@@ -6,13 +6,23 @@ import { AuditPage } from "./pages/audit";
 import { KeyPage, type KeyView } from "./pages/key";
 import { KeysPage } from "./pages/keys";
 import { SignIn } from "./pages/sign-in";
+import { TeamPage, TeamsPage, type TeamView } from "./pages/teams";
 import { UsagePage } from "./pages/usage";
 import "./app.css";
 
-/** The pages, by the URL's hash: `#/keys`, `#/keys/<keyId>`, `#/usage`, `#/audit`. */
-type Route = { page: "keys" } | { page: "key"; keyId: string } | { page: "usage" } | { page: "audit" };
+/** The pages, by the URL's hash: `#/keys`, `#/keys/<keyId>`, `#/teams`, `#/teams/<teamId>`, `#/usage`, `#/audit`. */
+type Route = { page: "keys" } | { page: "key"; keyId: string } | { page: "teams" } | { page: "team"; teamId: string } | { page: "usage" } | { page: "audit" };
 
 function routeOf(hash: string): Route {
+  const team = /^#\/teams\/([^/]+)$/.exec(hash);
+  if (team) {
+    try {
+      return { page: "team", teamId: decodeURIComponent(team[1]!) };
+    } catch {
+      return { page: "teams" };
+    }
+  }
+  if (hash === "#/teams") return { page: "teams" };
   const key = /^#\/keys\/([^/]+)$/.exec(hash);
   if (key) {
     try {
@@ -29,6 +39,8 @@ function routeOf(hash: string): Route {
 type Loaded =
   | { page: "keys"; keys: ApiKey[]; usage: UsageSummary }
   | { page: "key"; view: KeyView }
+  | { page: "teams"; teams: Team[] }
+  | { page: "team"; view: TeamView }
   | { page: "usage"; usage: UsageSummary; days: UsageTimeline }
   | { page: "audit"; events: AuditEvent[]; valid: boolean };
 
@@ -46,6 +58,12 @@ async function load(route: Route): Promise<Loaded> {
         api.logs(route.keyId),
       ]);
       return { page: "key", view: { apiKey, days, hours, logs } };
+    }
+    case "teams":
+      return { page: "teams", teams: await api.teams() };
+    case "team": {
+      const [team, keys] = await Promise.all([api.team(route.teamId), api.keys()]);
+      return { page: "team", view: { team, keys: keys.filter((key) => key.teamId === team.teamId) } };
     }
     case "usage": {
       const [usage, days] = await Promise.all([api.usage(), api.timeline("day")]);
@@ -92,7 +110,7 @@ function App() {
   }, [session, route]);
 
   useEffect(() => {
-    document.title = `${{ key: "Key", usage: "Usage", audit: "Audit trail", keys: "Keys" }[route.page]} · Gateway console`;
+    document.title = `${{ key: "Key", usage: "Usage", audit: "Audit trail", keys: "Keys", teams: "Teams", team: "Team" }[route.page]} · Gateway console`;
   }, [route]);
 
   if (session === undefined) return <p class="loading">Loading…</p>;
@@ -109,6 +127,9 @@ function App() {
         <nav aria-label="Console">
           <a href="#/keys" aria-current={route.page === "keys" || route.page === "key" ? "page" : undefined}>
             Keys
+          </a>
+          <a href="#/teams" aria-current={route.page === "teams" || route.page === "team" ? "page" : undefined}>
+            Teams
           </a>
           <a href="#/usage" aria-current={route.page === "usage" ? "page" : undefined}>
             Usage
@@ -149,6 +170,10 @@ function App() {
         <KeysPage keys={loaded.keys} usage={loaded.usage} />
       ) : loaded.page === "key" ? (
         <KeyPage view={loaded.view} />
+      ) : loaded.page === "teams" ? (
+        <TeamsPage teams={loaded.teams} />
+      ) : loaded.page === "team" ? (
+        <TeamPage view={loaded.view} />
       ) : loaded.page === "audit" ? (
         <AuditPage events={loaded.events} valid={loaded.valid} />
       ) : (

@@ -23,6 +23,11 @@ export const UsageSummary = z.object({
   ),
   byModel: z.array(UsageLine.extend({ model: z.string() })),
   byLabel: z.array(UsageLine.extend({ label: z.string(), value: z.string() })).default([]),
+  /**
+   * What each of the owner's teams was charged (its keys' charged requests while members), by team;
+   * a gateway without teams sends nothing, read as [].
+   */
+  byTeam: z.array(UsageLine.extend({ teamId: z.string(), name: z.string().nullable() })).default([]),
 });
 export type UsageSummary = z.infer<typeof UsageSummary>;
 

@@ -40,6 +40,7 @@ import { traceRequests } from "./telemetry/request-spans";
 import type { TracerProvider } from "@opentelemetry/api";
 import { DEFAULT_SECRET_USE_FLUSH_MS, SecretUseTracker } from "./keys/secret-use-tracker";
 import { alertingLedger, BudgetAlerts } from "./webhooks/budget-alerts";
+import { TeamBudgetAlerts, teamAlertingLedger } from "./webhooks/team-budget-alerts";
 import { WebhookDeliverer, type DelivererOptions } from "./webhooks/deliverer";
 
 /** Request bodies above this are refused with 413 `payload_too_large`. */
@@ -191,9 +192,12 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   const webhookOptions = deps.webhooks ?? {};
   const budgetAlerts = new BudgetAlerts(deps.store, now, webhookOptions.budgetRefreshMs);
   ctx.spend = alertingLedger(ctx.spend, budgetAlerts);
+  const teamAlerts = new TeamBudgetAlerts(deps.store, ctx.teams, now);
+  ctx.spend = teamAlertingLedger(ctx.spend, teamAlerts);
   ctx.spend = observedLedger(ctx.spend, metrics, (id) => ctx.models.get(id) !== undefined);
   const deliverer = new WebhookDeliverer(deps.store, ctx.cipher, now, metrics, webhookOptions);
   budgetAlerts.onSent = () => deliverer.nudge();
+  teamAlerts.onSent = () => deliverer.nudge();
   metrics.observeWebhookBacklog(() => deps.store.transaction((tx) => tx.events.deliveryBacklog()), now);
   if (deps.store.poolStats) metrics.observePool(() => deps.store.poolStats!());
   const serving = new ServingState();
@@ -258,6 +262,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.addHook("onClose", async () => {
     ctx.keys.close();
     ctx.teams.close();
+    teamAlerts.close();
   });
 
   if (webhookOptions.deliver !== false) {

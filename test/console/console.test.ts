@@ -282,7 +282,7 @@ describeWithBrowser("the web console", () => {
     }
     expect(order[0]).toMatchObject({ tag: "a", text: "Skip to content" });
 
-    expect(order.slice(1, 3).map((step) => step.text)).toEqual(["Keys", "Usage"]);
+    expect(order.slice(1, 4).map((step) => step.text)).toEqual(["Keys", "Teams", "Usage"]);
     expect(order.map((step) => step.tag)).toEqual(expect.arrayContaining(["input", "select", "button"]));
     for (const step of order) expect(step.outline).not.toMatch(/^none/);
     // From the start again: the skip link moves the focus to the content and keeps the page.

@@ -1,4 +1,5 @@
-import { AuditEvent, ListPage, Team, type ApiKey } from "@gateway-keys/contract";
+import { AuditEvent, ListPage, spendWindowsOf, Team, type ApiKey } from "@gateway-keys/contract";
+import { ConflictError, GatewayClient, NotFoundError } from "@gateway-keys/sdk";
 import type { TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { accountClient, call, expectError, useGateway } from "./helpers";
 
@@ -22,6 +23,10 @@ const listTeams = (query = "") => call<ListPage<Team>>(gateway.baseUrl, "GET", `
 const auditEvents = (query = "") => call<ListPage<AuditEvent>>(gateway.baseUrl, "GET", `/v1/account/audit-events${query}`, auth());
 
 describe("the team resource", () => {
+  test("the gateway lists the extension teams", async () => {
+    expect((await call(gateway.baseUrl, "GET", "/v1/startups")).body.extensions).toContain("teams");
+  });
+
   test("create answers 201 with the team, its windows in their one order and nothing spent yet", async () => {
     const created = await createTeam({
       name: "search",
@@ -176,5 +181,34 @@ describe("keys in a team", () => {
     expect(events.every((event) => event.teamId === team.teamId && event.keyId === null)).toBe(true);
     const verified = await call(gateway.baseUrl, "GET", "/v1/account/audit-events/verify", auth());
     expect(verified.body).toMatchObject({ valid: true });
+  });
+});
+
+describe("the SDK's teams resource against the gateway", () => {
+  test("creates, reads, lists, changes and deletes a team; a stale version and a team with keys are refused with their errors", async () => {
+    const client = new GatewayClient({ baseUrl: gateway.baseUrl, provisioningKey: gateway.provisioningKey });
+    const team = await client.teams.create({ name: "sdk team", spendPolicy: { windows: [{ limitUnits: "5", resetPeriod: "daily" }, { limitUnits: "50", resetPeriod: "monthly" }] } });
+    expect(spendWindowsOf(team.spendPolicy)).toEqual([{ limitUnits: "5", resetPeriod: "daily" }, { limitUnits: "50", resetPeriod: "monthly" }]);
+    expect((await client.teams.get(team.teamId)).name).toBe("sdk team");
+    const listed: string[] = [];
+    for await (const each of client.teams.list({ limit: 2 })) listed.push(each.teamId);
+    expect(listed).toContain(team.teamId);
+
+    const key = await client.apiKeys.create({ name: "sdk member", teamId: team.teamId });
+    expect(key.teamId).toBe(team.teamId);
+    const changed = await client.teams.update(team.teamId, { expectedVersion: team.version, spendPolicy: { limitUnits: "7" } });
+    expect(changed.spendPolicy).toEqual({ limitUnits: "7", currency: "unit", resetPeriod: "never" });
+    const stale = await client.teams.update(team.teamId, { expectedVersion: team.version, name: "late" }).catch((error: unknown) => error);
+    expect(stale).toBeInstanceOf(ConflictError);
+    expect((stale as ConflictError).currentVersion).toBe(2);
+    const notEmpty = await client.teams.delete(team.teamId, { expectedVersion: 2 }).catch((error: unknown) => error);
+    expect(notEmpty).toBeInstanceOf(ConflictError);
+    expect(notEmpty).toMatchObject({ code: "team_not_empty", teamId: team.teamId, keyIds: [key.keyId] });
+
+    await client.apiKeys.update(key.keyId, { expectedVersion: key.version, teamId: null });
+    expect(await client.teams.delete(team.teamId, { expectedVersion: 2 })).toEqual({ object: "team", teamId: team.teamId, deleted: true });
+    const gone = await client.teams.get(team.teamId).catch((error: unknown) => error);
+    expect(gone).toBeInstanceOf(NotFoundError);
+    expect((gone as NotFoundError).code).toBe("team_not_found");
   });
 });

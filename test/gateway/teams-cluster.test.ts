@@ -34,7 +34,8 @@ interface Member {
 }
 
 /** One answer: what it was charged (its cost header), or the error code and fields it was refused with. */
-type Outcome = { status: 200; costMicros: bigint } | { status: number; code: string; teamId?: string; resetPeriod?: string };
+type Refusal = { status: number; code: string; teamId?: string; resetPeriod?: string };
+type Outcome = { status: 200; costMicros: bigint } | Refusal;
 
 describeWithPostgres("teams across three gateways on one PostgreSQL database", () => {
   let server: TestPostgres;
@@ -167,8 +168,9 @@ describeWithPostgres("teams across three gateways on one PostgreSQL database", (
 
     const outcomes = [...before, ...across];
     // Each refusal names its level: the key's own window only for a key that has one, else its team, with the team's id.
-    for (const { member: who, outcome } of outcomes) {
-      if (outcome.status === 200) continue;
+    for (const { member: who, outcome: answer } of outcomes) {
+      if (!("code" in answer)) continue;
+      const outcome: Refusal = answer;
       expect(outcome.status).toBe(402);
       if (outcome.code === "team_budget_exceeded") expect(outcome).toMatchObject({ teamId: who.teamId, resetPeriod: expect.stringMatching(/^(daily|monthly)$/) });
       else expect({ code: outcome.code, ownLimit: who.ownDailyMicros !== null, resetPeriod: outcome.resetPeriod }).toEqual({ code: "spend_limit_reached", ownLimit: true, resetPeriod: "daily" });
@@ -176,8 +178,8 @@ describeWithPostgres("teams across three gateways on one PostgreSQL database", (
     expect(outcomes.filter(({ outcome }) => "code" in outcome && outcome.code === "team_budget_exceeded").length).toBeGreaterThan(0);
     expect(outcomes.filter(({ outcome }) => "code" in outcome && outcome.code === "spend_limit_reached").length).toBeGreaterThan(0);
 
-    const charged = (outcome: Outcome) => (outcome.status === 200 ? outcome.costMicros : 0n);
-    for (const { outcome } of outcomes) if (outcome.status === 200) expect(outcome.costMicros).toBe(COST);
+    const charged = (outcome: Outcome) => ("costMicros" in outcome ? outcome.costMicros : 0n);
+    for (const { outcome } of outcomes) if ("costMicros" in outcome) expect(outcome.costMicros).toBe(COST);
 
     for (const [teamId, dailyLimit] of limits) {
       const keyIds = members.filter((who) => who.teamId === teamId).map((who) => who.keyId);

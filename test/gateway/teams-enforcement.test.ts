@@ -4,9 +4,10 @@
  * team's model ceiling and rate limit apply to its keys together; a key that moves keeps its spend
  * and its old team keeps what it spent as a member; a window resets at its calendar boundary.
  */
-import type { Team } from "@gateway-keys/contract";
 import { createTestClock, type TestGateway } from "@gateway-keys/testkit/test-gateway";
+import { TeamBudgetThresholdEvent, type Team } from "@gateway-keys/contract";
 import { call, expectError, respond, useGateway, type accountClient } from "./helpers";
+import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
 
 const clock = createTestClock(Date.UTC(2030, 0, 31, 12, 0));
 const hello = { model: "echo-1", input: "hello", max_output_tokens: 1 }; // 0.003 a request, exactly its reservation
@@ -17,8 +18,14 @@ useGateway(
     gateway = started;
     account = client;
   },
-  { clock: clock.now },
+  { clock: clock.now, metricsPort: 0, webhooks: { allowPrivateTargets: true, pollIntervalMs: 25, retryBaseMs: 40, maxRetryDelayMs: 200, scanIntervalMs: 0 } },
 );
+
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+afterAll(() => receiver.close());
 
 const createTeam = async (body: unknown): Promise<Team> => {
   const created = await call<Team>(gateway.baseUrl, "POST", "/v1/account/teams", { bearer: gateway.provisioningKey, body, idempotencyKey: "auto" });
@@ -119,4 +126,45 @@ test("a key that moves keeps its own spend; its old team keeps what it spent as 
   expect((await getTeam(from.teamId)).spendWindows[0]!.spentUnits).toBe("0.003");
   expect((await getTeam(to.teamId)).spendWindows[0]!.spentUnits).toBe("0.006");
   expect((await account.get(key.keyId)).body.spentUnits).toBe("0.009");
+
+  // The usage summary and the Prometheus metrics show each team's charges alike.
+  const byTeam = (await account.usage()).body.byTeam as { teamId: string; name: string; requests: number; spentUnits: string }[];
+  expect(byTeam.find((line) => line.teamId === from.teamId)).toEqual({ teamId: from.teamId, name: "from", requests: 1, spentUnits: "0.003" });
+  expect(byTeam.find((line) => line.teamId === to.teamId)).toEqual({ teamId: to.teamId, name: "to", requests: 2, spentUnits: "0.006" });
+  const metrics = await (await fetch(`${gateway.gateway.metricsUrl}/metrics`)).text();
+  expect(metrics).toContain(`gateway_team_spent_units_total{team="${to.teamId}"} 0.006`);
+  expect(metrics).toContain(`gateway_team_requests_total{team="${to.teamId}",outcome="succeeded"} 2`);
+});
+
+test("team.budget_threshold is sent once per window and threshold, with the team and the window, to endpoints whose selector matches the team", async () => {
+  clock.set(Date.UTC(2030, 7, 1, 12, 0));
+  const hook = await call(gateway.baseUrl, "POST", "/v1/account/webhooks", {
+    bearer: gateway.provisioningKey,
+    idempotencyKey: "auto",
+    body: { url: receiver.url, events: ["team.budget_threshold"], labelSelector: { cost_center: "cc-7" } },
+  });
+  expect(hook.status).toBe(201);
+  const team = await createTeam({
+    name: "alerted",
+    labels: { cost_center: "cc-7" },
+    spendPolicy: { windows: [{ limitUnits: "0.012", resetPeriod: "daily" }, { limitUnits: "0.024", resetPeriod: "monthly" }] },
+    budgetAlertThresholds: [0.5, 1],
+  });
+  const keys = await Promise.all([0, 1].map(() => gateway.createRegularKey({ teamId: team.teamId })));
+  // Six requests, four of which the daily 0.012 affords: the daily window reaches 0.5 and 1, the monthly 0.5.
+  await Promise.all(Array.from({ length: 6 }, (_, i) => respond(gateway, keys[i % 2]!.secret, hello)));
+  const ofTeam = (accepted: { body: string }[]) => accepted.map((d) => TeamBudgetThresholdEvent.parse(JSON.parse(d.body))).filter((event) => event.data.teamId === team.teamId);
+  await receiver.waitFor((accepted) => ofTeam(accepted).length >= 3, 5000);
+  // A later charge in the same windows sends nothing again.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const events = ofTeam(receiver.accepted());
+  expect(events.map((event) => [event.data.resetPeriod, event.data.threshold]).sort()).toEqual([["daily", 0.5], ["daily", 1], ["monthly", 0.5]]);
+  expect(events.find((event) => event.data.resetPeriod === "monthly")!.data).toMatchObject({
+    teamId: team.teamId,
+    name: "alerted",
+    labels: { cost_center: "cc-7" },
+    limitUnits: "0.024",
+    windowStartedAt: "2030-08-01T00:00:00.000Z",
+    windowResetsAt: "2030-09-01T00:00:00.000Z",
+  });
 });

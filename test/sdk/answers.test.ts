@@ -47,6 +47,8 @@ describe("answers that fit the contract", () => {
       labels: {},
       lastUsedAt: null,
       spendWindow: null,
+      spendWindows: [],
+      teamId: null,
       budgetAlertThresholds: [],
       expiryWarningSeconds: null,
       rotateAfterSeconds: null,

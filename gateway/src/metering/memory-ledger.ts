@@ -13,6 +13,8 @@ interface WindowAccount {
   spent: bigint;
   /** Resolves once `spent` holds what the store had when the account was opened. */
   loaded: Promise<void>;
+  /** `loaded` has resolved: a reservation need not wait for it. */
+  ready: boolean;
 }
 
 /** One window of one subject, as a reservation checks it. */
@@ -115,7 +117,7 @@ export class MemoryLedger implements Ledger {
         return { subjectId: subject.id, account, window, windowAccount: this.#window(subject.id, account, window) };
       }),
     );
-    await Promise.all(entries.map((entry) => entry.windowAccount.loaded));
+    if (!entries.every((entry) => entry.windowAccount.ready)) await Promise.all(entries.map((entry) => entry.windowAccount.loaded));
     const rolled = entries.filter(({ window, windowAccount }) => window.start > windowAccount.start);
     if (rolled.length > 0) {
       // The calendar passed a boundary: the new window's spend is read again (charges of requests
@@ -141,7 +143,7 @@ export class MemoryLedger implements Ledger {
   }
 
   #window(subjectId: string, account: SubjectAccount, window: SubjectWindow): WindowAccount {
-    return account.windows.get(window.resetPeriod) ?? this.#open(subjectId, account, window, { start: 0, end: null, spent: 0n, loaded: Promise.resolve() });
+    return account.windows.get(window.resetPeriod) ?? this.#open(subjectId, account, window, { start: 0, end: null, spent: 0n, loaded: Promise.resolve(), ready: false });
   }
 
   /**
@@ -154,10 +156,12 @@ export class MemoryLedger implements Ledger {
     opened.start = window.start;
     opened.end = window.endsAt;
     opened.spent = 0n;
+    opened.ready = false;
     const read = account.kind === "team" ? this.#store.teamSpentSince(subjectId, window.start) : this.#store.spentSince(subjectId, window.start);
     opened.loaded = read.then(
       (spent) => {
         opened.spent += spent;
+        opened.ready = true;
       },
       (error: unknown) => {
         // Not followed after all: the next request reads it again.

@@ -63,6 +63,19 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly #teamRequests = new Counter({
+    name: "gateway_team_requests_total",
+    help: "Model requests of keys in a team, by team id and outcome (succeeded, rejected, failed).",
+    labelNames: ["team", "outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly #teamSpent = new Counter({
+    name: "gateway_team_spent_units_total",
+    help: "Credits charged to each team (its keys' charges while members), by team id, as this process recorded them.",
+    labelNames: ["team"] as const,
+    registers: [this.registry],
+  });
+
   readonly #webhookAttempts = new Counter({
     name: "gateway_webhook_deliveries_total",
     help: "Webhook delivery attempts, by outcome: sent (the endpoint answered 2xx), retried (it will be tried again), failed (given up).",
@@ -161,6 +174,12 @@ export class GatewayMetrics {
     let series = this.#modelSeries.get(key);
     if (!series) this.#modelSeries.set(key, (series = this.#modelRequests.labels({ model, outcome })));
     series.inc();
+  }
+
+  /** One model request of a key in team `teamId` recorded with its outcome and charge. */
+  teamRequest(teamId: string, outcome: RequestOutcome, costMicros: bigint): void {
+    this.#teamRequests.inc({ team: teamId, outcome });
+    if (costMicros > 0n) this.#teamSpent.inc({ team: teamId }, Number(costMicros) / 1_000_000);
   }
 
   /** Exports the spend reservations in flight, read from `figures` at each scrape. */

@@ -11,7 +11,10 @@ import type { Ledger } from "../metering/ledger";
 export function observedLedger(ledger: Ledger, metrics: GatewayMetrics, knownModel: (id: string) => boolean): Ledger {
   let inFlight: ReservationFigures = { count: 0, micros: 0n };
   metrics.observeReservations(() => inFlight);
-  const counted = (model: string, outcome: Parameters<Ledger["settle"]>[2]) => metrics.modelRequest(knownModel(model) ? model : "unknown", outcome);
+  const counted = (entry: Parameters<Ledger["settle"]>[1], outcome: Parameters<Ledger["settle"]>[2]) => {
+    metrics.modelRequest(knownModel(entry.model) ? entry.model : "unknown", outcome);
+    if (entry.teamId !== null) metrics.teamRequest(entry.teamId, outcome, entry.costMicros);
+  };
   return {
     headroom: (key, at) => ledger.headroom(key, at),
     refusal: (key, micros, at) => ledger.refusal(key, micros, at),
@@ -23,14 +26,14 @@ export function observedLedger(ledger: Ledger, metrics: GatewayMetrics, knownMod
     async settle(reservation, entry, outcome) {
       try {
         await ledger.settle(reservation, entry, outcome);
-        counted(entry.model, outcome);
+        counted(entry, outcome);
       } finally {
         inFlight = { count: inFlight.count - 1, micros: inFlight.micros - reservation.micros };
       }
     },
     async recordUncharged(entry, outcome) {
       await ledger.recordUncharged(entry, outcome);
-      counted(entry.model, outcome);
+      counted(entry, outcome);
     },
   };
 }

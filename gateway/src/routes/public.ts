@@ -19,6 +19,7 @@ export const EXTENSIONS = [
   "rotation_grace", // rotate with gracePeriodSeconds: the replaced secret works until previousSecretExpiresAt
   "secret_use", // currentSecret / previousSecret on the key record; rotate with retireWhenIdleSeconds, inUseWarningSeconds
   "bulk_rotation", // POST /v1/account/api-keys/bulk-rotate: rotate the keys a label selector selects, after a dry run
+  "teams", // /v1/account/teams: spend, rate and model limits shared by keys (teamId); spend policies of several windows
 ] as const;
 
 /** The gateway's version, from its package.json. */

@@ -97,6 +97,8 @@ export const usageRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
       const total = lines.reduce((sum, line) => sum + line.spentMicros, 0n);
       const keys = await keysOf(ctx.store, ownerId);
       const now = ctx.now();
+      const teamSpend = await ctx.store.teams.spentByTeam(ownerId);
+      const teamNames = new Map((await ctx.store.teams.listTeams(ownerId, 0, 10_000)).map((team) => [team.id, team.name]));
       // A key counts under each of its labels: one line per label name and value.
       const labelLines = lines.flatMap((line) =>
         Object.entries(keys.get(line.keyId)?.labels ?? {}).map(([label, value]) => ({ ...line, group: JSON.stringify([label, value]) })),
@@ -115,6 +117,13 @@ export const usageRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
           const [label, value] = JSON.parse(name) as [string, string];
           return { label, value, ...rest };
         }),
+        // A deleted team keeps its line (its spend happened), without a name.
+        byTeam: [...teamSpend].map(([teamId, spent]) => ({
+          teamId,
+          name: teamNames.get(teamId) ?? null,
+          requests: spent.requests,
+          spentUnits: formatUnits(spent.spentMicros),
+        })),
       };
     },
   });

@@ -46,6 +46,11 @@ export class TeamCache {
     return team;
   }
 
+  /** The team as cached now, without a read: undefined when it is not cached. */
+  cached(teamId: string): StoredTeam | undefined {
+    return this.#byId.get(teamId);
+  }
+
   /** Drops a team that is about to change or go. */
   forget(teamId: string): void {
     this.#changes++;

@@ -70,10 +70,10 @@ BEGIN
       ON CONFLICT (key_id, day) DO UPDATE SET requests = spend_days.requests + EXCLUDED.requests,
         spent_micros = spend_days.spent_micros + EXCLUDED.spent_micros;
     -- A request of a key in a team is charged to that team too (the team its log row names: the
-    -- key's when the request reserved), on the request's day.
+    -- key's when the request reserved), on the request's day; the team's days count charged requests.
     INSERT INTO team_spend_days (team_id, day, owner_id, requests, spent_micros)
       SELECT l.team_id, (l.created_at / 86400000) * 86400000, MIN(l.owner_id), COUNT(*), SUM(l.cost_micros)::BIGINT
-      FROM unnest(logs) AS l WHERE l.team_id IS NOT NULL
+      FROM unnest(logs) AS l WHERE l.team_id IS NOT NULL AND l.cost_micros > 0
       GROUP BY l.team_id, (l.created_at / 86400000) * 86400000 ORDER BY 1, 2
       ON CONFLICT (team_id, day) DO UPDATE SET requests = team_spend_days.requests + EXCLUDED.requests,
         spent_micros = team_spend_days.spent_micros + EXCLUDED.spent_micros;

@@ -47,7 +47,8 @@ export class UsageTally {
 
     countDay(this.#days, entry.keyId, entry);
     // A request is charged to the team its key was in when it reserved (the log row names it).
-    if (entry.teamId !== null) countDay(this.#teamDays, entry.teamId, entry);
+    // The team's days count charged requests only.
+    if (entry.teamId !== null && entry.costMicros > 0n) countDay(this.#teamDays, entry.teamId, entry);
   }
 
   /** Writes the counters (inside the batch's transaction). */
