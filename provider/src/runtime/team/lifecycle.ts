@@ -117,7 +117,7 @@ export async function updateTeam(context: ProviderContext, id: string, stored: S
   } catch (error) {
     throw describeTeamFailure(id, changed.length > 0 ? "change" : "read", error, stored.version, connection);
   }
-  if (!record) return { outs: { ...teamState(recordOf(stored), connection, desired) } };
+  if (!record) return { outs: teamState(recordOf(stored), connection, desired) };
   return { outs: teamState(record, connection, desired) };
 }
 
