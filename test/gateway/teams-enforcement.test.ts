@@ -168,3 +168,29 @@ test("team.budget_threshold is sent once per window and threshold, with the team
     windowResetsAt: "2030-09-01T00:00:00.000Z",
   });
 });
+
+test("a key of several windows sends key.budget_threshold for each window that crosses, naming it, once", async () => {
+  clock.set(Date.UTC(2030, 8, 1, 12, 0));
+  const hook = await call(gateway.baseUrl, "POST", "/v1/account/webhooks", {
+    bearer: gateway.provisioningKey,
+    idempotencyKey: "auto",
+    body: { url: receiver.url, events: ["key.budget_threshold"], labelSelector: { alerts: "windows" } },
+  });
+  expect(hook.status).toBe(201);
+  // Both windows start at 00:00 on the 1st: each is marked apart.
+  const key = await gateway.createRegularKey({
+    labels: { alerts: "windows" },
+    spendPolicy: { windows: [{ limitUnits: "0.006", resetPeriod: "daily" }, { limitUnits: "0.012", resetPeriod: "monthly" }] },
+    budgetAlertThresholds: [0.5],
+  });
+  expect((await respond(gateway, key.secret, hello)).status).toBe(200);
+  expect((await respond(gateway, key.secret, hello)).status).toBe(200);
+  const ofKey = (accepted: { body: string }[]) => accepted.map((d) => JSON.parse(d.body)).filter((event) => event.data.keyId === key.keyId);
+  await receiver.waitFor((accepted) => ofKey(accepted).length >= 2, 5000);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const events = ofKey(receiver.accepted());
+  expect(events.map((event) => [event.type, event.data.resetPeriod, event.data.limitUnits]).sort()).toEqual([
+    ["key.budget_threshold", "daily", "0.006"],
+    ["key.budget_threshold", "monthly", "0.012"],
+  ]);
+});

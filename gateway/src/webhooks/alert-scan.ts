@@ -2,6 +2,7 @@ import { windowStartOf, type ResetPeriod } from "@gateway-keys/contract";
 import type { Store } from "../store/types";
 import { sendAlertOnce } from "./alerts";
 import { sendCrossedThresholds } from "./budget-alerts";
+import { keyWindowsOf } from "../metering/spend-windows";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -28,9 +29,14 @@ export async function scanTimedAlerts(store: Store, now: number): Promise<number
     }
     const thresholds = key.alerts.budgetAlertThresholds ?? [];
     if (thresholds.length > 0 && key.spendLimitMicros !== null) {
-      const resetPeriod = key.resetPeriod as ResetPeriod;
-      const metered = { id: key.id, ownerId: key.ownerId, name: key.name, labels: key.labels, createdAt: key.createdAt, resetPeriod, spendLimitMicros: key.spendLimitMicros };
-      await sendCrossedThresholds(store, metered, key.spendLimitMicros, windowStartOf(resetPeriod, now), thresholds, () => now, () => sent++);
+      const windows = keyWindowsOf({ spendLimitMicros: key.spendLimitMicros, resetPeriod: key.resetPeriod as ResetPeriod, spendWindows: key.spendWindows });
+      for (const window of windows) {
+        const metered = {
+          id: key.id, ownerId: key.ownerId, name: key.name, labels: key.labels, createdAt: key.createdAt,
+          resetPeriod: window.resetPeriod, spendLimitMicros: window.limitMicros, spendWindows: key.spendWindows,
+        };
+        await sendCrossedThresholds(store, metered, window.limitMicros, windowStartOf(window.resetPeriod, now), thresholds, () => now, () => sent++);
+      }
     }
     const rotateAfter = key.alerts.rotateAfterSeconds;
     if (rotateAfter != null) {

@@ -22,11 +22,11 @@ export interface AlertSubject {
 export async function sendAlertOnce(
   tx: StoreTransaction,
   key: AlertSubject,
-  mark: { kind: "budget_threshold" | "expiring" | "expired" | "rotation_due"; at: number; thresholdPpm: number },
+  mark: { kind: "budget_threshold" | "expiring" | "expired" | "rotation_due"; at: number; thresholdPpm: number; markKind?: string },
   data: Record<string, unknown>,
   now: number,
 ): Promise<boolean> {
-  if (!(await tx.events.claimAlertMark(key.id, mark.kind, mark.at, mark.thresholdPpm, now))) return false;
+  if (!(await tx.events.claimAlertMark(key.id, mark.markKind ?? mark.kind, mark.at, mark.thresholdPpm, now))) return false;
   await enqueueEvent(tx, {
     ownerId: key.ownerId,
     type: `key.${mark.kind}`,
@@ -42,11 +42,25 @@ export async function sendAlertOnce(
  * `at`: the window as the key record shows it (a lifetime window from the key's creation). Its mark
  * is the window's start as spend counts it, so each window's threshold is sent once.
  */
-export function budgetThresholdAlert(threshold: number, limitMicros: bigint, spentMicros: bigint, key: { resetPeriod: ResetPeriod; createdAt: number }, at: number) {
+export function budgetThresholdAlert(
+  threshold: number,
+  limitMicros: bigint,
+  spentMicros: bigint,
+  key: { resetPeriod: ResetPeriod; createdAt: number; spendWindows?: readonly unknown[] | null },
+  at: number,
+) {
   const window = spendWindowOf(key.resetPeriod, at, key.createdAt);
+  // A key of several windows marks each window apart (a daily and a monthly one may start at the same instant).
+  const several = (key.spendWindows?.length ?? 0) >= 2;
   return {
-    mark: { kind: "budget_threshold" as const, at: window.start, thresholdPpm: Math.round(threshold * 1_000_000) },
+    mark: {
+      kind: "budget_threshold" as const,
+      at: window.start,
+      thresholdPpm: Math.round(threshold * 1_000_000),
+      ...(several && { markKind: `budget_threshold:${key.resetPeriod}` }),
+    },
     data: {
+      resetPeriod: key.resetPeriod,
       threshold,
       limitUnits: formatUnits(limitMicros),
       spentUnits: formatUnits(spentMicros),

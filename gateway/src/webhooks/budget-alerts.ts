@@ -1,6 +1,7 @@
 import { windowStartOf } from "@gateway-keys/contract";
 import type { Ledger } from "../metering/ledger";
 import type { MeteredKey } from "../metering/interfaces";
+import { keyWindowsOf } from "../metering/spend-windows";
 import type { Store } from "../store/types";
 import { budgetThresholdAlert, sendAlertOnce, thresholdMicros, type AlertSubject } from "./alerts";
 
@@ -56,16 +57,25 @@ export class BudgetAlerts {
     this.#refreshMs = refreshMs;
   }
 
-  /** A settled charge of `micros` on `key` for a request that began at `at`. */
+  /** A settled charge of `micros` on `key` for a request that began at `at`: watched in each window of its spend policy. */
   charged(key: AlertedKey, micros: bigint, at: number): void {
+    const windows = keyWindowsOf({ spendLimitMicros: key.spendLimitMicros, resetPeriod: key.resetPeriod, spendWindows: key.spendWindows ?? null });
+    if (windows.length <= 1) return this.#chargedIn(key, key.id, micros, at);
+    for (const window of windows) {
+      this.#chargedIn({ ...key, spendLimitMicros: window.limitMicros, resetPeriod: window.resetPeriod }, `${key.id}\0${window.resetPeriod}`, micros, at);
+    }
+  }
+
+  /** A charge in the one window `key`'s limit and period name, watched under `watchId`. */
+  #chargedIn(key: AlertedKey, watchId: string, micros: bigint, at: number): void {
     const thresholds = key.alerts?.budgetAlertThresholds;
     if (this.#closed || !thresholds || thresholds.length === 0 || key.spendLimitMicros === null) return;
     const windowStart = windowStartOf(key.resetPeriod, at);
-    let watch = this.#watches.get(key.id);
+    let watch = this.#watches.get(watchId);
     if (!watch || watch.windowStart !== windowStart || watch.thresholds !== thresholds) {
       if (watch) clearTimeout(watch.timer);
       watch = { key, windowStart, thresholds, estimateMicros: 0n, sent: 0, readAt: Number.NEGATIVE_INFINITY, checking: false, dirty: false, timer: undefined };
-      this.#watches.set(key.id, watch);
+      this.#watches.set(watchId, watch);
     }
     watch.key = key;
     watch.estimateMicros += micros;

@@ -1,4 +1,5 @@
 import type { AuditActor, AuditChange } from "@gateway-keys/contract";
+import type { StoredSpendWindow } from "../../metering/interfaces";
 
 // Rows of the event tables as both stores return them; integers may arrive as bigint (PostgreSQL
 // BIGINT) or number, so every reader converts with Number().
@@ -194,4 +195,6 @@ export interface AlertCandidate {
   spendLimitMicros: bigint | null;
   resetPeriod: string;
   alerts: { budgetAlertThresholds?: number[]; expiryWarningSeconds?: number | null; rotateAfterSeconds?: number | null };
+  /** Every window, when the key's spend policy holds several; null otherwise. */
+  spendWindows: StoredSpendWindow[] | null;
 }

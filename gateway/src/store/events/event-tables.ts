@@ -1,5 +1,6 @@
 import { AUDIT_GENESIS_HASH } from "@gateway-keys/contract";
 import type { SqlRunner } from "./sql-runner";
+import { spendWindowsColumn } from "../team-rows";
 import {
   auditEventFromRow,
   deliveryFromRow,
@@ -291,9 +292,9 @@ export class EventTables {
   async alertCandidates(): Promise<AlertCandidate[]> {
     const rows = await this.#run.all<{
       id: string; owner_id: string; name: string; labels: string; expires_at: number | null; created_at: number; rotated_at: number | null;
-      spend_limit_micros: number | bigint | null; reset_period: string; alerts: string;
+      spend_limit_micros: number | bigint | null; reset_period: string; alerts: string; spend_windows: string | null;
     }>(
-      `SELECT id, owner_id, name, labels, expires_at, created_at, rotated_at, spend_limit_micros, reset_period, alerts
+      `SELECT id, owner_id, name, labels, expires_at, created_at, rotated_at, spend_limit_micros, reset_period, alerts, spend_windows
       FROM api_keys WHERE state <> 'revoked' AND (expires_at IS NOT NULL OR alerts <> '{}')`,
       [],
     );
@@ -308,6 +309,7 @@ export class EventTables {
       spendLimitMicros: row.spend_limit_micros === null ? null : BigInt(row.spend_limit_micros),
       resetPeriod: row.reset_period,
       alerts: JSON.parse(row.alerts) as AlertCandidate["alerts"],
+      spendWindows: row.spend_windows === null ? null : spendWindowsColumn.read(row.spend_windows),
     }));
   }
 }
