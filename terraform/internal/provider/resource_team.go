@@ -37,8 +37,9 @@ func (r *teamResource) Configure(_ context.Context, req resource.ConfigureReques
 	}
 }
 
-// ModifyPlan keeps the version when nothing the gateway holds changes (a respelled amount, one
-// window written either way): the version is known after apply only when a PATCH is sent.
+// ModifyPlan keeps the version and the readings when nothing the gateway holds changes (a
+// respelled amount, one window written either way): they are known after apply only when a PATCH
+// is sent, whose answer reads them anew (key_count too: a key may join or leave in the same apply).
 func (r *teamResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
 		return
@@ -50,10 +51,13 @@ func (r *teamResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		return
 	}
 	plan.Version, plan.KeyCount, plan.SpendWindows = prior.Version, prior.KeyCount, prior.SpendWindows
-	if !allKnown(ctx, plan.Name, plan.Labels, plan.SpendPolicy, plan.RateLimitPolicy, plan.ModelPolicy, plan.BudgetAlertThresholds) {
-		plan.Version, plan.SpendWindows = types.Int64Unknown(), types.ListUnknown(plan.SpendWindows.ElementType(ctx))
-	} else if _, changed := teamChanges(ctx, plan, prior, &resp.Diagnostics); len(changed) > 0 {
-		plan.Version, plan.SpendWindows = types.Int64Unknown(), types.ListUnknown(plan.SpendWindows.ElementType(ctx))
+	changes := !allKnown(ctx, plan.Name, plan.Labels, plan.SpendPolicy, plan.RateLimitPolicy, plan.ModelPolicy, plan.BudgetAlertThresholds)
+	if !changes {
+		_, changed := teamChanges(ctx, plan, prior, &resp.Diagnostics)
+		changes = len(changed) > 0
+	}
+	if changes {
+		plan.Version, plan.KeyCount, plan.SpendWindows = types.Int64Unknown(), types.Int64Unknown(), types.ListUnknown(plan.SpendWindows.ElementType(ctx))
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
