@@ -154,6 +154,8 @@ export class GatewayMetrics {
   readonly #upstreamSeries = new Map<string, { observe(value: number): void }>();
   /** The model counter of each (model, outcome), bound once. */
   readonly #modelSeries = new Map<string, { inc(): void }>();
+  /** A team's series, by team id and outcome: labelled once, as the model's are. */
+  readonly #teamSeries = new Map<string, { requests: { inc(): void }; spent: { inc(value: number): void } }>();
 
   /** One attempt at an upstream provider. */
   upstreamRequest(provider: string, outcome: UpstreamOutcome, seconds: number): void {
@@ -178,8 +180,14 @@ export class GatewayMetrics {
 
   /** One model request of a key in team `teamId` recorded with its outcome and charge. */
   teamRequest(teamId: string, outcome: RequestOutcome, costMicros: bigint): void {
-    this.#teamRequests.inc({ team: teamId, outcome });
-    if (costMicros > 0n) this.#teamSpent.inc({ team: teamId }, Number(costMicros) / 1_000_000);
+    const key = `${outcome} ${teamId}`;
+    let series = this.#teamSeries.get(key);
+    if (!series) {
+      series = { requests: this.#teamRequests.labels({ team: teamId, outcome }), spent: this.#teamSpent.labels({ team: teamId }) };
+      this.#teamSeries.set(key, series);
+    }
+    series.requests.inc();
+    if (costMicros > 0n) series.spent.inc(Number(costMicros) / 1_000_000);
   }
 
   /** Exports the spend reservations in flight, read from `figures` at each scrape. */

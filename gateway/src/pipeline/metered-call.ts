@@ -60,6 +60,8 @@ export class MeteredCall {
   #admission: RateAdmission | undefined;
   /** The team's admission under its rate limit policy, beside the key's. */
   #teamAdmission: RateAdmission | undefined;
+  /** {@link #metered}'s answer for a key in a team. */
+  #meteredKey: MeteredKey | undefined;
   /** The key's team as this request found it (read once, in {@link admit} or at the first reservation); null for none. */
   #team: StoredTeam | null | undefined;
   #settled = false;
@@ -216,10 +218,12 @@ export class MeteredCall {
     return this.#team;
   }
 
-  /** The key as metering takes it: with its team's windows, when it is in a team. */
+  /** The key as metering takes it: with its team's windows, when it is in a team (made once per request). */
   async #metered(): Promise<MeteredKey> {
     const team = await this.#teamOf();
-    return team ? { ...this.#key, team } : this.#key;
+    if (!team) return this.#key;
+    this.#meteredKey ??= { ...this.#key, team };
+    return this.#meteredKey;
   }
 
   /**
