@@ -65,8 +65,8 @@ const PROVIDER_LAYERS = [
   ["runtime"],
   ["inputs.ts"],
   ["provider-module.ts"],
-  ["native", "api-key-base.ts", "webhook-base.ts"],
-  ["api-key.ts", "webhook.ts"],
+  ["native", "api-key-base.ts", "webhook-base.ts", "team-base.ts"],
+  ["api-key.ts", "webhook.ts", "team.ts"],
   ["api-key-pair.ts"],
   ["index.ts"],
 ];

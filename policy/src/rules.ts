@@ -1,48 +1,88 @@
 import type { EnforcementLevel, ResourceValidationPolicy } from "@pulumi/policy";
-import { API_KEY_TYPES, durationDays, stackOf, type ApiKeyProps } from "./resources";
+import { API_KEY_TYPES, durationDays, spendWindowsOf, stackOf, TEAM_TYPES, type ApiKeyProps, type SpendPolicyProps, type TeamProps } from "./resources";
 
 /**
  * One rule: its name (what `--policy-pack-config` keys its settings by), default level, the
- * settings it accepts (JSON schema) and the check, which returns the fix for each violation.
+ * settings it accepts (JSON schema), the resource it checks and the check, which returns the fix
+ * for each violation.
  */
-interface Rule<Config> {
+interface Rule<Config, Props = ApiKeyProps> {
   name: string;
   description: string;
   enforcementLevel: EnforcementLevel;
   configSchema: { properties: Record<string, object> };
-  check(props: ApiKeyProps, config: Config, context: { stack: string; now: Date }): string[];
+  /** What it checks: keys (the default) or teams. */
+  resource?: "ApiKey" | "Team";
+  check(props: Props, config: Config, context: { stack: string; now: Date }): string[];
 }
 
-/** The rule as @pulumi/policy runs it: every ApiKey, dynamic or native, checked; one message per fix. */
-function toPolicy<Config>(rule: Rule<Config>): ResourceValidationPolicy {
+/** The rule as @pulumi/policy runs it: every ApiKey (or Team), dynamic or native, checked; one message per fix. */
+function toPolicy<Config, Props>(rule: Rule<Config, Props>): ResourceValidationPolicy {
+  const resource = rule.resource ?? "ApiKey";
+  const types = resource === "Team" ? TEAM_TYPES : API_KEY_TYPES;
   return {
     name: rule.name,
     description: rule.description,
     enforcementLevel: rule.enforcementLevel,
     configSchema: rule.configSchema as ResourceValidationPolicy["configSchema"],
     validateResource: (args, reportViolation) => {
-      if (!API_KEY_TYPES.includes(args.type)) return;
+      if (!types.includes(args.type)) return;
       const config = args.getConfig<Config & object>();
-      for (const fix of rule.check(args.props as ApiKeyProps, config, { stack: stackOf(args.urn), now: new Date() })) {
-        reportViolation(`ApiKey "${args.name}": ${fix}`);
+      for (const fix of rule.check(args.props as Props, config, { stack: stackOf(args.urn), now: new Date() })) {
+        reportViolation(`${resource} "${args.name}": ${fix}`);
       }
     },
   };
 }
 
+/**
+ * What is wrong with a spend policy (of a key or a team) under a maximum per window: it is missing,
+ * or a window's limit is above the maximum. Either form counts: one window or several (`windows`).
+ */
+function spendPolicyFixes(spendPolicy: SpendPolicyProps | null | undefined, maxLimitUnits: number | undefined): string[] {
+  const bound = maxLimitUnits === undefined ? "" : ` of at most "${maxLimitUnits}"`;
+  const windows = spendWindowsOf(spendPolicy);
+  if (windows.length === 0 || windows.some((window) => !window.limitUnits)) {
+    return [`spendPolicy is missing: set spendPolicy with a limitUnits${bound}, or windows of them (spend_policy.limit_units in Python)`];
+  }
+  if (maxLimitUnits === undefined) return [];
+  const single = spendPolicy?.windows === undefined;
+  return windows
+    .filter((window) => Number(window.limitUnits) > maxLimitUnits)
+    .map((window) =>
+      single
+        ? `spendPolicy.limitUnits "${window.limitUnits}" is above the maximum "${maxLimitUnits}": lower it to "${maxLimitUnits}" or less`
+        : `spendPolicy's ${window.resetPeriod} window limitUnits "${window.limitUnits}" is above the maximum "${maxLimitUnits}": lower it to "${maxLimitUnits}" or less`,
+    );
+}
+
 const spendLimit: Rule<{ maxLimitUnits?: number }> = {
   name: "api-key-spend-limit",
-  description: "Every key has a spend limit (spendPolicy), at most maxLimitUnits credits when set.",
+  description: "Every key has a spend limit (spendPolicy, one window or several), each window at most maxLimitUnits credits when set.",
   enforcementLevel: "mandatory",
   configSchema: { properties: { maxLimitUnits: { type: "number", exclusiveMinimum: 0 } } },
-  check({ spendPolicy }, { maxLimitUnits }) {
-    const bound = maxLimitUnits === undefined ? "" : ` of at most "${maxLimitUnits}"`;
-    if (!spendPolicy?.limitUnits) return [`spendPolicy is missing: set spendPolicy with a limitUnits${bound} (spend_policy.limit_units in Python)`];
-    if (maxLimitUnits !== undefined && Number(spendPolicy.limitUnits) > maxLimitUnits) {
-      return [`spendPolicy.limitUnits "${spendPolicy.limitUnits}" is above the maximum "${maxLimitUnits}": lower it to "${maxLimitUnits}" or less`];
-    }
-    return [];
+  check: ({ spendPolicy }, { maxLimitUnits }) => spendPolicyFixes(spendPolicy, maxLimitUnits),
+};
+
+const keyTeam: Rule<{ stacks: string[] }> = {
+  name: "api-key-team",
+  description: "On the stacks named in stacks (none by default), every key belongs to a team (teamId), so a team's budget and limits hold for it.",
+  enforcementLevel: "mandatory",
+  configSchema: { properties: { stacks: { type: "array", items: { type: "string" }, default: [] } } },
+  check({ teamId }, { stacks }, { stack }) {
+    // A teamId not known until apply (a Team this update creates) is left unchecked by @pulumi/policy at preview, and checked at `up`.
+    if (!stacks.includes(stack) || (typeof teamId === "string" && teamId !== "")) return [];
+    return [`teamId is missing on stack "${stack}": set teamId to a Team's teamId, e.g. teamId: searchTeam.teamId (team_id in Python)`];
   },
+};
+
+const teamSpendLimit: Rule<{ maxLimitUnits?: number }, TeamProps> = {
+  name: "team-spend-limit",
+  description: "Every team has a spend limit (spendPolicy, one window or several), each window at most maxLimitUnits credits when set.",
+  enforcementLevel: "mandatory",
+  resource: "Team",
+  configSchema: { properties: { maxLimitUnits: { type: "number", exclusiveMinimum: 0 } } },
+  check: ({ spendPolicy }, { maxLimitUnits }) => spendPolicyFixes(spendPolicy, maxLimitUnits),
 };
 
 const rotation: Rule<{ maxDays: number }> = {
@@ -123,4 +163,6 @@ export const API_KEY_POLICIES: ResourceValidationPolicy[] = [
   toPolicy(expiry),
   toPolicy(requiredLabels),
   toPolicy(rateLimit),
+  toPolicy(keyTeam),
+  toPolicy(teamSpendLimit),
 ];

@@ -11,9 +11,7 @@ const OUTPUT_NAMES = [
 
 /** The fields of a PATCH a program declares as the contract names them. */
 const DECLARED_CHANGES = KEY_CHANGE_FIELDS.filter(
-  // `teamId` is not declared by the provider yet (issue 37's `ApiKey.teamId` adds it).
-  (field): field is Exclude<KeyChangeField, "name" | "teamId" | DerivedField> =>
-    field !== "name" && field !== "teamId" && !(DERIVED_FIELDS as readonly string[]).includes(field),
+  (field): field is Exclude<KeyChangeField, "name" | DerivedField> => field !== "name" && !(DERIVED_FIELDS as readonly string[]).includes(field),
 );
 
 /**

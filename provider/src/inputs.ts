@@ -1,13 +1,17 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { KeyChangeField, ModelPolicy, ResetPeriod, SettableKeyState, SpendPolicy, WebhookEventType } from "@gateway-keys/contract";
 
-/** Spending cap of a key, in credits. */
+/**
+ * Spending cap of a key or a team, in credits: one window (`limitUnits` and `resetPeriod`) or
+ * several at once (`windows`, e.g. a daily and a monthly cap), never both. A request is served only
+ * when every window affords it.
+ */
 export interface SpendPolicyArgs {
   /**
-   * Maximum spend of the key, in credits, as a decimal string: greater than 0, at most 12 integer
-   * and 6 fraction digits, no sign or exponent (e.g. `"100"`, `"12.5"`).
+   * Maximum spend in one window, in credits, as a decimal string: greater than 0, at most 12 integer
+   * and 6 fraction digits, no sign or exponent (e.g. `"100"`, `"12.5"`). Leave it out with `windows`.
    */
-  limitUnits: pulumi.Input<string>;
+  limitUnits?: pulumi.Input<string>;
   /** The credit unit. Only `"unit"` is allowed. Default `"unit"`. */
   currency?: pulumi.Input<SpendPolicy["currency"]>;
   /**
@@ -16,6 +20,20 @@ export interface SpendPolicyArgs {
    * request after a boundary sees a fresh window. A change takes effect at once: the new window counts
    * what the key spent since that window's start.
    */
+  resetPeriod?: pulumi.Input<ResetPeriod>;
+  /**
+   * Several windows enforced together, instead of `limitUnits` and `resetPeriod`: 1 to 4, each a
+   * distinct `resetPeriod`, e.g. `[{ limitUnits: "50", resetPeriod: "daily" }, { limitUnits: "1000", resetPeriod: "monthly" }]`.
+   * One window reads back in the single form; several in the order never, daily, weekly, monthly.
+   */
+  windows?: pulumi.Input<pulumi.Input<SpendWindowArgs>[]>;
+}
+
+/** One window of a spend policy's `windows` form. */
+export interface SpendWindowArgs {
+  /** Maximum spend in the window, in credits, as a decimal string (e.g. `"50"`). */
+  limitUnits: pulumi.Input<string>;
+  /** When the window starts again: `"never"`, `"daily"`, `"weekly"` or `"monthly"` (UTC calendar boundaries). Default `"never"`. */
   resetPeriod?: pulumi.Input<ResetPeriod>;
 }
 
@@ -128,6 +146,13 @@ export interface ApiKeyArgs {
    * Default: when a quarter of the grace is left.
    */
   inUseWarning?: pulumi.Input<string>;
+  /**
+   * The team the key belongs to (`team_...`, e.g. a {@link Team}'s `teamId`): its spend, rate
+   * limits and model ceiling then hold for the key too, beside the key's own. Changing it moves the
+   * key in place (one PATCH): what the key spent stays counted where it was spent. Left out, the key
+   * belongs to no team.
+   */
+  teamId?: pulumi.Input<string>;
   /** The gateway and owner; see {@link GatewayConnectionArgs}. */
   connection?: pulumi.Input<GatewayConnectionArgs>;
   /**
@@ -143,7 +168,7 @@ export interface ApiKeyArgs {
  * Compile-time proof that the arguments name every field the contract lets a key change, but those
  * the provider sets from its durations (`expiryWarningSeconds` from `expiryWarning`, `rotateAfterSeconds` from `rotateAfter`).
  */
-const argsCoverChanges: Exclude<KeyChangeField, keyof ApiKeyArgs | "expiryWarningSeconds" | "rotateAfterSeconds" | "teamId"> extends never ? true : false = true;
+const argsCoverChanges: Exclude<KeyChangeField, keyof ApiKeyArgs | "expiryWarningSeconds" | "rotateAfterSeconds"> extends never ? true : false = true;
 void argsCoverChanges;
 
 /** Inputs of a {@link Webhook}: an endpoint the gateway POSTs events to, signed with its secret (Standard Webhooks). */
@@ -156,8 +181,9 @@ export interface WebhookArgs {
   url: pulumi.Input<string>;
   /**
    * The event types to receive, at least one, no repeats: `key.budget_threshold`, `key.expiring`,
-   * `key.expired`, `key.rotation_due`, and `audit.<action>` for each audit action (`audit.create`,
-   * `audit.update`, `audit.rotate`, `audit.revoke`...). A change is an in-place update.
+   * `key.expired`, `key.rotation_due`, `team.budget_threshold` (a team's window, see {@link TeamArgs}),
+   * and `audit.<action>` for each audit action (`audit.create`, `audit.update`, `audit.rotate`,
+   * `audit.revoke`, `audit.team_create`...). A change is an in-place update.
    */
   events: pulumi.Input<pulumi.Input<WebhookEventType>[]>;
   /**
@@ -174,6 +200,30 @@ export interface WebhookArgs {
   rotationTrigger?: pulumi.Input<unknown>;
   /** How long the replaced signing secret keeps signing after a rotation: `"1h"`, `"30m"`, up to `"7d"`. Default: the gateway's (a day). */
   rotationOverlap?: pulumi.Input<string>;
+  /** The gateway and owner; see {@link GatewayConnectionArgs}. */
+  connection?: pulumi.Input<GatewayConnectionArgs>;
+}
+
+/** Inputs of a {@link Team}: a budget, rate limits and a model ceiling shared by every key that names it. */
+export interface TeamArgs {
+  /** Human-readable label: 1 to 128 characters, no control characters. Default: the resource name. A change is an in-place update. */
+  name?: pulumi.Input<string>;
+  /** Labels to find and bill teams by: up to 32 names (lowercase, digits, `._/-`) to strings of up to 256 characters. */
+  labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /**
+   * The team's spending cap across all its keys: one window or several (`windows`). A request
+   * beyond it is refused with 402 `team_budget_exceeded`, naming the team and the window. Left out, no cap.
+   */
+  spendPolicy?: pulumi.Input<SpendPolicyArgs>;
+  /** The team's rate limits across all its keys and every gateway process (429 `team_rate_limited` with Retry-After). Left out, none. */
+  rateLimitPolicy?: pulumi.Input<RateLimitPolicyArgs>;
+  /** The model ceiling: a key in the team may call only models the team allows (and its own policy allows). Default: all models. */
+  modelPolicy?: pulumi.Input<ModelPolicyArgs>;
+  /**
+   * Fractions of each spend window's limit at which the gateway sends a `team.budget_threshold`
+   * webhook event, once per window each: greater than 0, at most 1, ascending, up to 10. Default none.
+   */
+  budgetAlertThresholds?: pulumi.Input<pulumi.Input<number>[]>;
   /** The gateway and owner; see {@link GatewayConnectionArgs}. */
   connection?: pulumi.Input<GatewayConnectionArgs>;
 }

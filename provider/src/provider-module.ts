@@ -14,7 +14,10 @@ export const PROVIDER_MODULE = providerModule("apiKeyProvider");
 /** The `__provider` module of Webhook: the same one line, naming the Webhook provider. */
 export const WEBHOOK_PROVIDER_MODULE = providerModule("webhookProvider");
 
-function providerModule(exportName: "apiKeyProvider" | "webhookProvider"): string {
+/** The `__provider` module of Team: the same one line, naming the Team provider. */
+export const TEAM_PROVIDER_MODULE = providerModule("teamProvider");
+
+function providerModule(exportName: "apiKeyProvider" | "webhookProvider" | "teamProvider"): string {
   return `exports.handler = () => require("@gateway-keys/provider/runtime").${exportName};\n`;
 }
 
@@ -23,6 +26,9 @@ export const API_KEY_TYPE = "pulumi-nodejs:dynamic/gateway:ApiKey";
 
 /** The type token of Webhook. */
 export const WEBHOOK_TYPE = "pulumi-nodejs:dynamic/gateway:Webhook";
+
+/** The type token of Team. */
+export const TEAM_TYPE = "pulumi-nodejs:dynamic/gateway:Team";
 
 /**
  * The URN the engine gives a resource, as a plain value. `pulumi.createUrn` carries a dependency

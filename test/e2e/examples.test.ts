@@ -103,58 +103,73 @@ describe("the quickstart and the examples", () => {
     await expectNoLeaks(stack, "examples/basic", { secret, provisioningKey: env.gateway.provisioningKey });
   });
 
-  it("team-budgets: every key policy and alert declared, with a webhook endpoint; an extended expiry and a raised budget are in-place updates", async () => {
+  it("team-budgets: two teams with their keys, a daily and a monthly window; a raised team window and an extended expiry are in-place updates", async () => {
     const stack = await stackOf("examples/team-budgets");
     const client = new GatewayClient({ baseUrl: env.gateway.baseUrl, provisioningKey: env.gateway.provisioningKey });
     const secrets: Record<string, string> = {};
     let contractorId = "";
     let searchId = "";
+    let searchTeamId = "";
+    let partnersTeamId = "";
     let alertsId = "";
     await runLifecycle(stack, {
       async afterCreate(result) {
         for (const name of ["search", "batch", "contractor"]) secrets[name] = text(result, `${name}Secret`);
         contractorId = text(result, "contractorKeyId");
         searchId = text(result, "searchKeyId");
+        searchTeamId = text(result, "searchTeamId");
+        partnersTeamId = text(result, "partnersTeamId");
+        expect(await client.teams.get(searchTeamId)).toMatchObject({
+          name: "search",
+          keyCount: 2,
+          spendPolicy: { windows: [{ limitUnits: "100", resetPeriod: "daily" }, { limitUnits: "2000", resetPeriod: "monthly" }] },
+          rateLimitPolicy: { requestsPerMinute: 600 },
+          budgetAlertThresholds: [0.8, 1],
+        });
+        expect(await client.teams.get(partnersTeamId)).toMatchObject({ keyCount: 1, modelPolicy: { mode: "allowList", modelIds: ["echo-1"] } });
         expect(await client.apiKeys.get(searchId)).toMatchObject({
+          teamId: searchTeamId,
           spendPolicy: { limitUnits: "500", resetPeriod: "monthly" },
           rateLimitPolicy: { requestsPerMinute: 600, tokensPerMinute: 200_000, maxConcurrentRequests: 20 },
           labels: { team: "search", env: "prod", "cost-center": "cc-104" },
+          budgetAlertThresholds: [0.8, 1],
         });
         expect(await client.apiKeys.get(contractorId)).toMatchObject({
+          teamId: partnersTeamId,
           expiresAt: "2099-01-01T00:00:00.000Z",
           spendPolicy: { resetPeriod: "weekly" },
           expiryWarningSeconds: 604_800,
         });
-        expect(await client.apiKeys.get(searchId)).toMatchObject({ budgetAlertThresholds: [0.8, 1] });
         expect(result.outputs.alertsSigningSecret!.secret).toBe(true);
         secrets.alerts = text(result, "alertsSigningSecret");
         alertsId = text(result, "alertsWebhookId");
         expect(await client.webhooks.get(alertsId)).toMatchObject({
           url: "https://hooks.example.com/gateway-keys",
-          events: ["key.budget_threshold", "key.expiring", "key.expired"],
+          events: ["team.budget_threshold", "key.budget_threshold", "key.expiring", "key.expired"],
           enabled: true,
         });
-        const searchTeam = await client.apiKeys.list({ label: "team=search" });
-        expect(searchTeam.data.map((key) => key.keyId).sort()).toEqual([searchId, text(result, "batchKeyId")].sort());
+        const searchKeys = await client.apiKeys.list({ label: "team=search" });
+        expect(searchKeys.data.map((key) => key.keyId).sort()).toEqual([searchId, text(result, "batchKeyId")].sort());
         expect(await env.statusWith(secrets.contractor!)).toBe(200);
       },
       edit: {
         async apply() {
-          await setStackConfig(stack, { plain: { "gateway-keys-team-budgets:contractorExpiresAt": "2100-01-01T00:00:00Z", "gateway-keys-team-budgets:searchMonthlyUnits": "750" } });
+          await setStackConfig(stack, { plain: { "gateway-keys-team-budgets:contractorExpiresAt": "2100-01-01T00:00:00Z", "gateway-keys-team-budgets:searchMonthlyUnits": "2500" } });
           const planned = await preview(stack);
-          expect(planned.result.changeSummary).toMatchObject({ update: 2, same: 3 });
+          expect(planned.result.changeSummary).toMatchObject({ update: 2, same: 5 });
           expect(planned.output).toMatch(/~\s+expiresAt\s*:\s*"2099-01-01T00:00:00.000Z"\s*=>\s*"2100-01-01T00:00:00.000Z"/);
-          expect(planned.output).toMatch(/~\s+limitUnits\s*:\s*"500"\s*=>\s*"750"/);
+          expect(planned.output).toMatch(/~\s+limitUnits\s*:\s*"2000"\s*=>\s*"2500"/);
         },
         async verify(result) {
           expect(result.summary.resourceChanges).toMatchObject({ update: 2 });
           expect(await client.apiKeys.get(contractorId)).toMatchObject({ version: 2, expiresAt: "2100-01-01T00:00:00.000Z" });
-          expect(await client.apiKeys.get(searchId)).toMatchObject({ version: 2, spendPolicy: { limitUnits: "750", resetPeriod: "monthly" } });
+          expect(await client.teams.get(searchTeamId)).toMatchObject({ version: 2, spendPolicy: { windows: [{ limitUnits: "100" }, { limitUnits: "2500" }] } });
         },
       },
       async afterDestroy() {
         for (const name of ["search", "batch", "contractor"]) expect(await env.statusWith(secrets[name]!)).toBe(401);
         await expect(client.webhooks.get(alertsId)).rejects.toBeInstanceOf(NotFoundError);
+        for (const teamId of [searchTeamId, partnersTeamId]) await expect(client.teams.get(teamId)).rejects.toBeInstanceOf(NotFoundError);
       },
     });
     await client.close();

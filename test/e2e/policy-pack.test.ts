@@ -1,7 +1,7 @@
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ApiKey, type ApiKeyArgs } from "@gateway-keys/provider";
+import { ApiKey, Team, type ApiKeyArgs } from "@gateway-keys/provider";
 import { expectEngineFailure, preview, REPO_ROOT, up } from "@gateway-keys/testkit/engine";
 import { useKeyTestEnvironment } from "./fixture";
 import { buildPluginArchive, installPlugin } from "./support/native-plugin";
@@ -98,6 +98,64 @@ describe("the policy pack policy/", () => {
       } finally {
         await rm(join(config, ".."), { recursive: true, force: true });
       }
+    });
+  });
+
+  describe("on teams (the dynamic Team and a key's teamId)", () => {
+    const env = useKeyTestEnvironment();
+
+    it("requires every team to have a spend limit, each window under maxLimitUnits, and every key on the chosen stacks to belong to a team", async () => {
+      const config = join(await mkdtemp(join(tmpdir(), "gateway-keys-policy-")), "config.json");
+      // The sandbox's first stack is "e2e-1": the stack the team rule is chosen for.
+      await writeFile(
+        config,
+        JSON.stringify({
+          "api-key-team": { stacks: ["e2e-1"] },
+          "team-spend-limit": { maxLimitUnits: 500 },
+          "api-key-rotation": { enforcementLevel: "disabled" },
+          "api-key-model-allow-list": { enforcementLevel: "disabled" },
+          "api-key-required-labels": { enforcementLevel: "disabled" },
+        }),
+      );
+      try {
+        const stack = await env.sandbox.inlineStack(
+          "policy-teams",
+          async () => {
+            new Team("unbudgeted", {});
+            new Team("wide", { spendPolicy: { windows: [{ limitUnits: "50", resetPeriod: "daily" }, { limitUnits: "1000", resetPeriod: "monthly" }] } });
+            // A spend policy in the windows form satisfies api-key-spend-limit; the key names no team.
+            new ApiKey("loner", { spendPolicy: { windows: [{ limitUnits: "5", resetPeriod: "daily" }, { limitUnits: "50", resetPeriod: "monthly" }] } });
+          },
+          env.stackConfig(),
+        );
+        const failed = await expectEngineFailure(preview(stack, { policyPacks: [POLICY_DIR], policyPackConfigs: [config] }));
+        const said = failed.stdout + failed.stderr;
+        expect(said).toContain('Team "unbudgeted": spendPolicy is missing: set spendPolicy with a limitUnits of at most "500", or windows of them');
+        expect(said).toContain(`Team "wide": spendPolicy's monthly window limitUnits "1000" is above the maximum "500": lower it to "500" or less`);
+        expect(said).not.toContain('Team "wide": spendPolicy\'s daily window');
+        expect(said).toContain('ApiKey "loner": teamId is missing on stack "e2e-1": set teamId to a Team\'s teamId');
+        expect(said).toMatch(/\[mandatory\]\s+team-spend-limit/);
+        expect(said).toMatch(/\[mandatory\]\s+api-key-team/);
+        expect(said).not.toContain('ApiKey "loner": spendPolicy is missing');
+        expect(env.recorder.calls().filter((call) => !call.startsWith("GET"))).toEqual([]);
+      } finally {
+        await rm(join(config, ".."), { recursive: true, force: true });
+      }
+    });
+
+    it("passes a team with a spend limit and its member key on a stack no rule chose", async () => {
+      const stack = await env.sandbox.inlineStack(
+        "policy-teams-ok",
+        async () => {
+          const search = new Team("search", { spendPolicy: { limitUnits: "100", resetPeriod: "monthly" } });
+          new ApiKey("member", { teamId: search.teamId, spendPolicy: { limitUnits: "10" }, rotateAfter: "30d", modelPolicy: { mode: "allowList", modelIds: ["echo-1"] }, labels: { team: "search" } });
+        },
+        env.stackConfig(),
+      );
+      // No stack chosen (the default): a key without a team would pass too; this one names the team.
+      const passed = await preview(stack, { policyPacks: [POLICY_DIR] });
+      expect(passed.output).not.toContain("[mandatory]");
+      expect(passed.output).not.toContain("team-spend-limit");
     });
   });
 

@@ -11,8 +11,9 @@ import { goTest, type GoTestResult } from "./go-test";
  * through the real `tofu` binary (scripts/setup builds or finds it) against a real gateway started
  * here: create → empty plan → change in place → rotation with grace under traffic → scheduled
  * rotation → drift → import → destroy revokes, the lost-answer create, the data sources,
- * plan-time validation, and a webhook endpoint with a key's alert fields (in place, import, the
- * signing secret sensitive). Every one must pass; a skipped one fails here.
+ * plan-time validation, a webhook endpoint with a key's alert fields (in place, import, the
+ * signing secret sensitive), and teams with a key's team_id (a window and a key's team changed in
+ * place, import, destroy keys first). Every one must pass; a skipped one fails here.
  */
 const ACCEPTANCE_TESTS = [
   "TestAccAPIKeyLifecycle",
@@ -27,6 +28,7 @@ const ACCEPTANCE_TESTS = [
   "TestAccWebhookAndKeyAlerts",
   "TestAccWebhookValidation",
   "TestAccAPIKeySecretUse",
+  "TestAccTeam",
 ];
 /** The provider's unit tests, run in the same `go test`. */
 const UNIT_TESTS = [
@@ -38,6 +40,8 @@ const UNIT_TESTS = [
   "TestRotateAfterComesDueAtTheInstantTheClockGives",
   "TestWebhookEventTypesAreTheOpenAPIDocuments",
   "TestARotationWarnsOfAPreviousSecretStillInUse",
+  "TestASpendPolicyIsTheSameWhicheverFormAndOrderItIsWrittenIn",
+  "TestARecordSpendPolicyReadsInEitherForm",
 ];
 const ALL_TESTS = [...ACCEPTANCE_TESTS, ...UNIT_TESTS];
 

@@ -20,7 +20,7 @@ def readme():
 setup(name="pulumi_gatewaykeys",
       python_requires=">=3.9",
       version=VERSION,
-      description="Model-gateway API keys as code: create, change, rotate and revoke keys of a gateway-keys gateway, and its webhook endpoints.",
+      description="Model-gateway API keys as code: create, change, rotate and revoke keys of a gateway-keys gateway, its teams and its webhook endpoints.",
       long_description=readme(),
       long_description_content_type='text/markdown',
       keywords="pulumi gateway api-keys category/utility",

@@ -71,8 +71,8 @@ export interface ReadSpec<Stored> {
   /** Marks the secret properties of outputs and inputs. */
   marked(properties: object): Record<string, unknown>;
   diagnostics: NativeDiagnostics;
-  /** The warning of an import: which secret the stack does not hold, and how to get one. */
-  importWarning(id: string): string;
+  /** The warning of an import: which secret the stack does not hold, and how to get one; none for a resource without a secret. */
+  importWarning: ((id: string) => string) | undefined;
   /** The program's declaration of the imported resource (the Node language host here cannot generate it: `--generate-code=false`). */
   declaration(name: string, inputs: Record<string, unknown>): string;
 }
@@ -92,7 +92,7 @@ export async function readOrImport<Stored extends object>(
   const { id: liveId, props: live, inputs } = await spec.read(id, importing ? undefined : stored);
   if (!live || !inputs) return {};
   if (importing) {
-    spec.diagnostics.warn(spec.importWarning(id), urn);
+    if (spec.importWarning) spec.diagnostics.warn(spec.importWarning(id), urn);
     spec.diagnostics.info(`declare the imported resource in the program:\n${spec.declaration(nameOfUrn(urn), inputs)}`, urn);
   }
   return { id: liveId, props: spec.marked(live), inputs: spec.marked(inputs) };

@@ -1,6 +1,7 @@
-import { ApiKey as ApiKeyRecord, NULLABLE_POLICIES, Webhook as WebhookRecord } from "@gateway-keys/contract";
+import { ApiKey as ApiKeyRecord, NULLABLE_POLICIES, Team as TeamRecord, Webhook as WebhookRecord } from "@gateway-keys/contract";
 import { z } from "zod";
 import { ApiKeyInputs, CARRIED_INPUTS, RECORD_FIELDS, type StoredKey } from "../runtime/shapes";
+import { TEAM_CARRIED_INPUTS, TeamInputs, type StoredTeam } from "../runtime/team/shapes";
 import { WEBHOOK_CARRIED_INPUTS, WebhookInputs } from "../runtime/webhook/shapes";
 
 type NullablePolicy = (typeof NULLABLE_POLICIES)[number];
@@ -54,3 +55,20 @@ export const WebhookOutputs = z.object({
   provisioningKeyHint: z.string(),
   ...WebhookInputs.pick(maskOf(WEBHOOK_CARRIED_INPUTS.filter((field) => field !== "adoptWebhookId"))).shape,
 });
+
+/**
+ * The outputs of `gatewaykeys:index:Team` as a zod schema, for the package schema only: the
+ * contract's team record (but `object`; a policy the team may lack optional rather than null, as
+ * the runtime stores it), the provider's own fields, and the inputs the stack carries.
+ */
+export const TeamOutputs = z.object({
+  ...TeamRecord.omit({ object: true, spendPolicy: true, rateLimitPolicy: true }).shape,
+  spendPolicy: TeamRecord.shape.spendPolicy.unwrap().optional(),
+  rateLimitPolicy: TeamRecord.shape.rateLimitPolicy.unwrap().unwrap().optional(),
+  baseUrl: z.string(),
+  provisioningKeyHint: z.string(),
+  ...TeamInputs.pick(maskOf(TEAM_CARRIED_INPUTS.filter((field) => field !== "adoptTeamId"))).shape,
+});
+
+const teamOutputsAreStoredTeams: Same<Omit<z.output<typeof TeamOutputs>, "adoptTeamId">, Omit<StoredTeam, "adoptTeamId">> = true;
+void teamOutputsAreStoredTeams;

@@ -1,10 +1,11 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { createApiKeyProvider, createWebhookProvider, type ApiKeyProviderOptions } from "../runtime";
+import { createApiKeyProvider, createTeamProvider, createWebhookProvider, type ApiKeyProviderOptions } from "../runtime";
 import type { ConfigSource } from "../runtime/connection";
 import { ApiKeyHandler } from "./api-key-handler";
 import type { NativeDiagnostics } from "./diagnostics";
 import { typeOfUrn, type DetailedDiff, type ResourceHandler } from "./handler";
-import { NATIVE_API_KEY_TYPE, NATIVE_WEBHOOK_TYPE, packageSchemaJson } from "./schema";
+import { NATIVE_API_KEY_TYPE, NATIVE_TEAM_TYPE, NATIVE_WEBHOOK_TYPE, packageSchemaJson } from "./schema";
+import { TeamHandler } from "./team-handler";
 import { WebhookHandler } from "./webhook-handler";
 
 export type { DetailedDiff, PropertyChange } from "./handler";
@@ -23,14 +24,17 @@ export class GatewayKeysProvider implements pulumi.provider.Provider {
     this.version = options.version;
     const apiKeys = createApiKeyProvider({ ...options, configNamespace: "gatewaykeys" });
     const webhooks = createWebhookProvider({ ...options, configNamespace: "gatewaykeys" });
+    const teams = createTeamProvider({ ...options, configNamespace: "gatewaykeys" });
     this.#handlers = new Map<string, ResourceHandler>([
       [NATIVE_API_KEY_TYPE, new ApiKeyHandler(apiKeys, options.diagnostics)],
       [NATIVE_WEBHOOK_TYPE, new WebhookHandler(webhooks, options.diagnostics)],
+      [NATIVE_TEAM_TYPE, new TeamHandler(teams, options.diagnostics)],
     ]);
     this.#configure = (config) => {
       const source = { config: { get: (key: string) => config.get(key), require: (key: string) => config.get(key) ?? "" } };
       void apiKeys.configure(source);
       void webhooks.configure(source);
+      void teams.configure(source);
     };
   }
 

@@ -1,10 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ApiKeyResource, sharedInputs } from "../api-key-base";
 import { SECRET_PROPERTIES } from "../runtime/shapes";
-import type { ApiKeyArgs, WebhookArgs } from "../inputs";
+import type { ApiKeyArgs, TeamArgs, WebhookArgs } from "../inputs";
+import { TEAM_SECRET_PROPERTIES } from "../runtime/team/shapes";
+import { TeamResource, teamInputs } from "../team-base";
 import { WEBHOOK_SECRET_PROPERTIES } from "../runtime/webhook/shapes";
 import { WebhookResource, webhookInputs } from "../webhook-base";
-import { NATIVE_API_KEY_TYPE, NATIVE_WEBHOOK_TYPE, PACKAGE_NAME } from "./schema";
+import { NATIVE_API_KEY_TYPE, NATIVE_TEAM_TYPE, NATIVE_WEBHOOK_TYPE, PACKAGE_NAME } from "./schema";
 import { PLUGIN_VERSION } from "./version";
 
 /**
@@ -52,6 +54,27 @@ export class Webhook extends WebhookResource {
     const inputs: Record<string, unknown> = { ...webhookInputs(args), clientReference: undefined };
     const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), ...WEBHOOK_SECRET_PROPERTIES];
     super(NATIVE_WEBHOOK_TYPE, name, inputs, { version: PLUGIN_VERSION, ...opts, additionalSecretOutputs });
+  }
+}
+
+/**
+ * A team of the gateway, managed by the native `gatewaykeys` plugin (resource type
+ * `gatewaykeys:index:Team`): the same behaviour as the dynamic {@link import("../team").Team}, with
+ * Pulumi's own `pulumi import gatewaykeys:index:Team <name> <teamId>`.
+ *
+ * @example
+ * import { native } from "@gateway-keys/provider";
+ * const search = new native.Team("search", { spendPolicy: { limitUnits: "1000", resetPeriod: "monthly" } });
+ * new native.ApiKey("search-api", { teamId: search.teamId });
+ */
+export class Team extends TeamResource {
+  /** The resource's URN, which names the create across runs. */
+  declare readonly clientReference: pulumi.Output<string | undefined>;
+
+  constructor(name: string, args: TeamArgs = {}, opts: pulumi.CustomResourceOptions = {}) {
+    const inputs: Record<string, unknown> = { ...teamInputs(args), name: args.name, clientReference: undefined };
+    const additionalSecretOutputs = [...(opts.additionalSecretOutputs ?? []), ...TEAM_SECRET_PROPERTIES];
+    super(NATIVE_TEAM_TYPE, name, inputs, { version: PLUGIN_VERSION, ...opts, additionalSecretOutputs });
   }
 }
 

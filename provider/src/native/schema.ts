@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { ApiKeyInputs, SECRET_PROPERTIES } from "../runtime/shapes";
+import { TEAM_SECRET_PROPERTIES, TeamInputs } from "../runtime/team/shapes";
 import { WEBHOOK_SECRET_PROPERTIES, WebhookInputs } from "../runtime/webhook/shapes";
-import { ApiKeyOutputs, WebhookOutputs } from "./outputs";
+import { ApiKeyOutputs, TeamOutputs, WebhookOutputs } from "./outputs";
+import { TEAM_DESCRIPTIONS } from "./team-descriptions";
 import { WEBHOOK_DESCRIPTIONS } from "./webhook-descriptions";
 
 /** The Pulumi package name: config keys are `gatewaykeys:*`, the plugin `pulumi-resource-gatewaykeys`. */
@@ -10,12 +12,17 @@ export const PACKAGE_NAME = "gatewaykeys";
 export const NATIVE_API_KEY_TYPE = `${PACKAGE_NAME}:index:ApiKey`;
 /** The type token of the native webhook endpoint resource. */
 export const NATIVE_WEBHOOK_TYPE = `${PACKAGE_NAME}:index:Webhook`;
+/** The type token of the native team resource. */
+export const NATIVE_TEAM_TYPE = `${PACKAGE_NAME}:index:Team`;
 
 /** The program's inputs: without those the dynamic `ApiKey` class sets itself, which the plugin gets from the engine (the URN) or computes. */
 const DeclaredInputs = ApiKeyInputs.omit({ clientReference: true, planning: true, rotation: true, expiryWarningSeconds: true, rotateAfterSeconds: true });
 
 /** A webhook's inputs as a program declares them: the URN comes from the engine, and `pulumi import` adopts. */
 const DeclaredWebhookInputs = WebhookInputs.omit({ clientReference: true, adoptWebhookId: true });
+
+/** A team's inputs as a program declares them: the URN comes from the engine, and `pulumi import` adopts. */
+const DeclaredTeamInputs = TeamInputs.omit({ clientReference: true, adoptTeamId: true });
 
 /** Inputs the program may leave out although the contract requires them: the plugin fills them in `check`. */
 const DEFAULTED_BY_PLUGIN = new Set(["name"]);
@@ -31,11 +38,19 @@ const OBJECT_TYPE_NAMES: Record<string, string> = {
   currentSecret: "SecretUse",
   previousSecret: "PreviousSecretUse",
   clients: "SecretClient",
+  windows: "SpendWindow",
+  spendWindows: "SpendWindowState",
 };
 
 /** What a property of an object type means where the shared prose (of the key's own property) does not fit. */
 const TYPE_DESCRIPTIONS: Record<string, Record<string, string>> = {
   SecretUse: { hint: "Prefix and last four characters of the secret." },
+  SpendWindowState: {
+    limitUnits: "The window's limit, in credits.",
+    spentUnits: "What was spent in the window, in credits.",
+    startedAt: "When the window began (ISO 8601).",
+    resetsAt: "When the window starts again (ISO 8601); absent for a lifetime cap.",
+  },
   PreviousSecretUse: {
     hint: "Prefix and last four characters of the replaced secret.",
     expiresAt: "The end of its grace (ISO 8601): it never authenticates at or after this instant.",
@@ -49,8 +64,12 @@ const TYPE_DESCRIPTIONS: Record<string, Record<string, string>> = {
 const DESCRIPTIONS: Record<string, string> = {
   name: "Human-readable label. Default: the resource name.",
   state: "Whether the key is usable. A key is revoked only by deleting the resource.",
-  spendPolicy: "Spending cap. Left out, the key has no cap.",
-  limitUnits: "Maximum spend, in credits, as a decimal string (\"100\", \"12.5\").",
+  spendPolicy: "Spending cap: one window (limitUnits, resetPeriod) or several (windows). Left out, the key has no cap.",
+  limitUnits: "Maximum spend, in credits, as a decimal string (\"100\", \"12.5\"). Left out with windows.",
+  windows:
+    "Several windows enforced together instead of limitUnits and resetPeriod: 1 to 4 of distinct resetPeriod, e.g. a daily and a monthly cap. " +
+    "One window reads back in the single form; several in the order never, daily, weekly, monthly.",
+  teamId: "The team the key belongs to (team_...): its spend, rate limits and model ceiling hold for the key too. Changing it moves the key in place. Left out, no team.",
   currency: "The credit unit.",
   resetPeriod: "When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st).",
   rateLimitPolicy: "Rate limits across every gateway process; 429 with Retry-After beyond them. Left out, none.",
@@ -159,6 +178,12 @@ class TypeCollector {
     if (options?.length === 1) return this.#typeOf(name, options[0]!);
     // A value read loosely (a known enum, or any string a newer gateway sends): a string.
     if (options?.length && options.every((option) => option.type === "string")) return { type: "string" };
+    // A record read in either of its forms (a spend policy's single window or its windows): one
+    // object type with every property of both, none required — the type a program writes either form in.
+    if (options && options.length > 1 && options.every((option) => option.type === "object" && option.properties)) {
+      const properties = Object.assign({}, ...options.map((option) => option.properties)) as Record<string, JsonSchema>;
+      return this.#typeOf(name, { type: "object", properties });
+    }
     if (node.type === undefined || options) return { $ref: "pulumi.json#/Any" };
     if (node.type === "array") return { type: "array", items: this.#typeOf(name, node.items ?? {}) };
     // A map (labels): string keys, each value of one type.
@@ -267,6 +292,18 @@ const WEBHOOK_SPEC: ResourceSpec = {
   descriptions: WEBHOOK_DESCRIPTIONS,
 };
 
+/** The team resource's schema. */
+const TEAM_SPEC: ResourceSpec = {
+  description:
+    "A team of the gateway: a spend policy (one window or several), rate limits and a model ceiling shared by every key whose teamId " +
+    "names it. Every change, the name's too, is one in-place PATCH; delete is refused by the gateway while keys belong to the team.",
+  inputs: DeclaredTeamInputs,
+  outputs: TeamOutputs,
+  secret: TEAM_SECRET_PROPERTIES,
+  defaulted: DEFAULTED_BY_PLUGIN,
+  descriptions: TEAM_DESCRIPTIONS,
+};
+
 /**
  * The Pulumi package schema of `gatewaykeys`, generated from the contract's zod schemas (through
  * the runtime's input schemas and {@link ApiKeyOutputs}). The plugin serves it from GetSchema;
@@ -277,6 +314,7 @@ export function packageSchema(version: string): Record<string, unknown> {
   const resources = {
     [NATIVE_API_KEY_TYPE]: resourceSchema(collector, API_KEY_SPEC),
     [NATIVE_WEBHOOK_TYPE]: resourceSchema(collector, WEBHOOK_SPEC),
+    [NATIVE_TEAM_TYPE]: resourceSchema(collector, TEAM_SPEC),
   };
 
   const config = {
@@ -289,7 +327,7 @@ export function packageSchema(version: string): Record<string, unknown> {
     name: PACKAGE_NAME,
     displayName: "Gateway keys",
     version,
-    description: "Model-gateway API keys as code: create, change, rotate and revoke keys of a gateway-keys gateway, and its webhook endpoints.",
+    description: "Model-gateway API keys as code: create, change, rotate and revoke keys of a gateway-keys gateway, its teams and its webhook endpoints.",
     license: "Apache-2.0",
     keywords: ["pulumi", "gateway", "api-keys", "category/utility"],
     config: { variables: config },

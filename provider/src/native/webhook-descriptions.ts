@@ -6,7 +6,7 @@ export const WEBHOOK_DESCRIPTIONS: Record<string, string> = {
   url:
     "Where events are POSTed: an http(s) URL without user or password. The gateway refuses loopback, link-local and " +
     "private targets at delivery unless its operator allows them.",
-  events: "The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, audit.<action>.",
+  events: "The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, team.budget_threshold, audit.<action>.",
   labelSelector: "Receive only events about keys carrying every one of these labels with these values. Empty: every key, and events about no key.",
   enabled: "Whether deliveries are made.",
   rotationTrigger: "Any value; changing it rotates the signing secret in place (the old one signs beside it for rotationOverlap).",

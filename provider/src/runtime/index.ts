@@ -1,5 +1,5 @@
 /**
- * The implementation of the ApiKey and Webhook providers. It runs inside Pulumi's dynamic-provider plugin process,
+ * The implementation of the ApiKey, Webhook and Team providers. It runs inside Pulumi's dynamic-provider plugin process,
  * loaded by package name from the one-line `__provider` module (../provider-module.ts), so nothing
  * here is ever captured into a stack's state.
  */
@@ -9,6 +9,7 @@ import { diffKey } from "./diff";
 import { createKey, deleteKey, readKey, updateKey } from "./lifecycle";
 import { pluginOptions, providerContext, reported, type ProviderOptions } from "./operations";
 import type { CheckedInputs, DesiredKey, StoredKey } from "./shapes";
+import { createTeamProvider, type TeamProvider } from "./team";
 import { createWebhookProvider, type WebhookProvider } from "./webhook";
 
 export { ConnectionInput, DEFAULT_TIMEOUT_SECONDS, TIMEOUT_SETTING, type ClientFactory, type ConfigNamespace, type Connection, type Environment } from "./connection";
@@ -26,6 +27,7 @@ export {
   type StoredKey,
 } from "./shapes";
 export { ExpiryWarning, RotateAfter, RotationGracePeriod, type Clock } from "./time";
+export { createTeamProvider, TeamInputs, type DesiredTeam, type StoredTeam, type TeamProvider } from "./team";
 export { createWebhookProvider, WebhookInputs, type DesiredWebhook, type StoredWebhook, type WebhookProvider } from "./webhook";
 
 /** What a provider depends on; each has a default for the plugin process. */
@@ -73,3 +75,6 @@ export const apiKeyProvider: ApiKeyProvider = createApiKeyProvider(pluginOptions
 
 /** The Webhook provider the plugin loads: `__provider` of every Webhook names this export, so its name never changes. */
 export const webhookProvider: WebhookProvider = createWebhookProvider(pluginOptions());
+
+/** The Team provider the plugin loads: `__provider` of every Team names this export, so its name never changes. */
+export const teamProvider: TeamProvider = createTeamProvider(pluginOptions());

@@ -94,7 +94,7 @@ export function isSettled(inputs: CheckedInputs): inputs is DesiredKey {
  * `previousSecret`: last use, requests, clients) is kept, as read-only outputs a refresh brings in:
  * `diff` compares declared inputs only, so a refresh after traffic shows no change.
  */
-const NOT_KEPT = ["object", "spentUnits", "spendWindow", "lastUsedAt", "revokedAt", "clientReference"] as const;
+const NOT_KEPT = ["object", "spentUnits", "spendWindow", "spendWindows", "lastUsedAt", "revokedAt", "clientReference"] as const;
 
 /** The policies a key may have none of: kept only when set (the engine's state holds no `undefined`). */
 type NullablePolicy = (typeof NULLABLE_POLICIES)[number];

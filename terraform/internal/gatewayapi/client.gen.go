@@ -234,15 +234,45 @@ func (e CreateWebhookRequestEvents) Valid() bool {
 	}
 }
 
+// Defines values for DeletedTeamDeleted.
+const (
+	DeletedTeamDeletedTrue DeletedTeamDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the DeletedTeamDeleted enum.
+func (e DeletedTeamDeleted) Valid() bool {
+	switch e {
+	case DeletedTeamDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeletedTeamObject.
+const (
+	DeletedTeamObjectTeam DeletedTeamObject = "team"
+)
+
+// Valid indicates whether the value is a known member of the DeletedTeamObject enum.
+func (e DeletedTeamObject) Valid() bool {
+	switch e {
+	case DeletedTeamObjectTeam:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeletedWebhookDeleted.
 const (
-	True DeletedWebhookDeleted = true
+	DeletedWebhookDeletedTrue DeletedWebhookDeleted = true
 )
 
 // Valid indicates whether the value is a known member of the DeletedWebhookDeleted enum.
 func (e DeletedWebhookDeleted) Valid() bool {
 	switch e {
-	case True:
+	case DeletedWebhookDeletedTrue:
 		return true
 	default:
 		return false
@@ -516,6 +546,39 @@ func (e SpendWindowStateResetPeriod0) Valid() bool {
 	case SpendWindowStateResetPeriod0Never:
 		return true
 	case SpendWindowStateResetPeriod0Weekly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TeamModelPolicyMode0.
+const (
+	TeamModelPolicyMode0All       TeamModelPolicyMode0 = "all"
+	TeamModelPolicyMode0AllowList TeamModelPolicyMode0 = "allowList"
+)
+
+// Valid indicates whether the value is a known member of the TeamModelPolicyMode0 enum.
+func (e TeamModelPolicyMode0) Valid() bool {
+	switch e {
+	case TeamModelPolicyMode0All:
+		return true
+	case TeamModelPolicyMode0AllowList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TeamObject.
+const (
+	TeamObjectTeam TeamObject = "team"
+)
+
+// Valid indicates whether the value is a known member of the TeamObject enum.
+func (e TeamObject) Valid() bool {
+	switch e {
+	case TeamObjectTeam:
 		return true
 	default:
 		return false
@@ -959,6 +1022,16 @@ type CreateApiKeyRequest struct {
 // CreateApiKeyRequestState defines model for CreateApiKeyRequest.State.
 type CreateApiKeyRequestState string
 
+// CreateTeamRequest defines model for CreateTeamRequest.
+type CreateTeamRequest struct {
+	BudgetAlertThresholds *[]float32                         `json:"budgetAlertThresholds,omitempty"`
+	Labels                *map[string]string                 `json:"labels,omitempty"`
+	ModelPolicy           *ModelPolicy                       `json:"modelPolicy,omitempty"`
+	Name                  string                             `json:"name"`
+	RateLimitPolicy       nullable.Nullable[RateLimitPolicy] `json:"rateLimitPolicy,omitempty"`
+	SpendPolicy           nullable.Nullable[SpendPolicy]     `json:"spendPolicy,omitempty"`
+}
+
 // CreateWebhookRequest defines model for CreateWebhookRequest.
 type CreateWebhookRequest struct {
 	Enabled       *bool                        `json:"enabled,omitempty"`
@@ -969,6 +1042,24 @@ type CreateWebhookRequest struct {
 
 // CreateWebhookRequestEvents defines model for CreateWebhookRequest.Events.
 type CreateWebhookRequestEvents string
+
+// DeleteTeamRequest defines model for DeleteTeamRequest.
+type DeleteTeamRequest struct {
+	ExpectedVersion int `json:"expectedVersion"`
+}
+
+// DeletedTeam defines model for DeletedTeam.
+type DeletedTeam struct {
+	Deleted DeletedTeamDeleted `json:"deleted"`
+	Object  DeletedTeamObject  `json:"object"`
+	TeamId  string             `json:"teamId"`
+}
+
+// DeletedTeamDeleted defines model for DeletedTeam.Deleted.
+type DeletedTeamDeleted bool
+
+// DeletedTeamObject defines model for DeletedTeam.Object.
+type DeletedTeamObject string
 
 // DeletedWebhook defines model for DeletedWebhook.
 type DeletedWebhook struct {
@@ -1240,6 +1331,45 @@ type SpendWindowState_ResetPeriod struct {
 	union json.RawMessage
 }
 
+// Team defines model for Team.
+type Team struct {
+	BudgetAlertThresholds []float32         `json:"budgetAlertThresholds"`
+	CreatedAt             time.Time         `json:"createdAt"`
+	KeyCount              int               `json:"keyCount"`
+	Labels                map[string]string `json:"labels"`
+	ModelPolicy           struct {
+		Mode     Team_ModelPolicy_Mode `json:"mode"`
+		ModelIds []string              `json:"modelIds"`
+	} `json:"modelPolicy"`
+	Name            string     `json:"name"`
+	Object          TeamObject `json:"object"`
+	OwnerId         string     `json:"ownerId"`
+	RateLimitPolicy nullable.Nullable[struct {
+		MaxConcurrentRequests *int `json:"maxConcurrentRequests,omitempty"`
+		RequestsPerMinute     *int `json:"requestsPerMinute,omitempty"`
+		TokensPerMinute       *int `json:"tokensPerMinute,omitempty"`
+	}] `json:"rateLimitPolicy"`
+	SpendPolicy  nullable.Nullable[SpendPolicyRecord] `json:"spendPolicy"`
+	SpendWindows []SpendWindowState                   `json:"spendWindows"`
+	TeamId       string                               `json:"teamId"`
+	UpdatedAt    time.Time                            `json:"updatedAt"`
+	Version      int                                  `json:"version"`
+}
+
+// TeamModelPolicyMode0 defines model for Team.ModelPolicy.Mode.0.
+type TeamModelPolicyMode0 string
+
+// TeamModelPolicyMode1 defines model for Team.ModelPolicy.Mode.1.
+type TeamModelPolicyMode1 = string
+
+// Team_ModelPolicy_Mode defines model for Team.ModelPolicy.Mode.
+type Team_ModelPolicy_Mode struct {
+	union json.RawMessage
+}
+
+// TeamObject defines model for Team.Object.
+type TeamObject string
+
 // UpdateApiKeyRequest defines model for UpdateApiKeyRequest.
 type UpdateApiKeyRequest struct {
 	BudgetAlertThresholds *[]float32                         `json:"budgetAlertThresholds,omitempty"`
@@ -1259,6 +1389,17 @@ type UpdateApiKeyRequest struct {
 
 // UpdateApiKeyRequestState defines model for UpdateApiKeyRequest.State.
 type UpdateApiKeyRequestState string
+
+// UpdateTeamRequest defines model for UpdateTeamRequest.
+type UpdateTeamRequest struct {
+	BudgetAlertThresholds *[]float32                         `json:"budgetAlertThresholds,omitempty"`
+	ExpectedVersion       int                                `json:"expectedVersion"`
+	Labels                *map[string]string                 `json:"labels,omitempty"`
+	ModelPolicy           *ModelPolicy                       `json:"modelPolicy,omitempty"`
+	Name                  *string                            `json:"name,omitempty"`
+	RateLimitPolicy       nullable.Nullable[RateLimitPolicy] `json:"rateLimitPolicy,omitempty"`
+	SpendPolicy           nullable.Nullable[SpendPolicy]     `json:"spendPolicy,omitempty"`
+}
 
 // UpdateWebhookRequest defines model for UpdateWebhookRequest.
 type UpdateWebhookRequest struct {
@@ -1377,6 +1518,24 @@ type RotateKeyParams struct {
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
 
+// CreateTeamParams defines parameters for CreateTeam.
+type CreateTeamParams struct {
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).
+	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
+// DeleteTeamParams defines parameters for DeleteTeam.
+type DeleteTeamParams struct {
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).
+	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
+// UpdateTeamParams defines parameters for UpdateTeam.
+type UpdateTeamParams struct {
+	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).
+	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
 	// IdempotencyKey A unique value per logical operation, reused only to retry that operation after an unknown outcome: the retry replays the first answer (docs/api/idempotency.md#idempotency).
@@ -1412,6 +1571,15 @@ type RevokeKeyJSONRequestBody = VersionedRequest
 
 // RotateKeyJSONRequestBody defines body for RotateKey for application/json ContentType.
 type RotateKeyJSONRequestBody = RotateApiKeyRequest
+
+// CreateTeamJSONRequestBody defines body for CreateTeam for application/json ContentType.
+type CreateTeamJSONRequestBody = CreateTeamRequest
+
+// DeleteTeamJSONRequestBody defines body for DeleteTeam for application/json ContentType.
+type DeleteTeamJSONRequestBody = DeleteTeamRequest
+
+// UpdateTeamJSONRequestBody defines body for UpdateTeam for application/json ContentType.
+type UpdateTeamJSONRequestBody = UpdateTeamRequest
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = CreateWebhookRequest
@@ -2032,6 +2200,68 @@ func (t *SpendWindowState_ResetPeriod) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsTeamModelPolicyMode0 returns the union data inside the Team_ModelPolicy_Mode as a TeamModelPolicyMode0
+func (t Team_ModelPolicy_Mode) AsTeamModelPolicyMode0() (TeamModelPolicyMode0, error) {
+	var body TeamModelPolicyMode0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTeamModelPolicyMode0 overwrites any union data inside the Team_ModelPolicy_Mode as the provided TeamModelPolicyMode0
+func (t *Team_ModelPolicy_Mode) FromTeamModelPolicyMode0(v TeamModelPolicyMode0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTeamModelPolicyMode0 performs a merge with any union data inside the Team_ModelPolicy_Mode, using the provided TeamModelPolicyMode0
+func (t *Team_ModelPolicy_Mode) MergeTeamModelPolicyMode0(v TeamModelPolicyMode0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTeamModelPolicyMode1 returns the union data inside the Team_ModelPolicy_Mode as a TeamModelPolicyMode1
+func (t Team_ModelPolicy_Mode) AsTeamModelPolicyMode1() (TeamModelPolicyMode1, error) {
+	var body TeamModelPolicyMode1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTeamModelPolicyMode1 overwrites any union data inside the Team_ModelPolicy_Mode as the provided TeamModelPolicyMode1
+func (t *Team_ModelPolicy_Mode) FromTeamModelPolicyMode1(v TeamModelPolicyMode1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTeamModelPolicyMode1 performs a merge with any union data inside the Team_ModelPolicy_Mode, using the provided TeamModelPolicyMode1
+func (t *Team_ModelPolicy_Mode) MergeTeamModelPolicyMode1(v TeamModelPolicyMode1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Team_ModelPolicy_Mode) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Team_ModelPolicy_Mode) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsWebhookEvents0 returns the union data inside the Webhook_Events_Item as a WebhookEvents0
 func (t Webhook_Events_Item) AsWebhookEvents0() (WebhookEvents0, error) {
 	var body WebhookEvents0
@@ -2268,6 +2498,33 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	RotateKey(ctx context.Context, keyId string, params *RotateKeyParams, body RotateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CreateTeamWithBody performs a POST /v1/account/teams (the `CreateTeam` operationId) request,
+	// with any type of body and a specified content type.
+	CreateTeamWithBody(ctx context.Context, params *CreateTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTeam performs a POST /v1/account/teams (the `CreateTeam` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateTeam(ctx context.Context, params *CreateTeamParams, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteTeamWithBody performs a DELETE /v1/account/teams/{teamId} (the `DeleteTeam` operationId) request,
+	// with any type of body and a specified content type.
+	DeleteTeamWithBody(ctx context.Context, teamId string, params *DeleteTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteTeam performs a DELETE /v1/account/teams/{teamId} (the `DeleteTeam` operationId) request.
+	// Takes a body of the `application/json` content type.
+	DeleteTeam(ctx context.Context, teamId string, params *DeleteTeamParams, body DeleteTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTeam performs a GET /v1/account/teams/{teamId} (the `GetTeam` operationId) request.
+	GetTeam(ctx context.Context, teamId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTeamWithBody performs a PATCH /v1/account/teams/{teamId} (the `UpdateTeam` operationId) request,
+	// with any type of body and a specified content type.
+	UpdateTeamWithBody(ctx context.Context, teamId string, params *UpdateTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTeam performs a PATCH /v1/account/teams/{teamId} (the `UpdateTeam` operationId) request.
+	// Takes a body of the `application/json` content type.
+	UpdateTeam(ctx context.Context, teamId string, params *UpdateTeamParams, body UpdateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreateWebhookWithBody performs a POST /v1/account/webhooks (the `CreateWebhook` operationId) request,
 	// with any type of body and a specified content type.
 	CreateWebhookWithBody(ctx context.Context, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2433,6 +2690,103 @@ func (c *Client) RotateKeyWithBody(ctx context.Context, keyId string, params *Ro
 // Takes a body of the `application/json` content type.
 func (c *Client) RotateKey(ctx context.Context, keyId string, params *RotateKeyParams, body RotateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRotateKeyRequest(c.Server, keyId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTeamWithBody performs a POST /v1/account/teams (the `CreateTeam` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateTeamWithBody(ctx context.Context, params *CreateTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTeamRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTeam performs a POST /v1/account/teams (the `CreateTeam` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateTeam(ctx context.Context, params *CreateTeamParams, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTeamRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteTeamWithBody performs a DELETE /v1/account/teams/{teamId} (the `DeleteTeam` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) DeleteTeamWithBody(ctx context.Context, teamId string, params *DeleteTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteTeamRequestWithBody(c.Server, teamId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteTeam performs a DELETE /v1/account/teams/{teamId} (the `DeleteTeam` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) DeleteTeam(ctx context.Context, teamId string, params *DeleteTeamParams, body DeleteTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteTeamRequest(c.Server, teamId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTeam performs a GET /v1/account/teams/{teamId} (the `GetTeam` operationId) request.
+func (c *Client) GetTeam(ctx context.Context, teamId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTeamRequest(c.Server, teamId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTeamWithBody performs a PATCH /v1/account/teams/{teamId} (the `UpdateTeam` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) UpdateTeamWithBody(ctx context.Context, teamId string, params *UpdateTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTeamRequestWithBody(c.Server, teamId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTeam performs a PATCH /v1/account/teams/{teamId} (the `UpdateTeam` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) UpdateTeam(ctx context.Context, teamId string, params *UpdateTeamParams, body UpdateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTeamRequest(c.Server, teamId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2924,6 +3278,213 @@ func NewRotateKeyRequestWithBody(server string, keyId string, params *RotateKeyP
 	return req, nil
 }
 
+// NewCreateTeamRequest calls the generic CreateTeam builder with application/json body
+func NewCreateTeamRequest(server string, params *CreateTeamParams, body CreateTeamJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTeamRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateTeamRequestWithBody constructs an http.Request for the CreateTeam method, with any body, and a specified content type
+func NewCreateTeamRequestWithBody(server string, params *CreateTeamParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/account/teams")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteTeamRequest calls the generic DeleteTeam builder with application/json body
+func NewDeleteTeamRequest(server string, teamId string, params *DeleteTeamParams, body DeleteTeamJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDeleteTeamRequestWithBody(server, teamId, params, "application/json", bodyReader)
+}
+
+// NewDeleteTeamRequestWithBody constructs an http.Request for the DeleteTeam method, with any body, and a specified content type
+func NewDeleteTeamRequestWithBody(server string, teamId string, params *DeleteTeamParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "teamId", teamId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/account/teams/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewGetTeamRequest constructs an http.Request for the GetTeam method
+func NewGetTeamRequest(server string, teamId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "teamId", teamId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/account/teams/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateTeamRequest calls the generic UpdateTeam builder with application/json body
+func NewUpdateTeamRequest(server string, teamId string, params *UpdateTeamParams, body UpdateTeamJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateTeamRequestWithBody(server, teamId, params, "application/json", bodyReader)
+}
+
+// NewUpdateTeamRequestWithBody constructs an http.Request for the UpdateTeam method, with any body, and a specified content type
+func NewUpdateTeamRequestWithBody(server string, teamId string, params *UpdateTeamParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "teamId", teamId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/account/teams/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
 // NewCreateWebhookRequest calls the generic CreateWebhook builder with application/json body
 func NewCreateWebhookRequest(server string, params *CreateWebhookParams, body CreateWebhookJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -3326,6 +3887,41 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	RotateKeyWithResponse(ctx context.Context, keyId string, params *RotateKeyParams, body RotateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateKeyResponse, error)
 
+	// CreateTeamWithBodyWithResponse performs a POST /v1/account/teams (the `CreateTeam` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateTeamWithBodyWithResponse(ctx context.Context, params *CreateTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error)
+
+	// CreateTeamWithResponse performs a POST /v1/account/teams (the `CreateTeam` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateTeamWithResponse(ctx context.Context, params *CreateTeamParams, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error)
+
+	// DeleteTeamWithBodyWithResponse performs a DELETE /v1/account/teams/{teamId} (the `DeleteTeam` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteTeamWithBodyWithResponse(ctx context.Context, teamId string, params *DeleteTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteTeamResponse, error)
+
+	// DeleteTeamWithResponse performs a DELETE /v1/account/teams/{teamId} (the `DeleteTeam` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	DeleteTeamWithResponse(ctx context.Context, teamId string, params *DeleteTeamParams, body DeleteTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteTeamResponse, error)
+
+	// GetTeamWithResponse performs a GET /v1/account/teams/{teamId} (the `GetTeam` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	GetTeamWithResponse(ctx context.Context, teamId string, reqEditors ...RequestEditorFn) (*GetTeamResponse, error)
+
+	// UpdateTeamWithBodyWithResponse performs a PATCH /v1/account/teams/{teamId} (the `UpdateTeam` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	UpdateTeamWithBodyWithResponse(ctx context.Context, teamId string, params *UpdateTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTeamResponse, error)
+
+	// UpdateTeamWithResponse performs a PATCH /v1/account/teams/{teamId} (the `UpdateTeam` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	UpdateTeamWithResponse(ctx context.Context, teamId string, params *UpdateTeamParams, body UpdateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTeamResponse, error)
+
 	// CreateWebhookWithBodyWithResponse performs a POST /v1/account/webhooks (the `CreateWebhook` operationId) request,
 	// with any type of body and a specified content type.
 	//
@@ -3659,6 +4255,198 @@ func (r RotateKeyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RotateKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateTeamResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Team
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorEnvelope
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTeamResponse) GetJSON201() *Team {
+	return r.JSON201
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateTeamResponse) GetJSONDefault() *ErrorEnvelope {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTeamResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTeamResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTeamResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTeamResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteTeamResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeletedTeam
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorEnvelope
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteTeamResponse) GetJSON200() *DeletedTeam {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteTeamResponse) GetJSONDefault() *ErrorEnvelope {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteTeamResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteTeamResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteTeamResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteTeamResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetTeamResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Team
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorEnvelope
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTeamResponse) GetJSON200() *Team {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetTeamResponse) GetJSONDefault() *ErrorEnvelope {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTeamResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTeamResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTeamResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTeamResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateTeamResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Team
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorEnvelope
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateTeamResponse) GetJSON200() *Team {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdateTeamResponse) GetJSONDefault() *ErrorEnvelope {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateTeamResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateTeamResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateTeamResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateTeamResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -4111,6 +4899,83 @@ func (c *ClientWithResponses) RotateKeyWithResponse(ctx context.Context, keyId s
 	return ParseRotateKeyResponse(rsp)
 }
 
+// CreateTeamWithBodyWithResponse performs a POST /v1/account/teams (the `CreateTeam` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateTeamWithBodyWithResponse(ctx context.Context, params *CreateTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error) {
+	rsp, err := c.CreateTeamWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTeamResponse(rsp)
+}
+
+// CreateTeamWithResponse performs a POST /v1/account/teams (the `CreateTeam` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateTeamWithResponse(ctx context.Context, params *CreateTeamParams, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error) {
+	rsp, err := c.CreateTeam(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTeamResponse(rsp)
+}
+
+// DeleteTeamWithBodyWithResponse performs a DELETE /v1/account/teams/{teamId} (the `DeleteTeam` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteTeamWithBodyWithResponse(ctx context.Context, teamId string, params *DeleteTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteTeamResponse, error) {
+	rsp, err := c.DeleteTeamWithBody(ctx, teamId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteTeamResponse(rsp)
+}
+
+// DeleteTeamWithResponse performs a DELETE /v1/account/teams/{teamId} (the `DeleteTeam` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteTeamWithResponse(ctx context.Context, teamId string, params *DeleteTeamParams, body DeleteTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteTeamResponse, error) {
+	rsp, err := c.DeleteTeam(ctx, teamId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteTeamResponse(rsp)
+}
+
+// GetTeamWithResponse performs a GET /v1/account/teams/{teamId} (the `GetTeam` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) GetTeamWithResponse(ctx context.Context, teamId string, reqEditors ...RequestEditorFn) (*GetTeamResponse, error) {
+	rsp, err := c.GetTeam(ctx, teamId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTeamResponse(rsp)
+}
+
+// UpdateTeamWithBodyWithResponse performs a PATCH /v1/account/teams/{teamId} (the `UpdateTeam` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) UpdateTeamWithBodyWithResponse(ctx context.Context, teamId string, params *UpdateTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTeamResponse, error) {
+	rsp, err := c.UpdateTeamWithBody(ctx, teamId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTeamResponse(rsp)
+}
+
+// UpdateTeamWithResponse performs a PATCH /v1/account/teams/{teamId} (the `UpdateTeam` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) UpdateTeamWithResponse(ctx context.Context, teamId string, params *UpdateTeamParams, body UpdateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTeamResponse, error) {
+	rsp, err := c.UpdateTeam(ctx, teamId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTeamResponse(rsp)
+}
+
 // CreateWebhookWithBodyWithResponse performs a POST /v1/account/webhooks (the `CreateWebhook` operationId) request,
 // with any type of body and a specified content type.
 //
@@ -4402,6 +5267,138 @@ func ParseRotateKeyResponse(rsp *http.Response) (*RotateKeyResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest ApiKeyWithSecret
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateTeamResponse parses an HTTP response from a CreateTeamWithResponse call
+func ParseCreateTeamResponse(rsp *http.Response) (*CreateTeamResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTeamResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Team
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteTeamResponse parses an HTTP response from a DeleteTeamWithResponse call
+func ParseDeleteTeamResponse(rsp *http.Response) (*DeleteTeamResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteTeamResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeletedTeam
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetTeamResponse parses an HTTP response from a GetTeamWithResponse call
+func ParseGetTeamResponse(rsp *http.Response) (*GetTeamResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTeamResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Team
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateTeamResponse parses an HTTP response from a UpdateTeamWithResponse call
+func ParseUpdateTeamResponse(rsp *http.Response) (*UpdateTeamResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateTeamResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Team
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -28,6 +28,7 @@ type apiKeyDataModel struct {
 	ExpiresAt       types.String `tfsdk:"expires_at"`
 	Expired         types.Bool   `tfsdk:"expired"`
 	Labels          types.Map    `tfsdk:"labels"`
+	TeamID          types.String `tfsdk:"team_id"`
 	ClientReference types.String `tfsdk:"client_reference"`
 	Version         types.Int64  `tfsdk:"version"`
 	Hint            types.String `tfsdk:"hint"`
@@ -53,7 +54,7 @@ func (d *apiKeyDataSource) Configure(_ context.Context, req datasource.Configure
 // one argument), its own state and client_reference (it sees revoked keys, and never sets a
 // reference), and what only a read shows: last_used_at, spent_units.
 var keyAttributesRead = []string{
-	"name", "spend_policy", "logging_policy", "model_policy", "rate_limit_policy", "expires_at", "expired", "labels",
+	"name", "spend_policy", "logging_policy", "model_policy", "rate_limit_policy", "expires_at", "expired", "labels", "team_id",
 	"version", "hint", "owner_id", "created_at", "rotated_at",
 }
 
@@ -105,6 +106,12 @@ func readOnly(attribute resourceschema.Attribute) schema.Attribute {
 			nested[name] = readOnly(inner)
 		}
 		return schema.SingleNestedAttribute{Computed: true, Sensitive: a.Sensitive, Description: a.Description, Attributes: nested}
+	case resourceschema.ListNestedAttribute:
+		nested := make(map[string]schema.Attribute, len(a.NestedObject.Attributes))
+		for name, inner := range a.NestedObject.Attributes {
+			nested[name] = readOnly(inner)
+		}
+		return schema.ListNestedAttribute{Computed: true, Sensitive: a.Sensitive, Description: a.Description, NestedObject: schema.NestedAttributeObject{Attributes: nested}}
 	}
 	panic(fmt.Sprintf("readOnly: no data source variant of a resource attribute of type %T", attribute))
 }
@@ -128,7 +135,7 @@ func (d *apiKeyDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	state := apiKeyDataModel{
 		KeyID: key.KeyID, Name: key.Name, State: types.StringValue(string(record.State)),
 		SpendPolicy: key.SpendPolicy, LoggingPolicy: key.LoggingPolicy, ModelPolicy: key.ModelPolicy, RateLimitPolicy: key.RateLimitPolicy,
-		ExpiresAt: key.ExpiresAt, Expired: key.Expired, Labels: key.Labels, ClientReference: key.ClientReference,
+		ExpiresAt: key.ExpiresAt, Expired: key.Expired, Labels: key.Labels, TeamID: key.TeamID, ClientReference: key.ClientReference,
 		Version: key.Version, Hint: key.Hint, OwnerID: key.OwnerID, CreatedAt: key.CreatedAt, RotatedAt: key.RotatedAt,
 		LastUsedAt: nullableTime(record.LastUsedAt), SpentUnits: types.StringValue(unitsText(record.SpentUnits)),
 	}

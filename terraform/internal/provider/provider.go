@@ -106,7 +106,7 @@ func (p *gatewayKeysProvider) Configure(ctx context.Context, req provider.Config
 }
 
 func (p *gatewayKeysProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return newAPIKeyResource(p.now) }, newWebhookResource}
+	return []func() resource.Resource{func() resource.Resource { return newAPIKeyResource(p.now) }, newWebhookResource, newTeamResource}
 }
 
 func (p *gatewayKeysProvider) DataSources(_ context.Context) []func() datasource.DataSource {

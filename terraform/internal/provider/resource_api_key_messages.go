@@ -124,7 +124,7 @@ func describeRotateFailure(keyID string, err error, stateVersion int64) (summary
 // attributeNames names changed fields as the configuration does (spend_policy, not spendPolicy).
 func attributeNames(fields []string) string {
 	names := map[string]string{
-		fieldName: "name", fieldState: "state", fieldSpendPolicy: "spend_policy", fieldLoggingPolicy: "logging_policy",
+		fieldName: "name", fieldState: "state", fieldSpendPolicy: "spend_policy", fieldTeamID: "team_id", fieldLoggingPolicy: "logging_policy",
 		fieldModelPolicy: "model_policy", fieldRateLimitPolicy: "rate_limit_policy", fieldExpiresAt: "expires_at", fieldLabels: "labels",
 		fieldBudgetAlertThresholds: "budget_alert_thresholds", fieldExpiryWarningSeconds: "expiry_warning", fieldRotateAfterSeconds: "rotate_after",
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/account"
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/gatewayapi"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -24,6 +25,7 @@ type apiKeyModel struct {
 	RateLimitPolicy         types.Object `tfsdk:"rate_limit_policy"`
 	ExpiresAt               types.String `tfsdk:"expires_at"`
 	Labels                  types.Map    `tfsdk:"labels"`
+	TeamID                  types.String `tfsdk:"team_id"`
 	RotationTrigger         types.String `tfsdk:"rotation_trigger"`
 	RotateAfter             types.String `tfsdk:"rotate_after"`
 	RotationGracePeriod     types.String `tfsdk:"rotation_grace_period"`
@@ -48,12 +50,6 @@ type apiKeyModel struct {
 	PreviousSecret types.Object `tfsdk:"previous_secret"`
 }
 
-type spendPolicyModel struct {
-	LimitUnits  types.String `tfsdk:"limit_units"`
-	Currency    types.String `tfsdk:"currency"`
-	ResetPeriod types.String `tfsdk:"reset_period"`
-}
-
 type loggingPolicyModel struct {
 	StoreRequest  types.Bool  `tfsdk:"store_request"`
 	StoreResponse types.Bool  `tfsdk:"store_response"`
@@ -76,12 +72,14 @@ type rateLimitPolicyModel struct {
 type keyFields struct {
 	Name            string
 	State           string
-	SpendPolicy     *gatewayapi.SpendPolicy
+	SpendPolicy     *account.SpendPolicy
 	LoggingPolicy   gatewayapi.LoggingPolicy
 	ModelPolicy     gatewayapi.ModelPolicy
 	RateLimitPolicy *gatewayapi.RateLimitPolicy
 	ExpiresAt       *time.Time
 	Labels          map[string]string
+	// TeamID is the key's team; "" for none.
+	TeamID string
 	// The alert fields (resource_api_key_alerts.go).
 	BudgetAlertThresholds []float64
 	ExpiryWarningSeconds  *int
@@ -98,24 +96,21 @@ const (
 	fieldRateLimitPolicy = "rateLimitPolicy"
 	fieldExpiresAt       = "expiresAt"
 	fieldLabels          = "labels"
+	fieldTeamID          = "teamId"
 )
 
 var changeableFields = []string{
-	fieldName, fieldState, fieldSpendPolicy, fieldLoggingPolicy, fieldModelPolicy, fieldRateLimitPolicy, fieldExpiresAt, fieldLabels,
+	fieldName, fieldState, fieldSpendPolicy, fieldLoggingPolicy, fieldModelPolicy, fieldRateLimitPolicy, fieldExpiresAt, fieldLabels, fieldTeamID,
 	fieldBudgetAlertThresholds, fieldExpiryWarningSeconds, fieldRotateAfterSeconds,
 }
 
 // declaredFields reads the changeable fields of a plan or state. Call it only when they are known.
 func declaredFields(ctx context.Context, m apiKeyModel) (keyFields, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	fields := keyFields{Name: m.Name.ValueString(), State: m.State.ValueString(), Labels: map[string]string{}}
-	if !m.SpendPolicy.IsNull() {
-		var spend spendPolicyModel
-		diags.Append(m.SpendPolicy.As(ctx, &spend, basetypes.ObjectAsOptions{})...)
-		currency := gatewayapi.SpendPolicyCurrency(spend.Currency.ValueString())
-		period := gatewayapi.SpendPolicyResetPeriod(spend.ResetPeriod.ValueString())
-		fields.SpendPolicy = &gatewayapi.SpendPolicy{LimitUnits: ptr(spend.LimitUnits.ValueString()), Currency: &currency, ResetPeriod: &period}
-	}
+	fields := keyFields{Name: m.Name.ValueString(), State: m.State.ValueString(), Labels: map[string]string{}, TeamID: m.TeamID.ValueString()}
+	spend, d := declaredSpendPolicy(ctx, m.SpendPolicy)
+	diags.Append(d...)
+	fields.SpendPolicy = spend
 	var logging loggingPolicyModel
 	diags.Append(m.LoggingPolicy.As(ctx, &logging, basetypes.ObjectAsOptions{})...)
 	fields.LoggingPolicy = gatewayapi.LoggingPolicy{
@@ -163,6 +158,7 @@ func changedFields(declared, current keyFields) []string {
 		fieldRateLimitPolicy: !sameJSON(declared.RateLimitPolicy, current.RateLimitPolicy),
 		fieldExpiresAt:       !sameTime(declared.ExpiresAt, current.ExpiresAt),
 		fieldLabels:          !sameJSON(declared.Labels, current.Labels),
+		fieldTeamID:          declared.TeamID != current.TeamID,
 	}
 	for field, differ := range changedAlerts(declared, current) {
 		differs[field] = differ
@@ -185,7 +181,7 @@ func createRequest(fields keyFields, reference string) gatewayapi.CreateApiKeyRe
 		body.ClientReference = &reference
 	}
 	if fields.SpendPolicy != nil {
-		body.SpendPolicy.Set(withoutDefaultPeriod(*fields.SpendPolicy))
+		body.SpendPolicy.Set(spendPolicyBody(fields.SpendPolicy))
 	}
 	if fields.RateLimitPolicy != nil {
 		body.RateLimitPolicy.Set(*fields.RateLimitPolicy)
@@ -195,6 +191,9 @@ func createRequest(fields keyFields, reference string) gatewayapi.CreateApiKeyRe
 	}
 	if len(fields.Labels) > 0 {
 		body.Labels = &fields.Labels
+	}
+	if fields.TeamID != "" {
+		body.TeamId.Set(fields.TeamID)
 	}
 	createAlerts(fields, &body)
 	return body
@@ -215,7 +214,7 @@ func changeRequest(version int64, fields keyFields, changed []string) gatewayapi
 			if fields.SpendPolicy == nil {
 				body.SpendPolicy.SetNull()
 			} else {
-				body.SpendPolicy.Set(withoutDefaultPeriod(*fields.SpendPolicy))
+				body.SpendPolicy.Set(spendPolicyBody(fields.SpendPolicy))
 			}
 		case fieldLoggingPolicy:
 			body.LoggingPolicy = &fields.LoggingPolicy
@@ -235,6 +234,12 @@ func changeRequest(version int64, fields keyFields, changed []string) gatewayapi
 			}
 		case fieldLabels:
 			body.Labels = &fields.Labels
+		case fieldTeamID:
+			if fields.TeamID == "" {
+				body.TeamId.SetNull()
+			} else {
+				body.TeamId.Set(fields.TeamID)
+			}
 		default:
 			changeAlert(field, fields, &body)
 		}
@@ -242,13 +247,13 @@ func changeRequest(version int64, fields keyFields, changed []string) gatewayapi
 	return body
 }
 
-// withoutDefaultPeriod leaves a lifetime cap's reset period out: the gateway's default, so a
-// gateway from before reset periods takes the request too.
-func withoutDefaultPeriod(policy gatewayapi.SpendPolicy) gatewayapi.SpendPolicy {
-	if policy.ResetPeriod != nil && *policy.ResetPeriod == gatewayapi.SpendPolicyResetPeriodNever {
-		policy.ResetPeriod = nil
-	}
-	return policy
+// spendPolicyBody is a declared spend policy as the generated client's request type carries it
+// (see spendPolicyRequest): the same JSON, so the two forms need no code of their own here.
+func spendPolicyBody(policy *account.SpendPolicy) gatewayapi.SpendPolicy {
+	var body gatewayapi.SpendPolicy
+	text, _ := json.Marshal(spendPolicyRequest(policy))
+	_ = json.Unmarshal(text, &body) // the same schema on both sides: it always reads
+	return body
 }
 
 // recordFields reads the changeable fields of a key record.
@@ -257,15 +262,9 @@ func recordFields(record *gatewayapi.ApiKey) keyFields {
 	if fields.Labels == nil {
 		fields.Labels = map[string]string{}
 	}
-	// The single-window form; a key of several windows (the windows form) is not declared by this resource yet.
-	if union, err := record.SpendPolicy.Get(); err == nil {
-		spend, _ := union.AsSpendPolicyRecord1()
-		currency := gatewayapi.SpendPolicyCurrency(unionText(spend.Currency))
-		period := gatewayapi.SpendPolicyResetPeriod(unionText(spend.ResetPeriod))
-		if period == "" {
-			period = gatewayapi.SpendPolicyResetPeriodNever
-		}
-		fields.SpendPolicy = &gatewayapi.SpendPolicy{LimitUnits: ptr(unitsText(spend.LimitUnits)), Currency: &currency, ResetPeriod: &period}
+	if spend, err := record.SpendPolicy.Get(); err == nil {
+		// Unreadable, it reads as none: the next plan then shows the declared policy as a change.
+		fields.SpendPolicy, _ = recordSpendPolicy(spend)
 	}
 	fields.LoggingPolicy = gatewayapi.LoggingPolicy{
 		StoreRequest: ptr(record.LoggingPolicy.StoreRequest), StoreResponse: ptr(record.LoggingPolicy.StoreResponse),
@@ -281,6 +280,9 @@ func recordFields(record *gatewayapi.ApiKey) keyFields {
 	}
 	if at, err := record.ExpiresAt.Get(); err == nil {
 		fields.ExpiresAt = &at
+	}
+	if team, err := record.TeamId.Get(); err == nil {
+		fields.TeamID = team
 	}
 	recordAlerts(record, &fields)
 	return fields
@@ -298,22 +300,9 @@ func stateOf(ctx context.Context, record *gatewayapi.ApiKey, prior apiKeyModel) 
 	next.Name = types.StringValue(fields.Name)
 	next.State = types.StringValue(fields.State)
 
-	next.SpendPolicy = types.ObjectNull(spendPolicyTypes)
-	if spend := fields.SpendPolicy; spend != nil {
-		limit := deref(spend.LimitUnits)
-		var declared spendPolicyModel
-		if !prior.SpendPolicy.IsNull() && !prior.SpendPolicy.IsUnknown() {
-			diags.Append(prior.SpendPolicy.As(ctx, &declared, basetypes.ObjectAsOptions{})...)
-			if sameUnits(declared.LimitUnits.ValueString(), limit) {
-				limit = declared.LimitUnits.ValueString()
-			}
-		}
-		value, d := types.ObjectValueFrom(ctx, spendPolicyTypes, spendPolicyModel{
-			LimitUnits: types.StringValue(limit), Currency: types.StringValue(string(*spend.Currency)), ResetPeriod: types.StringValue(string(*spend.ResetPeriod)),
-		})
-		diags.Append(d...)
-		next.SpendPolicy = value
-	}
+	spend, d := spendPolicyValue(ctx, fields.SpendPolicy, prior.SpendPolicy)
+	diags.Append(d...)
+	next.SpendPolicy = spend
 	logging, d := types.ObjectValueFrom(ctx, loggingPolicyTypes, loggingPolicyModel{
 		StoreRequest: types.BoolValue(*fields.LoggingPolicy.StoreRequest), StoreResponse: types.BoolValue(*fields.LoggingPolicy.StoreResponse),
 		RetentionDays: types.Int64Value(int64(*fields.LoggingPolicy.RetentionDays)),
@@ -351,6 +340,10 @@ func stateOf(ctx context.Context, record *gatewayapi.ApiKey, prior apiKeyModel) 
 		next.Labels = labels
 	}
 
+	next.TeamID = types.StringNull()
+	if fields.TeamID != "" {
+		next.TeamID = types.StringValue(fields.TeamID)
+	}
 	if reference, err := record.ClientReference.Get(); err == nil && (prior.ClientReference.IsNull() || prior.ClientReference.IsUnknown()) {
 		next.ClientReference = types.StringValue(reference)
 	} else if prior.ClientReference.IsUnknown() {
@@ -432,13 +425,6 @@ func sameTime(a, b *time.Time) bool {
 		return a == nil && b == nil
 	}
 	return a.Truncate(time.Millisecond).Equal(b.Truncate(time.Millisecond)) // the gateway keeps milliseconds
-}
-
-func sameSpendPolicy(a, b *gatewayapi.SpendPolicy) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return sameUnits(deref(a.LimitUnits), deref(b.LimitUnits)) && sameJSON(a.Windows, b.Windows) && sameJSON(a.Currency, b.Currency) && sameJSON(a.ResetPeriod, b.ResetPeriod)
 }
 
 func ptr[T any](value T) *T { return &value }

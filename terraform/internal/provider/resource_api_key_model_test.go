@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/account"
 	"github.com/gateway-keys/terraform-provider-gatewaykeys/internal/gatewayapi"
 )
 
@@ -24,9 +25,9 @@ func TestDurationsReadAsThePulumiProviderWritesThem(t *testing.T) {
 func TestAnAmountOrInstantInAnotherSpellingIsNoChange(t *testing.T) {
 	at := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 	inParis := at.In(time.FixedZone("CET", 3600))
-	period := gatewayapi.SpendPolicyResetPeriodNever
-	declared := keyFields{Name: "k", State: "active", SpendPolicy: &gatewayapi.SpendPolicy{LimitUnits: ptr("100.50"), ResetPeriod: &period}, ExpiresAt: &inParis, Labels: map[string]string{}}
-	current := keyFields{Name: "k", State: "active", SpendPolicy: &gatewayapi.SpendPolicy{LimitUnits: ptr("100.5"), ResetPeriod: &period}, ExpiresAt: &at, Labels: map[string]string{}}
+	period := "never"
+	declared := keyFields{Name: "k", State: "active", SpendPolicy: &account.SpendPolicy{LimitUnits: "100.50", Currency: "unit", ResetPeriod: period}, ExpiresAt: &inParis, Labels: map[string]string{}}
+	current := keyFields{Name: "k", State: "active", SpendPolicy: &account.SpendPolicy{LimitUnits: "100.5", Currency: "unit", ResetPeriod: period}, ExpiresAt: &at, Labels: map[string]string{}}
 	if changed := changedFields(declared, current); len(changed) != 0 {
 		t.Fatalf("changedFields = %v; want none", changed)
 	}
@@ -48,9 +49,9 @@ func TestAPatchSendsOnlyTheChangedFieldsAndClearsARemovedPolicyWithNull(t *testi
 }
 
 func TestACreateLeavesOutWhatTheGatewayDefaults(t *testing.T) {
-	period := gatewayapi.SpendPolicyResetPeriodNever
+	period := "never"
 	fields := keyFields{
-		Name: "k", State: "active", SpendPolicy: &gatewayapi.SpendPolicy{LimitUnits: ptr("5"), ResetPeriod: &period}, Labels: map[string]string{},
+		Name: "k", State: "active", SpendPolicy: &account.SpendPolicy{LimitUnits: "5", ResetPeriod: period}, Labels: map[string]string{},
 		LoggingPolicy: gatewayapi.LoggingPolicy{StoreRequest: ptr(false), StoreResponse: ptr(false), RetentionDays: ptr(30)},
 		ModelPolicy:   gatewayapi.ModelPolicy{Mode: ptr(gatewayapi.ModelPolicyModeAll), ModelIds: &[]string{}},
 	}

@@ -75,7 +75,7 @@ func (r *apiKeyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		plan.SecretIssuedAt = types.StringUnknown()
 	}
 
-	if !allKnown(ctx, plan.Name, plan.State, plan.SpendPolicy, plan.LoggingPolicy, plan.ModelPolicy, plan.RateLimitPolicy, plan.ExpiresAt, plan.Labels,
+	if !allKnown(ctx, plan.Name, plan.State, plan.SpendPolicy, plan.LoggingPolicy, plan.ModelPolicy, plan.RateLimitPolicy, plan.ExpiresAt, plan.Labels, plan.TeamID,
 		plan.BudgetAlertThresholds, plan.ExpiryWarning, plan.RotateAfterSeconds) {
 		plan.Version = types.Int64Unknown()
 	} else {

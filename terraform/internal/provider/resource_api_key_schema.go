@@ -28,11 +28,11 @@ var (
 	limitUnitsPattern = regexp.MustCompile(`^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$`)
 	labelNamePattern  = regexp.MustCompile(`^[a-z0-9][a-z0-9._/-]{0,62}$`)
 	noControlChars    = regexp.MustCompile(`^[^\x00-\x1f\x7f-\x9f]*$`)
+	teamIDPattern     = regexp.MustCompile(`^team_[A-Za-z0-9]{1,60}$`)
 )
 
 // The attribute types of the nested policies, shared by the resource's state and its defaults.
 var (
-	spendPolicyTypes   = map[string]attr.Type{"limit_units": types.StringType, "currency": types.StringType, "reset_period": types.StringType}
 	loggingPolicyTypes = map[string]attr.Type{"store_request": types.BoolType, "store_response": types.BoolType, "retention_days": types.Int64Type}
 	modelPolicyTypes   = map[string]attr.Type{"mode": types.StringType, "model_ids": types.ListType{ElemType: types.StringType}}
 	rateLimitTypes     = map[string]attr.Type{"requests_per_minute": types.Int64Type, "tokens_per_minute": types.Int64Type, "max_concurrent_requests": types.Int64Type}
@@ -88,7 +88,7 @@ func apiKeySchemaBase() schema.Schema {
 				Description: `"active" or "disabled". Default "active". A key is revoked only by destroying the resource.`,
 				Validators:  []validator.String{stringvalidator.OneOf("active", "disabled")},
 			},
-			"spend_policy":      spendPolicyAttribute(),
+			"spend_policy":      spendPolicyAttribute("key"),
 			"logging_policy":    loggingPolicyAttribute(),
 			"model_policy":      modelPolicyAttribute(),
 			"rate_limit_policy": rateLimitPolicyAttribute(),
@@ -105,6 +105,12 @@ func apiKeySchemaBase() schema.Schema {
 					mapvalidator.KeysAre(stringvalidator.RegexMatches(labelNamePattern, "must be 1 to 63 lowercase letters, digits, '.', '_', '/' or '-', starting with a letter or digit")),
 					mapvalidator.ValueStringsAre(stringvalidator.UTF8LengthAtMost(256), stringvalidator.RegexMatches(noControlChars, "must not contain control characters")),
 				},
+			},
+			"team_id": schema.StringAttribute{
+				Optional: true,
+				Description: "The team the key belongs to (team_…, e.g. gatewaykeys_team.search.team_id): its spend, rate limits and model ceiling hold for the key " +
+					"too. A change moves the key in place (one PATCH); what it spent stays counted where it was spent. Left out, no team.",
+				Validators: []validator.String{stringvalidator.RegexMatches(teamIDPattern, "must be a team id: team_ and 1 to 60 letters or digits")},
 			},
 			"rotation_trigger": schema.StringAttribute{
 				Optional:    true,
@@ -145,29 +151,6 @@ func apiKeySchemaBase() schema.Schema {
 			"expired":                    schema.BoolAttribute{Computed: true, Description: "Whether expires_at has passed (the key is refused until expires_at is extended)."},
 			"secret_issued_at": schema.StringAttribute{
 				Computed: true, Description: "When the apply that created or last rotated the key issued its secret: where rotate_after counts from. Null for an imported key (rotate_after then counts from rotated_at, else created_at).",
-			},
-		},
-	}
-}
-
-func spendPolicyAttribute() schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{
-		Optional:    true,
-		Description: "Spending cap in credits. Left out, the key has no cap.",
-		Attributes: map[string]schema.Attribute{
-			"limit_units": schema.StringAttribute{
-				Required:    true,
-				Description: `Maximum spend, in credits, as a decimal string: greater than 0, at most 12 integer and 6 fraction digits ("100", "12.5").`,
-				Validators:  []validator.String{stringvalidator.RegexMatches(limitUnitsPattern, `must be a decimal string such as "100" or "12.5" (at most 12 integer and 6 fraction digits, no sign or exponent)`), positiveUnits{}},
-			},
-			"currency": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString("unit"),
-				Description: `The credit unit: only "unit".`, Validators: []validator.String{stringvalidator.OneOf("unit")},
-			},
-			"reset_period": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString("never"),
-				Description: `When the limit starts again: "never" (a lifetime cap, the default), "daily" (00:00 UTC), "weekly" (Monday 00:00 UTC) or "monthly" (the 1st, 00:00 UTC).`,
-				Validators:  []validator.String{stringvalidator.OneOf("never", "daily", "weekly", "monthly")},
 			},
 		},
 	}

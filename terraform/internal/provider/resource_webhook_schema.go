@@ -23,9 +23,9 @@ const webhookURLMaxLength = 2048
 // webhookEventTypes are the event types an endpoint may name, as the account API's OpenAPI
 // document lists them (TestWebhookEventTypesAreTheOpenAPIDocuments keeps the two the same).
 var webhookEventTypes = []string{
-	"key.budget_threshold", "key.expiring", "key.expired", "key.rotation_due", "key.previous_secret_in_use", "key.previous_secret_retired",
+	"key.budget_threshold", "key.expiring", "key.expired", "key.rotation_due", "key.previous_secret_in_use", "key.previous_secret_retired", "team.budget_threshold",
 	"audit.create", "audit.update", "audit.rotate", "audit.revoke", "audit.previous_secret_in_use", "audit.previous_secret_retired", "audit.console_sign_in",
-	"audit.webhook_create", "audit.webhook_update", "audit.webhook_rotate_secret", "audit.webhook_delete",
+	"audit.webhook_create", "audit.webhook_update", "audit.webhook_rotate_secret", "audit.webhook_delete", "audit.team_create", "audit.team_update", "audit.team_delete",
 }
 
 func (r *webhookResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -50,7 +50,7 @@ func webhookResourceSchema() schema.Schema {
 			},
 			"events": schema.ListAttribute{
 				ElementType: types.StringType, Required: true,
-				Description: "The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, key.previous_secret_in_use, key.previous_secret_retired, " +
+				Description: "The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, key.previous_secret_in_use, key.previous_secret_retired, team.budget_threshold, " +
 					"and audit.<action> for each audit action (audit.create, audit.update, audit.rotate, audit.revoke, …).",
 				Validators: []validator.List{
 					listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), listvalidator.ValueStringsAre(stringvalidator.OneOf(webhookEventTypes...)),

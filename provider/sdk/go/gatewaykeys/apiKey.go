@@ -77,10 +77,12 @@ type ApiKey struct {
 	Secret pulumi.StringPtrOutput `pulumi:"secret"`
 	// Whether `secret` is the key's current secret: false for an imported key, or one rotated outside this stack.
 	SecretKnown pulumi.BoolOutput `pulumi:"secretKnown"`
-	// Spending cap. Left out, the key has no cap.
+	// Spending cap: one window (limitUnits, resetPeriod) or several (windows). Left out, the key has no cap.
 	SpendPolicy SpendPolicyPtrOutput `pulumi:"spendPolicy"`
 	// Whether the key is usable. A key is revoked only by deleting the resource. One of "active", "disabled", "revoked".
 	State pulumi.StringOutput `pulumi:"state"`
+	// The team the key belongs to (team_...): its spend, rate limits and model ceiling hold for the key too. Changing it moves the key in place. Left out, no team.
+	TeamId pulumi.StringPtrOutput `pulumi:"teamId"`
 	// When the key last changed (ISO 8601).
 	UpdatedAt pulumi.StringOutput `pulumi:"updatedAt"`
 	// The key's version; goes up on every change, rotation and revoke.
@@ -165,10 +167,12 @@ type apiKeyArgs struct {
 	RotationGracePeriod *string `pulumi:"rotationGracePeriod"`
 	// Any value; changing it rotates the secret in place (the keyId stays).
 	RotationTrigger interface{} `pulumi:"rotationTrigger"`
-	// Spending cap. Left out, the key has no cap.
+	// Spending cap: one window (limitUnits, resetPeriod) or several (windows). Left out, the key has no cap.
 	SpendPolicy *SpendPolicy `pulumi:"spendPolicy"`
 	// Whether the key is usable. A key is revoked only by deleting the resource. One of "active", "disabled". Default "active".
 	State *string `pulumi:"state"`
+	// The team the key belongs to (team_...): its spend, rate limits and model ceiling hold for the key too. Changing it moves the key in place. Left out, no team.
+	TeamId *string `pulumi:"teamId"`
 }
 
 // The set of arguments for constructing a ApiKey resource.
@@ -203,10 +207,12 @@ type ApiKeyArgs struct {
 	RotationGracePeriod pulumi.StringPtrInput
 	// Any value; changing it rotates the secret in place (the keyId stays).
 	RotationTrigger pulumi.Input
-	// Spending cap. Left out, the key has no cap.
+	// Spending cap: one window (limitUnits, resetPeriod) or several (windows). Left out, the key has no cap.
 	SpendPolicy SpendPolicyPtrInput
 	// Whether the key is usable. A key is revoked only by deleting the resource. One of "active", "disabled". Default "active".
 	State pulumi.StringPtrInput
+	// The team the key belongs to (team_...): its spend, rate limits and model ceiling hold for the key too. Changing it moves the key in place. Left out, no team.
+	TeamId pulumi.StringPtrInput
 }
 
 func (ApiKeyArgs) ElementType() reflect.Type {
@@ -451,7 +457,7 @@ func (o ApiKeyOutput) SecretKnown() pulumi.BoolOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.BoolOutput { return v.SecretKnown }).(pulumi.BoolOutput)
 }
 
-// Spending cap. Left out, the key has no cap.
+// Spending cap: one window (limitUnits, resetPeriod) or several (windows). Left out, the key has no cap.
 func (o ApiKeyOutput) SpendPolicy() SpendPolicyPtrOutput {
 	return o.ApplyT(func(v *ApiKey) SpendPolicyPtrOutput { return v.SpendPolicy }).(SpendPolicyPtrOutput)
 }
@@ -459,6 +465,11 @@ func (o ApiKeyOutput) SpendPolicy() SpendPolicyPtrOutput {
 // Whether the key is usable. A key is revoked only by deleting the resource. One of "active", "disabled", "revoked".
 func (o ApiKeyOutput) State() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.State }).(pulumi.StringOutput)
+}
+
+// The team the key belongs to (team_...): its spend, rate limits and model ceiling hold for the key too. Changing it moves the key in place. Left out, no team.
+func (o ApiKeyOutput) TeamId() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.TeamId }).(pulumi.StringPtrOutput)
 }
 
 // When the key last changed (ISO 8601).

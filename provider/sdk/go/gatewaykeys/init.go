@@ -23,6 +23,8 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 	switch typ {
 	case "gatewaykeys:index:ApiKey":
 		r = &ApiKey{}
+	case "gatewaykeys:index:Team":
+		r = &Team{}
 	case "gatewaykeys:index:Webhook":
 		r = &Webhook{}
 	default:

@@ -1128,10 +1128,12 @@ func (o SecretUsePtrOutput) RequestsSinceRotation() pulumi.IntPtrOutput {
 type SpendPolicy struct {
 	// The credit unit. One of "unit". Default "unit".
 	Currency *string `pulumi:"currency"`
-	// Maximum spend, in credits, as a decimal string ("100", "12.5").
-	LimitUnits string `pulumi:"limitUnits"`
-	// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+	// Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+	LimitUnits *string `pulumi:"limitUnits"`
+	// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly".
 	ResetPeriod *string `pulumi:"resetPeriod"`
+	// Several windows enforced together instead of limitUnits and resetPeriod: 1 to 4 of distinct resetPeriod, e.g. a daily and a monthly cap. One window reads back in the single form; several in the order never, daily, weekly, monthly.
+	Windows []SpendWindow `pulumi:"windows"`
 }
 
 // SpendPolicyInput is an input type that accepts SpendPolicyArgs and SpendPolicyOutput values.
@@ -1148,10 +1150,12 @@ type SpendPolicyInput interface {
 type SpendPolicyArgs struct {
 	// The credit unit. One of "unit". Default "unit".
 	Currency pulumi.StringPtrInput `pulumi:"currency"`
-	// Maximum spend, in credits, as a decimal string ("100", "12.5").
-	LimitUnits pulumi.StringInput `pulumi:"limitUnits"`
-	// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+	// Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+	LimitUnits pulumi.StringPtrInput `pulumi:"limitUnits"`
+	// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly".
 	ResetPeriod pulumi.StringPtrInput `pulumi:"resetPeriod"`
+	// Several windows enforced together instead of limitUnits and resetPeriod: 1 to 4 of distinct resetPeriod, e.g. a daily and a monthly cap. One window reads back in the single form; several in the order never, daily, weekly, monthly.
+	Windows SpendWindowArrayInput `pulumi:"windows"`
 }
 
 func (SpendPolicyArgs) ElementType() reflect.Type {
@@ -1236,14 +1240,19 @@ func (o SpendPolicyOutput) Currency() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v SpendPolicy) *string { return v.Currency }).(pulumi.StringPtrOutput)
 }
 
-// Maximum spend, in credits, as a decimal string ("100", "12.5").
-func (o SpendPolicyOutput) LimitUnits() pulumi.StringOutput {
-	return o.ApplyT(func(v SpendPolicy) string { return v.LimitUnits }).(pulumi.StringOutput)
+// Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+func (o SpendPolicyOutput) LimitUnits() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SpendPolicy) *string { return v.LimitUnits }).(pulumi.StringPtrOutput)
 }
 
-// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly".
 func (o SpendPolicyOutput) ResetPeriod() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v SpendPolicy) *string { return v.ResetPeriod }).(pulumi.StringPtrOutput)
+}
+
+// Several windows enforced together instead of limitUnits and resetPeriod: 1 to 4 of distinct resetPeriod, e.g. a daily and a monthly cap. One window reads back in the single form; several in the order never, daily, weekly, monthly.
+func (o SpendPolicyOutput) Windows() SpendWindowArrayOutput {
+	return o.ApplyT(func(v SpendPolicy) []SpendWindow { return v.Windows }).(SpendWindowArrayOutput)
 }
 
 type SpendPolicyPtrOutput struct{ *pulumi.OutputState }
@@ -1280,17 +1289,17 @@ func (o SpendPolicyPtrOutput) Currency() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// Maximum spend, in credits, as a decimal string ("100", "12.5").
+// Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
 func (o SpendPolicyPtrOutput) LimitUnits() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *SpendPolicy) *string {
 		if v == nil {
 			return nil
 		}
-		return &v.LimitUnits
+		return v.LimitUnits
 	}).(pulumi.StringPtrOutput)
 }
 
-// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly".
 func (o SpendPolicyPtrOutput) ResetPeriod() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *SpendPolicy) *string {
 		if v == nil {
@@ -1298,6 +1307,194 @@ func (o SpendPolicyPtrOutput) ResetPeriod() pulumi.StringPtrOutput {
 		}
 		return v.ResetPeriod
 	}).(pulumi.StringPtrOutput)
+}
+
+// Several windows enforced together instead of limitUnits and resetPeriod: 1 to 4 of distinct resetPeriod, e.g. a daily and a monthly cap. One window reads back in the single form; several in the order never, daily, weekly, monthly.
+func (o SpendPolicyPtrOutput) Windows() SpendWindowArrayOutput {
+	return o.ApplyT(func(v *SpendPolicy) []SpendWindow {
+		if v == nil {
+			return nil
+		}
+		return v.Windows
+	}).(SpendWindowArrayOutput)
+}
+
+type SpendWindow struct {
+	// Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+	LimitUnits string `pulumi:"limitUnits"`
+	// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+	ResetPeriod *string `pulumi:"resetPeriod"`
+}
+
+// SpendWindowInput is an input type that accepts SpendWindowArgs and SpendWindowOutput values.
+// You can construct a concrete instance of `SpendWindowInput` via:
+//
+//	SpendWindowArgs{...}
+type SpendWindowInput interface {
+	pulumi.Input
+
+	ToSpendWindowOutput() SpendWindowOutput
+	ToSpendWindowOutputWithContext(context.Context) SpendWindowOutput
+}
+
+type SpendWindowArgs struct {
+	// Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+	LimitUnits pulumi.StringInput `pulumi:"limitUnits"`
+	// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+	ResetPeriod pulumi.StringPtrInput `pulumi:"resetPeriod"`
+}
+
+func (SpendWindowArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SpendWindow)(nil)).Elem()
+}
+
+func (i SpendWindowArgs) ToSpendWindowOutput() SpendWindowOutput {
+	return i.ToSpendWindowOutputWithContext(context.Background())
+}
+
+func (i SpendWindowArgs) ToSpendWindowOutputWithContext(ctx context.Context) SpendWindowOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SpendWindowOutput)
+}
+
+// SpendWindowArrayInput is an input type that accepts SpendWindowArray and SpendWindowArrayOutput values.
+// You can construct a concrete instance of `SpendWindowArrayInput` via:
+//
+//	SpendWindowArray{ SpendWindowArgs{...} }
+type SpendWindowArrayInput interface {
+	pulumi.Input
+
+	ToSpendWindowArrayOutput() SpendWindowArrayOutput
+	ToSpendWindowArrayOutputWithContext(context.Context) SpendWindowArrayOutput
+}
+
+type SpendWindowArray []SpendWindowInput
+
+func (SpendWindowArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SpendWindow)(nil)).Elem()
+}
+
+func (i SpendWindowArray) ToSpendWindowArrayOutput() SpendWindowArrayOutput {
+	return i.ToSpendWindowArrayOutputWithContext(context.Background())
+}
+
+func (i SpendWindowArray) ToSpendWindowArrayOutputWithContext(ctx context.Context) SpendWindowArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SpendWindowArrayOutput)
+}
+
+type SpendWindowOutput struct{ *pulumi.OutputState }
+
+func (SpendWindowOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SpendWindow)(nil)).Elem()
+}
+
+func (o SpendWindowOutput) ToSpendWindowOutput() SpendWindowOutput {
+	return o
+}
+
+func (o SpendWindowOutput) ToSpendWindowOutputWithContext(ctx context.Context) SpendWindowOutput {
+	return o
+}
+
+// Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+func (o SpendWindowOutput) LimitUnits() pulumi.StringOutput {
+	return o.ApplyT(func(v SpendWindow) string { return v.LimitUnits }).(pulumi.StringOutput)
+}
+
+// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+func (o SpendWindowOutput) ResetPeriod() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SpendWindow) *string { return v.ResetPeriod }).(pulumi.StringPtrOutput)
+}
+
+type SpendWindowArrayOutput struct{ *pulumi.OutputState }
+
+func (SpendWindowArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SpendWindow)(nil)).Elem()
+}
+
+func (o SpendWindowArrayOutput) ToSpendWindowArrayOutput() SpendWindowArrayOutput {
+	return o
+}
+
+func (o SpendWindowArrayOutput) ToSpendWindowArrayOutputWithContext(ctx context.Context) SpendWindowArrayOutput {
+	return o
+}
+
+func (o SpendWindowArrayOutput) Index(i pulumi.IntInput) SpendWindowOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SpendWindow {
+		return vs[0].([]SpendWindow)[vs[1].(int)]
+	}).(SpendWindowOutput)
+}
+
+type SpendWindowState struct {
+	// The window's limit, in credits.
+	LimitUnits interface{} `pulumi:"limitUnits"`
+	// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st).
+	ResetPeriod string `pulumi:"resetPeriod"`
+	// When the window starts again (ISO 8601); absent for a lifetime cap.
+	ResetsAt *string `pulumi:"resetsAt"`
+	// What was spent in the window, in credits.
+	SpentUnits interface{} `pulumi:"spentUnits"`
+	// When the window began (ISO 8601).
+	StartedAt string `pulumi:"startedAt"`
+}
+
+type SpendWindowStateOutput struct{ *pulumi.OutputState }
+
+func (SpendWindowStateOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SpendWindowState)(nil)).Elem()
+}
+
+func (o SpendWindowStateOutput) ToSpendWindowStateOutput() SpendWindowStateOutput {
+	return o
+}
+
+func (o SpendWindowStateOutput) ToSpendWindowStateOutputWithContext(ctx context.Context) SpendWindowStateOutput {
+	return o
+}
+
+// The window's limit, in credits.
+func (o SpendWindowStateOutput) LimitUnits() pulumi.AnyOutput {
+	return o.ApplyT(func(v SpendWindowState) interface{} { return v.LimitUnits }).(pulumi.AnyOutput)
+}
+
+// When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st).
+func (o SpendWindowStateOutput) ResetPeriod() pulumi.StringOutput {
+	return o.ApplyT(func(v SpendWindowState) string { return v.ResetPeriod }).(pulumi.StringOutput)
+}
+
+// When the window starts again (ISO 8601); absent for a lifetime cap.
+func (o SpendWindowStateOutput) ResetsAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SpendWindowState) *string { return v.ResetsAt }).(pulumi.StringPtrOutput)
+}
+
+// What was spent in the window, in credits.
+func (o SpendWindowStateOutput) SpentUnits() pulumi.AnyOutput {
+	return o.ApplyT(func(v SpendWindowState) interface{} { return v.SpentUnits }).(pulumi.AnyOutput)
+}
+
+// When the window began (ISO 8601).
+func (o SpendWindowStateOutput) StartedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v SpendWindowState) string { return v.StartedAt }).(pulumi.StringOutput)
+}
+
+type SpendWindowStateArrayOutput struct{ *pulumi.OutputState }
+
+func (SpendWindowStateArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SpendWindowState)(nil)).Elem()
+}
+
+func (o SpendWindowStateArrayOutput) ToSpendWindowStateArrayOutput() SpendWindowStateArrayOutput {
+	return o
+}
+
+func (o SpendWindowStateArrayOutput) ToSpendWindowStateArrayOutputWithContext(ctx context.Context) SpendWindowStateArrayOutput {
+	return o
+}
+
+func (o SpendWindowStateArrayOutput) Index(i pulumi.IntInput) SpendWindowStateOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SpendWindowState {
+		return vs[0].([]SpendWindowState)[vs[1].(int)]
+	}).(SpendWindowStateOutput)
 }
 
 func init() {
@@ -1311,6 +1508,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*RateLimitPolicyPtrInput)(nil)).Elem(), RateLimitPolicyArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SpendPolicyInput)(nil)).Elem(), SpendPolicyArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*SpendPolicyPtrInput)(nil)).Elem(), SpendPolicyArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SpendWindowInput)(nil)).Elem(), SpendWindowArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SpendWindowArrayInput)(nil)).Elem(), SpendWindowArray{})
 	pulumi.RegisterOutputType(ConnectionOutput{})
 	pulumi.RegisterOutputType(ConnectionPtrOutput{})
 	pulumi.RegisterOutputType(LoggingPolicyOutput{})
@@ -1329,4 +1528,8 @@ func init() {
 	pulumi.RegisterOutputType(SecretUsePtrOutput{})
 	pulumi.RegisterOutputType(SpendPolicyOutput{})
 	pulumi.RegisterOutputType(SpendPolicyPtrOutput{})
+	pulumi.RegisterOutputType(SpendWindowOutput{})
+	pulumi.RegisterOutputType(SpendWindowArrayOutput{})
+	pulumi.RegisterOutputType(SpendWindowStateOutput{})
+	pulumi.RegisterOutputType(SpendWindowStateArrayOutput{})
 }

@@ -26,7 +26,7 @@ type Webhook struct {
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
 	// Whether deliveries are made.
 	Enabled pulumi.BoolOutput `pulumi:"enabled"`
-	// The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, audit.<action>.
+	// The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, team.budget_threshold, audit.<action>.
 	Events pulumi.StringArrayOutput `pulumi:"events"`
 	// Receive only events about keys carrying every one of these labels with these values. Empty: every key, and events about no key.
 	LabelSelector pulumi.StringMapOutput `pulumi:"labelSelector"`
@@ -114,7 +114,7 @@ type webhookArgs struct {
 	Connection *Connection `pulumi:"connection"`
 	// Whether deliveries are made. Default true.
 	Enabled *bool `pulumi:"enabled"`
-	// The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, audit.<action>.
+	// The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, team.budget_threshold, audit.<action>.
 	Events []string `pulumi:"events"`
 	// Receive only events about keys carrying every one of these labels with these values. Empty: every key, and events about no key.
 	LabelSelector map[string]string `pulumi:"labelSelector"`
@@ -132,7 +132,7 @@ type WebhookArgs struct {
 	Connection ConnectionPtrInput
 	// Whether deliveries are made. Default true.
 	Enabled pulumi.BoolPtrInput
-	// The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, audit.<action>.
+	// The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, team.budget_threshold, audit.<action>.
 	Events pulumi.StringArrayInput
 	// Receive only events about keys carrying every one of these labels with these values. Empty: every key, and events about no key.
 	LabelSelector pulumi.StringMapInput
@@ -256,7 +256,7 @@ func (o WebhookOutput) Enabled() pulumi.BoolOutput {
 	return o.ApplyT(func(v *Webhook) pulumi.BoolOutput { return v.Enabled }).(pulumi.BoolOutput)
 }
 
-// The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, audit.<action>.
+// The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, team.budget_threshold, audit.<action>.
 func (o WebhookOutput) Events() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Webhook) pulumi.StringArrayOutput { return v.Events }).(pulumi.StringArrayOutput)
 }

@@ -7,6 +7,7 @@ import typing
 # Export this package's modules as members:
 from .api_key import *
 from .provider import *
+from .team import *
 from .webhook import *
 from ._inputs import *
 from . import outputs
@@ -27,6 +28,7 @@ _utilities.register(
   "fqn": "pulumi_gatewaykeys",
   "classes": {
    "gatewaykeys:index:ApiKey": "ApiKey",
+   "gatewaykeys:index:Team": "Team",
    "gatewaykeys:index:Webhook": "Webhook"
   }
  }

@@ -15,6 +15,7 @@ __all__ = [
     'ModelPolicyArgs',
     'RateLimitPolicyArgs',
     'SpendPolicyArgs',
+    'SpendWindowArgs',
 ]
 
 @pulumi.input_type
@@ -208,31 +209,24 @@ class RateLimitPolicyArgs:
 @pulumi.input_type
 class SpendPolicyArgs:
     def __init__(__self__, *,
-                 limit_units: pulumi.Input[str],
                  currency: Optional[pulumi.Input[str]] = None,
-                 reset_period: Optional[pulumi.Input[str]] = None):
+                 limit_units: Optional[pulumi.Input[str]] = None,
+                 reset_period: Optional[pulumi.Input[str]] = None,
+                 windows: Optional[pulumi.Input[Sequence[pulumi.Input['SpendWindowArgs']]]] = None):
         """
-        :param pulumi.Input[str] limit_units: Maximum spend, in credits, as a decimal string ("100", "12.5").
         :param pulumi.Input[str] currency: The credit unit. One of "unit". Default "unit".
-        :param pulumi.Input[str] reset_period: When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+        :param pulumi.Input[str] limit_units: Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+        :param pulumi.Input[str] reset_period: When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly".
+        :param pulumi.Input[Sequence[pulumi.Input['SpendWindowArgs']]] windows: Several windows enforced together instead of limitUnits and resetPeriod: 1 to 4 of distinct resetPeriod, e.g. a daily and a monthly cap. One window reads back in the single form; several in the order never, daily, weekly, monthly.
         """
-        pulumi.set(__self__, "limit_units", limit_units)
         if currency is not None:
             pulumi.set(__self__, "currency", currency)
+        if limit_units is not None:
+            pulumi.set(__self__, "limit_units", limit_units)
         if reset_period is not None:
             pulumi.set(__self__, "reset_period", reset_period)
-
-    @property
-    @pulumi.getter(name="limitUnits")
-    def limit_units(self) -> pulumi.Input[str]:
-        """
-        Maximum spend, in credits, as a decimal string ("100", "12.5").
-        """
-        return pulumi.get(self, "limit_units")
-
-    @limit_units.setter
-    def limit_units(self, value: pulumi.Input[str]):
-        pulumi.set(self, "limit_units", value)
+        if windows is not None:
+            pulumi.set(__self__, "windows", windows)
 
     @property
     @pulumi.getter
@@ -245,6 +239,68 @@ class SpendPolicyArgs:
     @currency.setter
     def currency(self, value: Optional[pulumi.Input[str]]):
         pulumi.set(self, "currency", value)
+
+    @property
+    @pulumi.getter(name="limitUnits")
+    def limit_units(self) -> Optional[pulumi.Input[str]]:
+        """
+        Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+        """
+        return pulumi.get(self, "limit_units")
+
+    @limit_units.setter
+    def limit_units(self, value: Optional[pulumi.Input[str]]):
+        pulumi.set(self, "limit_units", value)
+
+    @property
+    @pulumi.getter(name="resetPeriod")
+    def reset_period(self) -> Optional[pulumi.Input[str]]:
+        """
+        When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly".
+        """
+        return pulumi.get(self, "reset_period")
+
+    @reset_period.setter
+    def reset_period(self, value: Optional[pulumi.Input[str]]):
+        pulumi.set(self, "reset_period", value)
+
+    @property
+    @pulumi.getter
+    def windows(self) -> Optional[pulumi.Input[Sequence[pulumi.Input['SpendWindowArgs']]]]:
+        """
+        Several windows enforced together instead of limitUnits and resetPeriod: 1 to 4 of distinct resetPeriod, e.g. a daily and a monthly cap. One window reads back in the single form; several in the order never, daily, weekly, monthly.
+        """
+        return pulumi.get(self, "windows")
+
+    @windows.setter
+    def windows(self, value: Optional[pulumi.Input[Sequence[pulumi.Input['SpendWindowArgs']]]]):
+        pulumi.set(self, "windows", value)
+
+
+@pulumi.input_type
+class SpendWindowArgs:
+    def __init__(__self__, *,
+                 limit_units: pulumi.Input[str],
+                 reset_period: Optional[pulumi.Input[str]] = None):
+        """
+        :param pulumi.Input[str] limit_units: Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+        :param pulumi.Input[str] reset_period: When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+        """
+        pulumi.set(__self__, "limit_units", limit_units)
+        if reset_period is not None:
+            pulumi.set(__self__, "reset_period", reset_period)
+
+    @property
+    @pulumi.getter(name="limitUnits")
+    def limit_units(self) -> pulumi.Input[str]:
+        """
+        Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+        """
+        return pulumi.get(self, "limit_units")
+
+    @limit_units.setter
+    def limit_units(self, value: pulumi.Input[str]):
+        pulumi.set(self, "limit_units", value)
 
     @property
     @pulumi.getter(name="resetPeriod")

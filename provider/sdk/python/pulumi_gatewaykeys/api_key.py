@@ -32,7 +32,8 @@ class ApiKeyArgs:
                  rotation_grace_period: Optional[pulumi.Input[str]] = None,
                  rotation_trigger: Optional[Any] = None,
                  spend_policy: Optional[pulumi.Input['SpendPolicyArgs']] = None,
-                 state: Optional[pulumi.Input[str]] = None):
+                 state: Optional[pulumi.Input[str]] = None,
+                 team_id: Optional[pulumi.Input[str]] = None):
         """
         The set of arguments for constructing a ApiKey resource.
         :param pulumi.Input[str] adopt_key_id: Adopt this existing key (key_...) instead of creating one; its live name, state and policies must match.
@@ -50,8 +51,9 @@ class ApiKeyArgs:
         :param pulumi.Input[str] rotate_after: Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
         :param pulumi.Input[str] rotation_grace_period: How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.
         :param Any rotation_trigger: Any value; changing it rotates the secret in place (the keyId stays).
-        :param pulumi.Input['SpendPolicyArgs'] spend_policy: Spending cap. Left out, the key has no cap.
+        :param pulumi.Input['SpendPolicyArgs'] spend_policy: Spending cap: one window (limitUnits, resetPeriod) or several (windows). Left out, the key has no cap.
         :param pulumi.Input[str] state: Whether the key is usable. A key is revoked only by deleting the resource. One of "active", "disabled". Default "active".
+        :param pulumi.Input[str] team_id: The team the key belongs to (team_...): its spend, rate limits and model ceiling hold for the key too. Changing it moves the key in place. Left out, no team.
         """
         if adopt_key_id is not None:
             pulumi.set(__self__, "adopt_key_id", adopt_key_id)
@@ -87,6 +89,8 @@ class ApiKeyArgs:
             pulumi.set(__self__, "spend_policy", spend_policy)
         if state is not None:
             pulumi.set(__self__, "state", state)
+        if team_id is not None:
+            pulumi.set(__self__, "team_id", team_id)
 
     @property
     @pulumi.getter(name="adoptKeyId")
@@ -272,7 +276,7 @@ class ApiKeyArgs:
     @pulumi.getter(name="spendPolicy")
     def spend_policy(self) -> Optional[pulumi.Input['SpendPolicyArgs']]:
         """
-        Spending cap. Left out, the key has no cap.
+        Spending cap: one window (limitUnits, resetPeriod) or several (windows). Left out, the key has no cap.
         """
         return pulumi.get(self, "spend_policy")
 
@@ -291,6 +295,18 @@ class ApiKeyArgs:
     @state.setter
     def state(self, value: Optional[pulumi.Input[str]]):
         pulumi.set(self, "state", value)
+
+    @property
+    @pulumi.getter(name="teamId")
+    def team_id(self) -> Optional[pulumi.Input[str]]:
+        """
+        The team the key belongs to (team_...): its spend, rate limits and model ceiling hold for the key too. Changing it moves the key in place. Left out, no team.
+        """
+        return pulumi.get(self, "team_id")
+
+    @team_id.setter
+    def team_id(self, value: Optional[pulumi.Input[str]]):
+        pulumi.set(self, "team_id", value)
 
 
 class ApiKey(pulumi.CustomResource):
@@ -315,6 +331,7 @@ class ApiKey(pulumi.CustomResource):
                  rotation_trigger: Optional[Any] = None,
                  spend_policy: Optional[pulumi.Input[pulumi.InputType['SpendPolicyArgs']]] = None,
                  state: Optional[pulumi.Input[str]] = None,
+                 team_id: Optional[pulumi.Input[str]] = None,
                  __props__=None):
         """
         A regular API key of the gateway. Name, state and policy changes are one in-place PATCH; a rotation (rotationTrigger changed, or rotateAfter reached) is an in-place rotate of the secret; delete revokes.
@@ -336,8 +353,9 @@ class ApiKey(pulumi.CustomResource):
         :param pulumi.Input[str] rotate_after: Rotate the secret once it is older than this: `30d`, `12h`, `90m` (1h to 3650d). The gateway sends key.rotation_due at that age.
         :param pulumi.Input[str] rotation_grace_period: How long a replaced secret keeps working after a rotation (`1h`, up to `7d`); needs the gateway's rotation_grace.
         :param Any rotation_trigger: Any value; changing it rotates the secret in place (the keyId stays).
-        :param pulumi.Input[pulumi.InputType['SpendPolicyArgs']] spend_policy: Spending cap. Left out, the key has no cap.
+        :param pulumi.Input[pulumi.InputType['SpendPolicyArgs']] spend_policy: Spending cap: one window (limitUnits, resetPeriod) or several (windows). Left out, the key has no cap.
         :param pulumi.Input[str] state: Whether the key is usable. A key is revoked only by deleting the resource. One of "active", "disabled". Default "active".
+        :param pulumi.Input[str] team_id: The team the key belongs to (team_...): its spend, rate limits and model ceiling hold for the key too. Changing it moves the key in place. Left out, no team.
         """
         ...
     @overload
@@ -380,6 +398,7 @@ class ApiKey(pulumi.CustomResource):
                  rotation_trigger: Optional[Any] = None,
                  spend_policy: Optional[pulumi.Input[pulumi.InputType['SpendPolicyArgs']]] = None,
                  state: Optional[pulumi.Input[str]] = None,
+                 team_id: Optional[pulumi.Input[str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -406,6 +425,7 @@ class ApiKey(pulumi.CustomResource):
             __props__.__dict__["rotation_trigger"] = rotation_trigger
             __props__.__dict__["spend_policy"] = spend_policy
             __props__.__dict__["state"] = state
+            __props__.__dict__["team_id"] = team_id
             __props__.__dict__["base_url"] = None
             __props__.__dict__["client_reference"] = None
             __props__.__dict__["created_at"] = None
@@ -482,6 +502,7 @@ class ApiKey(pulumi.CustomResource):
         __props__.__dict__["secret_known"] = None
         __props__.__dict__["spend_policy"] = None
         __props__.__dict__["state"] = None
+        __props__.__dict__["team_id"] = None
         __props__.__dict__["updated_at"] = None
         __props__.__dict__["version"] = None
         return ApiKey(resource_name, opts=opts, __props__=__props__)
@@ -738,7 +759,7 @@ class ApiKey(pulumi.CustomResource):
     @pulumi.getter(name="spendPolicy")
     def spend_policy(self) -> pulumi.Output[Optional['outputs.SpendPolicy']]:
         """
-        Spending cap. Left out, the key has no cap.
+        Spending cap: one window (limitUnits, resetPeriod) or several (windows). Left out, the key has no cap.
         """
         return pulumi.get(self, "spend_policy")
 
@@ -749,6 +770,14 @@ class ApiKey(pulumi.CustomResource):
         Whether the key is usable. A key is revoked only by deleting the resource. One of "active", "disabled", "revoked".
         """
         return pulumi.get(self, "state")
+
+    @property
+    @pulumi.getter(name="teamId")
+    def team_id(self) -> pulumi.Output[Optional[str]]:
+        """
+        The team the key belongs to (team_...): its spend, rate limits and model ceiling hold for the key too. Changing it moves the key in place. Left out, no team.
+        """
+        return pulumi.get(self, "team_id")
 
     @property
     @pulumi.getter(name="updatedAt")

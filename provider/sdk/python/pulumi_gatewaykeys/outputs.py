@@ -20,6 +20,8 @@ __all__ = [
     'SecretClient',
     'SecretUse',
     'SpendPolicy',
+    'SpendWindow',
+    'SpendWindowState',
 ]
 
 @pulumi.output_type
@@ -614,27 +616,24 @@ class SpendPolicy(dict):
         return super().get(key, default)
 
     def __init__(__self__, *,
-                 limit_units: str,
                  currency: Optional[str] = None,
-                 reset_period: Optional[str] = None):
+                 limit_units: Optional[str] = None,
+                 reset_period: Optional[str] = None,
+                 windows: Optional[Sequence['outputs.SpendWindow']] = None):
         """
-        :param str limit_units: Maximum spend, in credits, as a decimal string ("100", "12.5").
         :param str currency: The credit unit. One of "unit". Default "unit".
-        :param str reset_period: When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+        :param str limit_units: Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+        :param str reset_period: When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly".
+        :param Sequence['SpendWindow'] windows: Several windows enforced together instead of limitUnits and resetPeriod: 1 to 4 of distinct resetPeriod, e.g. a daily and a monthly cap. One window reads back in the single form; several in the order never, daily, weekly, monthly.
         """
-        pulumi.set(__self__, "limit_units", limit_units)
         if currency is not None:
             pulumi.set(__self__, "currency", currency)
+        if limit_units is not None:
+            pulumi.set(__self__, "limit_units", limit_units)
         if reset_period is not None:
             pulumi.set(__self__, "reset_period", reset_period)
-
-    @property
-    @pulumi.getter(name="limitUnits")
-    def limit_units(self) -> str:
-        """
-        Maximum spend, in credits, as a decimal string ("100", "12.5").
-        """
-        return pulumi.get(self, "limit_units")
+        if windows is not None:
+            pulumi.set(__self__, "windows", windows)
 
     @property
     @pulumi.getter
@@ -645,11 +644,164 @@ class SpendPolicy(dict):
         return pulumi.get(self, "currency")
 
     @property
+    @pulumi.getter(name="limitUnits")
+    def limit_units(self) -> Optional[str]:
+        """
+        Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+        """
+        return pulumi.get(self, "limit_units")
+
+    @property
+    @pulumi.getter(name="resetPeriod")
+    def reset_period(self) -> Optional[str]:
+        """
+        When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly".
+        """
+        return pulumi.get(self, "reset_period")
+
+    @property
+    @pulumi.getter
+    def windows(self) -> Optional[Sequence['outputs.SpendWindow']]:
+        """
+        Several windows enforced together instead of limitUnits and resetPeriod: 1 to 4 of distinct resetPeriod, e.g. a daily and a monthly cap. One window reads back in the single form; several in the order never, daily, weekly, monthly.
+        """
+        return pulumi.get(self, "windows")
+
+
+@pulumi.output_type
+class SpendWindow(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "limitUnits":
+            suggest = "limit_units"
+        elif key == "resetPeriod":
+            suggest = "reset_period"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SpendWindow. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SpendWindow.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SpendWindow.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 limit_units: str,
+                 reset_period: Optional[str] = None):
+        """
+        :param str limit_units: Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+        :param str reset_period: When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
+        """
+        pulumi.set(__self__, "limit_units", limit_units)
+        if reset_period is not None:
+            pulumi.set(__self__, "reset_period", reset_period)
+
+    @property
+    @pulumi.getter(name="limitUnits")
+    def limit_units(self) -> str:
+        """
+        Maximum spend, in credits, as a decimal string ("100", "12.5"). Left out with windows.
+        """
+        return pulumi.get(self, "limit_units")
+
+    @property
     @pulumi.getter(name="resetPeriod")
     def reset_period(self) -> Optional[str]:
         """
         When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st). One of "never", "daily", "weekly", "monthly". Default "never".
         """
         return pulumi.get(self, "reset_period")
+
+
+@pulumi.output_type
+class SpendWindowState(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "limitUnits":
+            suggest = "limit_units"
+        elif key == "resetPeriod":
+            suggest = "reset_period"
+        elif key == "spentUnits":
+            suggest = "spent_units"
+        elif key == "startedAt":
+            suggest = "started_at"
+        elif key == "resetsAt":
+            suggest = "resets_at"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SpendWindowState. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SpendWindowState.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SpendWindowState.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 limit_units: Any,
+                 reset_period: str,
+                 spent_units: Any,
+                 started_at: str,
+                 resets_at: Optional[str] = None):
+        """
+        :param Any limit_units: The window's limit, in credits.
+        :param str reset_period: When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st).
+        :param Any spent_units: What was spent in the window, in credits.
+        :param str started_at: When the window began (ISO 8601).
+        :param str resets_at: When the window starts again (ISO 8601); absent for a lifetime cap.
+        """
+        pulumi.set(__self__, "limit_units", limit_units)
+        pulumi.set(__self__, "reset_period", reset_period)
+        pulumi.set(__self__, "spent_units", spent_units)
+        pulumi.set(__self__, "started_at", started_at)
+        if resets_at is not None:
+            pulumi.set(__self__, "resets_at", resets_at)
+
+    @property
+    @pulumi.getter(name="limitUnits")
+    def limit_units(self) -> Any:
+        """
+        The window's limit, in credits.
+        """
+        return pulumi.get(self, "limit_units")
+
+    @property
+    @pulumi.getter(name="resetPeriod")
+    def reset_period(self) -> str:
+        """
+        When the limit starts again: never (a lifetime cap), daily (00:00 UTC), weekly (00:00 UTC on Monday) or monthly (00:00 UTC on the 1st).
+        """
+        return pulumi.get(self, "reset_period")
+
+    @property
+    @pulumi.getter(name="spentUnits")
+    def spent_units(self) -> Any:
+        """
+        What was spent in the window, in credits.
+        """
+        return pulumi.get(self, "spent_units")
+
+    @property
+    @pulumi.getter(name="startedAt")
+    def started_at(self) -> str:
+        """
+        When the window began (ISO 8601).
+        """
+        return pulumi.get(self, "started_at")
+
+    @property
+    @pulumi.getter(name="resetsAt")
+    def resets_at(self) -> Optional[str]:
+        """
+        When the window starts again (ISO 8601); absent for a lifetime cap.
+        """
+        return pulumi.get(self, "resets_at")
 
 

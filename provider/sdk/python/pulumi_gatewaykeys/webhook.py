@@ -25,7 +25,7 @@ class WebhookArgs:
                  rotation_trigger: Optional[Any] = None):
         """
         The set of arguments for constructing a Webhook resource.
-        :param pulumi.Input[Sequence[pulumi.Input[str]]] events: The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, audit.<action>.
+        :param pulumi.Input[Sequence[pulumi.Input[str]]] events: The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, team.budget_threshold, audit.<action>.
         :param pulumi.Input[str] url: Where events are POSTed: an http(s) URL without user or password. The gateway refuses loopback, link-local and private targets at delivery unless its operator allows them.
         :param pulumi.Input['ConnectionArgs'] connection: The gateway and owner of this endpoint; left out, the provider configuration applies. A secret.
         :param pulumi.Input[bool] enabled: Whether deliveries are made. Default true.
@@ -50,7 +50,7 @@ class WebhookArgs:
     @pulumi.getter
     def events(self) -> pulumi.Input[Sequence[pulumi.Input[str]]]:
         """
-        The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, audit.<action>.
+        The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, team.budget_threshold, audit.<action>.
         """
         return pulumi.get(self, "events")
 
@@ -151,7 +151,7 @@ class Webhook(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[pulumi.InputType['ConnectionArgs']] connection: The gateway and owner of this endpoint; left out, the provider configuration applies. A secret.
         :param pulumi.Input[bool] enabled: Whether deliveries are made. Default true.
-        :param pulumi.Input[Sequence[pulumi.Input[str]]] events: The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, audit.<action>.
+        :param pulumi.Input[Sequence[pulumi.Input[str]]] events: The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, team.budget_threshold, audit.<action>.
         :param pulumi.Input[Mapping[str, pulumi.Input[str]]] label_selector: Receive only events about keys carrying every one of these labels with these values. Empty: every key, and events about no key.
         :param pulumi.Input[str] rotation_overlap: How long the replaced signing secret keeps signing after a rotation (`1h`, up to `7d`). Default: the gateway's, a day.
         :param Any rotation_trigger: Any value; changing it rotates the signing secret in place (the old one signs beside it for rotationOverlap).
@@ -309,7 +309,7 @@ class Webhook(pulumi.CustomResource):
     @pulumi.getter
     def events(self) -> pulumi.Output[Sequence[str]]:
         """
-        The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, audit.<action>.
+        The event types to receive, at least one, no repeats: key.budget_threshold, key.expiring, key.expired, key.rotation_due, team.budget_threshold, audit.<action>.
         """
         return pulumi.get(self, "events")
 
