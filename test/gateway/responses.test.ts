@@ -240,6 +240,7 @@ describe("usage, metrics and logs", () => {
         { model: "reverse-1", requests: 1, spentUnits: "0.012" },
       ]),
       byLabel: [],
+      byTeam: [],
     });
     expect(usage.body.byKey).toHaveLength(2);
     expect(usage.body.byModel).toHaveLength(2);
