@@ -9,7 +9,8 @@
  *
  * Run: bash scripts/run node bench/profile-gateway.ts [folder]   (default /tmp/profiles; the
  * .cpuprofile stays there, for Chrome DevTools or speedscope; PROFILE_SECONDS, default 10;
- * PROFILE_MODE=streamed for streamed answers; PROFILE_CONNECTIONS, default 16; PROFILE_RATE_POLICY=1
+ * PROFILE_MODE=streamed for streamed answers; PROFILE_CONNECTIONS, default 16; PROFILE_TEAM=1 for the
+ * bench's key in a team with every team limit set (bench/teams.ts measures its cost); PROFILE_RATE_POLICY=1
  * for the bench's key with a rate limit policy, as the rate policy's cost is measured)
  */
 import { spawn } from "node:child_process";
@@ -21,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import { startGatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { isGatewayCode, summariseProfile, type FunctionTime } from "./lib/cpu-profile.ts";
 import { cpuSeconds, cpuSecondsByThread } from "./lib/process-cpu.ts";
-import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker, UNREACHED_RATE_POLICY, UPSTREAM_MODEL } from "./lib/gateway-paths.ts";
+import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, createBenchTeam, MODEL, startWorker, UNREACHED_RATE_POLICY, UPSTREAM_MODEL } from "./lib/gateway-paths.ts";
 import { drive, type Target } from "./lib/load.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
@@ -92,7 +93,8 @@ const gateway = await startGatewayProcess({
 });
 let measured;
 try {
-  const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench", process.env.PROFILE_RATE_POLICY === "1" ? UNREACHED_RATE_POLICY : {});
+  const team = process.env.PROFILE_TEAM === "1" ? { teamId: await createBenchTeam(gateway.url, gateway.provisioningKey!) } : {};
+  const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench", { ...(process.env.PROFILE_RATE_POLICY === "1" ? UNREACHED_RATE_POLICY : {}), ...team });
   const target = chatTarget(`${gateway.url}/v1`, { authorization: `Bearer ${secret}` }, MODEL, streamed);
   await driveProfiled(target, WARM_SECONDS);
   const seconds = Number(process.env.PROFILE_SECONDS ?? 10);

@@ -135,7 +135,8 @@ export const UNREACHED_TEAM = {
   modelPolicy: { mode: "allowList", modelIds: [MODEL] },
 };
 
-async function createBenchTeam(gatewayUrl: string, provisioningKey: string): Promise<string> {
+/** Creates {@link UNREACHED_TEAM} on a gateway; its id. */
+export async function createBenchTeam(gatewayUrl: string, provisioningKey: string): Promise<string> {
   const created = await fetch(`${gatewayUrl}/v1/account/teams`, {
     method: "POST",
     headers: { authorization: `Bearer ${provisioningKey}`, "content-type": "application/json", "idempotency-key": "bench-team" },

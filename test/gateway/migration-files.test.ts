@@ -23,10 +23,15 @@ test("each store's schema version is the number of its migration files, numbered
   }
 });
 
-test("the PostgreSQL spend function is written in one file, and no migration creates it", () => {
-  expect(readFunctions("postgres").map((file) => file.name)).toEqual(["gateway_spend_batch.sql"]);
-  const creating = readMigrations("postgres").filter((file) => /CREATE (OR REPLACE )?FUNCTION gateway_spend_batch/.test(file.sql));
+test("the PostgreSQL functions recreated after migrating (the spend function among them) are each written in one file, and no migration creates them", () => {
+  const files = readFunctions("postgres");
+  expect(files.map((file) => file.name)).toEqual(expect.arrayContaining(["gateway_spend_batch.sql"]));
+  const created = files.flatMap((file) => [...file.sql.matchAll(/CREATE (?:OR REPLACE )?FUNCTION (\w+)/g)].map((match) => match[1]!));
+  // Each file is named after the first function it creates.
+  expect(files.map((file) => file.name.replace(/\.sql$/, ""))).toEqual(files.map((file) => /CREATE (?:OR REPLACE )?FUNCTION (\w+)/.exec(file.sql)?.[1]));
+  const creating = readMigrations("postgres").filter((file) => created.some((name) => new RegExp(`CREATE (OR REPLACE )?FUNCTION ${name}\\b`).test(file.sql)));
   expect(creating.map((file) => file.name)).toEqual([]);
+  expect(new Set(created).size).toBe(created.length);
 });
 
 test("reads the files in number order, whatever order the folder lists them in", () => {
