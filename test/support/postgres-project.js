@@ -18,6 +18,7 @@ const ON_POSTGRES_IN_EVERY_PROJECT = [
   "<rootDir>/test/gateway/postgres-cluster.test.ts",
   "<rootDir>/test/gateway/secret-use-cluster.test.ts",
   "<rootDir>/test/gateway/routing-cluster.test.ts",
+  "<rootDir>/test/gateway/teams-cluster.test.ts",
 ];
 
 exports.postgresProject = function postgresProject(base) {
