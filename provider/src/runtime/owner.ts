@@ -1,5 +1,6 @@
 import { NotFoundError } from "@gateway-keys/sdk";
-import { callOptions, credentialHint, type Connection, type Connections } from "./connection";
+import { callOptions, credentialHint, settingKey, type Connection, type Connections } from "./connection";
+import { KeyOperationError } from "./errors";
 import type { StoredKey } from "./shapes";
 
 /** Whose key it is, as far as the gateway lets us tell. */
@@ -46,4 +47,28 @@ export class Owners {
     if (owner !== undefined) return owner === stored.ownerId ? { kind: "same" } : { kind: "another", owner };
     return credentialHint(connection) === stored.provisioningKeyHint ? { kind: "same" } : { kind: "unknown" };
   }
+}
+
+/**
+ * After a 404 for a team or a webhook endpoint the stack holds: passes when the configured
+ * credentials are its owner's (so it really is gone), throws otherwise. A 404 alone cannot tell
+ * "deleted" from "another owner's provisioning key is configured now", which would drop a live
+ * resource from the stack.
+ */
+export async function requireOwnerOf(
+  owners: Owners,
+  resource: { kind: "team" | "webhook"; id: string },
+  stored: Pick<StoredKey, "ownerId" | "provisioningKeyHint">,
+  connection: Connection,
+): Promise<void> {
+  const ownership = await owners.ownershipOf(connection, stored);
+  if (ownership.kind === "same") return;
+  const whose =
+    ownership.kind === "another"
+      ? `belongs to owner ${stored.ownerId}, but the provisioning key configured for ${connection.baseUrl} belongs to owner ${ownership.owner}`
+      : `is not visible to the provisioning key configured for ${connection.baseUrl}, which is not the one that managed it, and this gateway cannot say whose it is (no whoami)`;
+  throw new KeyOperationError(
+    `${resource.kind} ${resource.id} ${whose}; nothing was changed. Configure owner ${stored.ownerId}'s provisioning key ` +
+      `(${settingKey(connection.namespace, "provisioningKey")}, or the ${resource.kind}'s \`connection\`) to manage it.`,
+  );
 }

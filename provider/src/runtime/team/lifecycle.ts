@@ -4,8 +4,9 @@ import { callOptions, credentialHint, type Connection } from "../connection";
 import type { ProviderContext } from "../context";
 import { KeyOperationError } from "../errors";
 import { derivedIdempotencyKey } from "../idempotency";
+import { requireOwnerOf } from "../owner";
 import { describeCreateFailure } from "../messages";
-import { describeTeamFailure, isTeamGone, requireTeamOwner } from "./messages";
+import { describeTeamFailure, isTeamGone } from "./messages";
 import type { DesiredTeam, StoredTeam } from "./shapes";
 import { carriedTeamInputs, changedTeamFields, teamChangeRequest, teamCreateRequest, teamInputsOf, teamState } from "./state";
 
@@ -88,7 +89,7 @@ export async function readTeam(context: ProviderContext, id: string, stored: Sto
     record = await teamsOf(context, connection).get(id, callOptions(connection));
   } catch (error) {
     if (!isTeamGone(error)) throw describeTeamFailure(id, "read", error, stored?.version ?? 0, connection);
-    if (stored) await requireTeamOwner(context.owners, id, stored, connection);
+    if (stored) await requireOwnerOf(context.owners, { kind: "team", id }, stored, connection);
     return {};
   }
   const state = teamState(record, connection, stored ? carriedTeamInputs(stored) : {});
@@ -136,6 +137,6 @@ export async function deleteTeam(context: ProviderContext, id: string, stored: S
     await teamsOf(context, connection).delete(id, { expectedVersion: stored.version }, { ...callOptions(connection), idempotencyKey: derivedIdempotencyKey("delete", { teamId: id }) });
   } catch (error) {
     if (!isTeamGone(error)) throw describeTeamFailure(id, "delete", error, stored.version, connection);
-    await requireTeamOwner(context.owners, id, stored, connection);
+    await requireOwnerOf(context.owners, { kind: "team", id }, stored, connection);
   }
 }

@@ -1,9 +1,7 @@
 import { ConflictError, NotFoundError } from "@gateway-keys/sdk";
-import { settingKey, type Connection } from "../connection";
+import type { Connection } from "../connection";
 import { KeyOperationError } from "../errors";
 import { describeCallFailure } from "../messages";
-import type { Owners } from "../owner";
-import type { StoredTeam } from "./shapes";
 
 /** A 404 about a team: it was deleted (or never was this owner's). */
 export const isTeamGone = (error: unknown): boolean => error instanceof NotFoundError;
@@ -41,25 +39,3 @@ export function describeTeamFailure(
   return describeCallFailure(`team ${teamId}`, action, error, connection);
 }
 
-/**
- * After a 404 for a team the stack holds: passes when the configured credentials are its owner's
- * (so it really is gone), throws otherwise. A 404 alone cannot tell "deleted" from "another owner's
- * provisioning key is configured now", which would drop a live team from the stack.
- */
-export async function requireTeamOwner(
-  owners: Owners,
-  teamId: string,
-  stored: Pick<StoredTeam, "ownerId" | "provisioningKeyHint">,
-  connection: Connection,
-): Promise<void> {
-  const ownership = await owners.ownershipOf(connection, stored);
-  if (ownership.kind === "same") return;
-  const whose =
-    ownership.kind === "another"
-      ? `belongs to owner ${stored.ownerId}, but the provisioning key configured for ${connection.baseUrl} belongs to owner ${ownership.owner}`
-      : `is not visible to the provisioning key configured for ${connection.baseUrl}, which is not the one that managed it, and this gateway cannot say whose it is (no whoami)`;
-  throw new KeyOperationError(
-    `team ${teamId} ${whose}; nothing was changed. Configure owner ${stored.ownerId}'s provisioning key ` +
-      `(${settingKey(connection.namespace, "provisioningKey")}, or the team's \`connection\`) to manage it.`,
-  );
-}

@@ -4,9 +4,10 @@ import { callOptions, credentialHint, type Connection } from "../connection";
 import type { ProviderContext } from "../context";
 import { KeyOperationError } from "../errors";
 import { derivedIdempotencyKey } from "../idempotency";
+import { requireOwnerOf } from "../owner";
 import { describeCreateFailure } from "../messages";
 import { durationSeconds } from "../time";
-import { describeWebhookFailure, isWebhookGone, requireWebhookOwner, unknownSigningSecretWarning } from "./messages";
+import { describeWebhookFailure, isWebhookGone, unknownSigningSecretWarning } from "./messages";
 import { signingSecretRotates } from "./plan";
 import type { DesiredWebhook, StoredWebhook } from "./shapes";
 import {
@@ -124,7 +125,7 @@ export async function readWebhook(context: ProviderContext, id: string, stored: 
     record = await webhooksOf(context, connection).get(id, callOptions(connection));
   } catch (error) {
     if (!isWebhookGone(error)) throw describeWebhookFailure(id, "read", error, stored?.version ?? 0, connection);
-    if (stored) await requireWebhookOwner(context.owners, id, stored, connection);
+    if (stored) await requireOwnerOf(context.owners, { kind: "webhook", id }, stored, connection);
     return {};
   }
   const known = stored?.signingSecretKnown === true && stored.secretHint === record.secretHint;
@@ -200,6 +201,6 @@ export async function deleteWebhook(context: ProviderContext, id: string, stored
     await webhooksOf(context, connection).delete(id, { ...callOptions(connection), idempotencyKey: derivedIdempotencyKey("delete", { webhookId: id }) });
   } catch (error) {
     if (!isWebhookGone(error)) throw describeWebhookFailure(id, "delete", error, stored.version, connection);
-    await requireWebhookOwner(context.owners, id, stored, connection);
+    await requireOwnerOf(context.owners, { kind: "webhook", id }, stored, connection);
   }
 }

@@ -1,9 +1,7 @@
 import { ConflictError, NotFoundError } from "@gateway-keys/sdk";
-import { settingKey, type Connection } from "../connection";
+import type { Connection } from "../connection";
 import { KeyOperationError } from "../errors";
 import { describeCallFailure } from "../messages";
-import type { Owners } from "../owner";
-import type { StoredWebhook } from "./shapes";
 
 /** A 404 about an endpoint: it was deleted (or never was this owner's). */
 export const isWebhookGone = (error: unknown): boolean => error instanceof NotFoundError;
@@ -40,25 +38,3 @@ export function unknownSigningSecretWarning(webhookId: string, why: string): str
   );
 }
 
-/**
- * After a 404 for an endpoint the stack holds: passes when the configured credentials are its
- * owner's (so it really is gone), throws otherwise. A 404 alone cannot tell "deleted" from "another
- * owner's provisioning key is configured now", which would drop a live endpoint from the stack.
- */
-export async function requireWebhookOwner(
-  owners: Owners,
-  webhookId: string,
-  stored: Pick<StoredWebhook, "ownerId" | "provisioningKeyHint">,
-  connection: Connection,
-): Promise<void> {
-  const ownership = await owners.ownershipOf(connection, stored);
-  if (ownership.kind === "same") return;
-  const whose =
-    ownership.kind === "another"
-      ? `belongs to owner ${stored.ownerId}, but the provisioning key configured for ${connection.baseUrl} belongs to owner ${ownership.owner}`
-      : `is not visible to the provisioning key configured for ${connection.baseUrl}, which is not the one that managed it, and this gateway cannot say whose it is (no whoami)`;
-  throw new KeyOperationError(
-    `webhook ${webhookId} ${whose}; nothing was changed. Configure owner ${stored.ownerId}'s provisioning key ` +
-      `(${settingKey(connection.namespace, "provisioningKey")}, or the webhook's \`connection\`) to manage it.`,
-  );
-}
