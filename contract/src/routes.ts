@@ -15,7 +15,7 @@ import { ResponseObject, ResponsesRequest } from "./model-api/responses";
 import { Principal } from "./principal";
 import { KeyPathParams, ModelPathParams, NoQuery } from "./route-inputs";
 import type { Scope } from "./scopes";
-import { CreateTeamRequest, DeletedTeam, DeleteTeamRequest, Team, TeamPathParams, UpdateTeamRequest } from "./teams";
+import { CreateTeamRequest, DeletedTeam, Team, TeamPathParams, UpdateTeamRequest } from "./teams";
 import {
   CreateWebhookRequest,
   DeletedWebhook,
@@ -243,7 +243,8 @@ export const ROUTES = {
     idempotent: true,
     params: TeamPathParams,
     query: NoQuery,
-    body: DeleteTeamRequest,
+    // The version the caller last saw, as revoking a key takes it.
+    body: VersionedRequest,
     answer: ok(DeletedTeam),
   },
   /** Extension `whoami`. */

@@ -19,7 +19,7 @@ import { Principal } from "./principal";
 import { AuditEvent, AuditVerification } from "./audit";
 import { BulkRotateRequest, BulkRotation } from "./bulk-rotation";
 import { AuditEventList, ApiKeyList, ModelList, TeamList, WebhookDeliveryList, WebhookList } from "./routes";
-import { CreateTeamRequest, DeletedTeam, DeleteTeamRequest, Team, UpdateTeamRequest } from "./teams";
+import { CreateTeamRequest, DeletedTeam, Team, UpdateTeamRequest } from "./teams";
 import {
   AuditWebhookEvent,
   BudgetThresholdEvent,
@@ -74,7 +74,6 @@ const NAMED_SCHEMAS = {
   TeamList,
   CreateTeamRequest,
   UpdateTeamRequest,
-  DeleteTeamRequest,
   DeletedTeam,
   Webhook,
   WebhookWithSecret,

@@ -83,10 +83,6 @@ export const UpdateTeamRequest = z
 export type UpdateTeamRequest = z.input<typeof UpdateTeamRequest>;
 export type UpdateTeamParams = z.output<typeof UpdateTeamRequest>;
 
-/** Body of `DELETE /v1/account/teams/{teamId}`: the version the caller last saw. */
-export const DeleteTeamRequest = z.strictObject({ expectedVersion: KeyVersion });
-export type DeleteTeamRequest = z.infer<typeof DeleteTeamRequest>;
-
 /** Answer of `DELETE /v1/account/teams/{teamId}`. */
 export const DeletedTeam = z.object({ object: z.literal("team"), teamId: z.string(), deleted: z.literal(true) });
 export type DeletedTeam = z.infer<typeof DeletedTeam>;

@@ -78,7 +78,6 @@ export type {
   Team,
   CreateTeamRequest,
   UpdateTeamRequest,
-  DeleteTeamRequest,
   DeletedTeam,
   UpdateApiKeyRequest,
   UsageSummary,

@@ -1,3 +1,4 @@
+import { CacheCoherence } from "./cache-coherence";
 import type { KeyChangeFeed, Store, StoredApiKey } from "./types";
 
 /**
@@ -9,7 +10,7 @@ import type { KeyChangeFeed, Store, StoredApiKey } from "./types";
  * committed. Across processes sharing a database, the store's {@link KeyChangeFeed} tells of
  * every committed change, and the key is forgotten when it is heard; while the feed is
  * interrupted (changes could go unheard) nothing is cached and every look-up reads the store.
- * A read that any of this overtook is never cached (see {@link #changes}). Records here are used for their
+ * A read that any of this overtook is never cached (cache-coherence.ts). Records here are used for their
  * state, secrets and policies; spend is the {@link SpendLedger}'s. A key is cached under the hash
  * it was found by (its current secret, or the previous one during a rotation's grace period); the
  * grace period's end is checked against the clock on every request, so time alone never makes an
@@ -22,29 +23,16 @@ export class KeyCache {
   readonly #byHash = new Map<string, StoredApiKey>();
   /** The hashes each cached key is filed under: at most its current and its previous secret's. */
   readonly #hashesById = new Map<string, Set<string>>();
-  /**
-   * Counts {@link forget} calls and changes of the feed's state: a read that a change (or an
-   * interruption, or a resumption after one) overtook must not be cached, as it may predate it.
-   */
-  #changes = 0;
-  /** The key-change feed is interrupted: cache nothing, read the store every time. */
-  #bypass = false;
-  readonly #unsubscribe: (() => void) | undefined;
+  readonly #coherence: CacheCoherence;
 
   constructor(store: Store, capacity = 10_000) {
     this.#store = store;
     this.#capacity = capacity;
-    this.#unsubscribe = store.keyChanges?.subscribe({
-      changed: (keyId) => this.forget(keyId),
-      interrupted: () => {
-        this.#changes++;
-        this.#bypass = true;
+    this.#coherence = new CacheCoherence(store.keyChanges, {
+      forget: (keyId) => this.forget(keyId),
+      clear: () => {
         this.#byHash.clear();
         this.#hashesById.clear();
-      },
-      resumed: () => {
-        this.#changes++;
-        this.#bypass = false;
       },
     });
   }
@@ -54,20 +42,20 @@ export class KeyCache {
     const hash = secretHash.toString("base64");
     const cached = this.#byHash.get(hash);
     if (cached) return cached;
-    const changesBefore = this.#changes;
+    const started = this.#coherence.readStarted();
     const key = await this.#store.findApiKeyByHash(secretHash);
-    if (key && !this.#bypass && this.#changes === changesBefore) this.#remember(hash, key);
+    if (key && this.#coherence.mayCache(started)) this.#remember(hash, key);
     return key;
   }
 
   /** Stops hearing of changes made elsewhere. */
   close(): void {
-    this.#unsubscribe?.();
+    this.#coherence.close();
   }
 
   /** Drops a key that is about to change, under every hash it is filed under. */
   forget(keyId: string): void {
-    this.#changes++;
+    this.#coherence.changed();
     this.#drop(keyId);
   }
 

@@ -1,3 +1,4 @@
+import { CacheCoherence } from "./cache-coherence";
 import type { Store, StoredTeam } from "./types";
 
 /**
@@ -12,34 +13,21 @@ export class TeamCache {
   readonly #store: Store;
   readonly #capacity: number;
   readonly #byId = new Map<string, StoredTeam>();
-  #changes = 0;
-  #bypass = false;
-  readonly #unsubscribe: (() => void) | undefined;
+  readonly #coherence: CacheCoherence;
 
   constructor(store: Store, capacity = 10_000) {
     this.#store = store;
     this.#capacity = capacity;
-    this.#unsubscribe = store.keyChanges?.subscribe({
-      changed: (id) => this.forget(id),
-      interrupted: () => {
-        this.#changes++;
-        this.#bypass = true;
-        this.#byId.clear();
-      },
-      resumed: () => {
-        this.#changes++;
-        this.#bypass = false;
-      },
-    });
+    this.#coherence = new CacheCoherence(store.keyChanges, { forget: (id) => this.forget(id), clear: () => this.#byId.clear() });
   }
 
   /** The owner's team `teamId`, or undefined when it is gone (or another owner's). */
   async find(ownerId: string, teamId: string): Promise<StoredTeam | undefined> {
     const cached = this.#byId.get(teamId);
     if (cached) return cached.ownerId === ownerId ? cached : undefined;
-    const changesBefore = this.#changes;
+    const started = this.#coherence.readStarted();
     const team = await this.#store.teams.getTeam(ownerId, teamId);
-    if (team && !this.#bypass && this.#changes === changesBefore) {
+    if (team && this.#coherence.mayCache(started)) {
       if (this.#byId.size >= this.#capacity) this.#byId.delete(this.#byId.keys().next().value!);
       this.#byId.set(teamId, team);
     }
@@ -53,12 +41,12 @@ export class TeamCache {
 
   /** Drops a team that is about to change or go. */
   forget(teamId: string): void {
-    this.#changes++;
+    this.#coherence.changed();
     this.#byId.delete(teamId);
   }
 
   /** Stops hearing of changes made elsewhere. */
   close(): void {
-    this.#unsubscribe?.();
+    this.#coherence.close();
   }
 }

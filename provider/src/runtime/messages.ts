@@ -1,5 +1,5 @@
 import type { PreviousSecretUse, SecretClient } from "@gateway-keys/contract";
-import { AbortError, APIError, ConflictError, ConnectionError, GatewayError, ResponseValidationError, TimeoutError } from "@gateway-keys/sdk";
+import { AbortError, APIError, ConflictError, ConnectionError, GatewayError, NotFoundError, ResponseValidationError, TimeoutError } from "@gateway-keys/sdk";
 import { settingKey, type Connection } from "./connection";
 import { KeyOperationError } from "./errors";
 
@@ -175,6 +175,34 @@ export function describeFailure(
   if (error instanceof ConflictError && error.code === "conflict") return staleVersion(keyId, action, stateVersion, error.currentVersion);
   if (error instanceof ConflictError && error.code === "key_revoked") return revokedOutside(keyId);
   return describeCallFailure(`key ${keyId}`, action, error, connection);
+}
+
+/**
+ * Rewords an SDK error about one team or webhook endpoint in Pulumi terms: a version another writer
+ * moved on (refresh, review, up), a resource gone from the gateway (refresh leaves the stack), else
+ * the call's own failure ({@link describeCallFailure}).
+ */
+export function describeResourceFailure(
+  resource: { kind: "team" | "webhook"; id: string },
+  action: string,
+  error: unknown,
+  stateVersion: number,
+  connection: MessageConnection,
+): Error {
+  const subject = `${resource.kind} ${resource.id}`;
+  if (error instanceof ConflictError && error.code === "conflict") {
+    const now = error.currentVersion === undefined ? "a newer version" : `version ${error.currentVersion}`;
+    return new KeyOperationError(
+      `${subject} changed outside this stack: state has version ${stateVersion}, the gateway has ${now}; ` +
+        "run `pulumi refresh`, review, then `pulumi up`. Nothing was overwritten.",
+    );
+  }
+  if (error instanceof NotFoundError) {
+    return new KeyOperationError(
+      `${subject} no longer exists on ${connection.baseUrl}; run \`pulumi refresh\` (it leaves the stack), then \`pulumi up\` to create it again.`,
+    );
+  }
+  return describeCallFailure(subject, action, error, connection);
 }
 
 /**

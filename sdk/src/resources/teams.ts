@@ -4,8 +4,8 @@ import {
   Team,
   type CreateTeamRequest,
   type DeletedTeam,
-  type DeleteTeamRequest,
   type UpdateTeamRequest,
+  type VersionedRequest,
 } from "@gateway-keys/contract";
 import type { RequestClient } from "../core/resource";
 import { APIPromise } from "../core/api-promise";
@@ -79,7 +79,7 @@ export class Teams {
    * @example
    * await client.teams.delete(team.teamId, { expectedVersion: team.version });
    */
-  delete(teamId: string, body: DeleteTeamRequest, options?: RequestOptions): APIPromise<DeletedTeam> {
+  delete(teamId: string, body: VersionedRequest, options?: RequestOptions): APIPromise<DeletedTeam> {
     const route = ROUTES.deleteTeam;
     return withTeamId(teamId, (id) =>
       this.#client.request({ method: route.method, path: routePath(route, { teamId: id }), body, auth: "provisioning", schema: route.answer.schema, teamId: id, expectedVersion: body.expectedVersion, options }),

@@ -1043,11 +1043,6 @@ type CreateWebhookRequest struct {
 // CreateWebhookRequestEvents defines model for CreateWebhookRequest.Events.
 type CreateWebhookRequestEvents string
 
-// DeleteTeamRequest defines model for DeleteTeamRequest.
-type DeleteTeamRequest struct {
-	ExpectedVersion int `json:"expectedVersion"`
-}
-
 // DeletedTeam defines model for DeletedTeam.
 type DeletedTeam struct {
 	Deleted DeletedTeamDeleted `json:"deleted"`
@@ -1576,7 +1571,7 @@ type RotateKeyJSONRequestBody = RotateApiKeyRequest
 type CreateTeamJSONRequestBody = CreateTeamRequest
 
 // DeleteTeamJSONRequestBody defines body for DeleteTeam for application/json ContentType.
-type DeleteTeamJSONRequestBody = DeleteTeamRequest
+type DeleteTeamJSONRequestBody = VersionedRequest
 
 // UpdateTeamJSONRequestBody defines body for UpdateTeam for application/json ContentType.
 type UpdateTeamJSONRequestBody = UpdateTeamRequest

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError } from "@gateway-keys/sdk";
 import type { Connection } from "../connection";
 import { KeyOperationError } from "../errors";
-import { describeCallFailure } from "../messages";
+import { describeResourceFailure } from "../messages";
 
 /** A 404 about a team: it was deleted (or never was this owner's). */
 export const isTeamGone = (error: unknown): boolean => error instanceof NotFoundError;
@@ -18,24 +18,12 @@ export function describeTeamFailure(
   stateVersion: number,
   connection: Pick<Connection, "baseUrl" | "timeoutMs" | "namespace">,
 ): Error {
-  if (error instanceof ConflictError && error.code === "conflict") {
-    const now = error.currentVersion === undefined ? "a newer version" : `version ${error.currentVersion}`;
-    return new KeyOperationError(
-      `team ${teamId} changed outside this stack: state has version ${stateVersion}, the gateway has ${now}; ` +
-        "run `pulumi refresh`, review, then `pulumi up`. Nothing was overwritten.",
-    );
-  }
   if (error instanceof ConflictError && error.code === "team_not_empty") {
     return new KeyOperationError(
       `could not delete team ${teamId}: ${error.message} Move those keys to another team (their teamId) or delete them first; nothing was deleted.`,
       { cause: error },
     );
   }
-  if (isTeamGone(error)) {
-    return new KeyOperationError(
-      `team ${teamId} no longer exists on ${connection.baseUrl}; run \`pulumi refresh\` (it leaves the stack), then \`pulumi up\` to create it again.`,
-    );
-  }
-  return describeCallFailure(`team ${teamId}`, action, error, connection);
+  return describeResourceFailure({ kind: "team", id: teamId }, action, error, stateVersion, connection);
 }
 

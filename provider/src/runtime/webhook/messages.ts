@@ -1,7 +1,6 @@
-import { ConflictError, NotFoundError } from "@gateway-keys/sdk";
+import { NotFoundError } from "@gateway-keys/sdk";
 import type { Connection } from "../connection";
-import { KeyOperationError } from "../errors";
-import { describeCallFailure } from "../messages";
+import { describeResourceFailure } from "../messages";
 
 /** A 404 about an endpoint: it was deleted (or never was this owner's). */
 export const isWebhookGone = (error: unknown): boolean => error instanceof NotFoundError;
@@ -14,19 +13,7 @@ export function describeWebhookFailure(
   stateVersion: number,
   connection: Pick<Connection, "baseUrl" | "timeoutMs" | "namespace">,
 ): Error {
-  if (error instanceof ConflictError && error.code === "conflict") {
-    const now = error.currentVersion === undefined ? "a newer version" : `version ${error.currentVersion}`;
-    return new KeyOperationError(
-      `webhook ${webhookId} changed outside this stack: state has version ${stateVersion}, the gateway has ${now}; ` +
-        "run `pulumi refresh`, review, then `pulumi up`. Nothing was overwritten.",
-    );
-  }
-  if (isWebhookGone(error)) {
-    return new KeyOperationError(
-      `webhook ${webhookId} no longer exists on ${connection.baseUrl}; run \`pulumi refresh\` (it leaves the stack), then \`pulumi up\` to create it again.`,
-    );
-  }
-  return describeCallFailure(`webhook ${webhookId}`, action, error, connection);
+  return describeResourceFailure({ kind: "webhook", id: webhookId }, action, error, stateVersion, connection);
 }
 
 /** The warning for an endpoint whose signing secret the stack does not hold. */

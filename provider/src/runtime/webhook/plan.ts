@@ -3,31 +3,13 @@ import { sameJson } from "../compare";
 import { credentialHint, sameGateway } from "../connection";
 import type { ProviderContext } from "../context";
 import { containsUnknown } from "../shapes";
-import { validatedInputs } from "../validated";
+import { checkedResourceInputs, type ResourceCheckOutcome } from "../validated";
 import { WEBHOOK_PATCHABLE_FIELDS, WebhookInputs, type DesiredWebhook, type StoredWebhook } from "./shapes";
 import { changedWebhookFields } from "./state";
 
-/** The inputs `check` hands on, or the failures that stop the preview. */
-export interface WebhookCheckOutcome {
-  inputs: Record<string, unknown>;
-  failures: pulumi.dynamic.CheckFailure[];
-}
-
-/**
- * Validates a program's inputs with the contract's own schemas (url, event types, selector), fills
- * the defaults and resolves the endpoint's connection, so a bad program fails at preview naming
- * each property path and what is allowed, with no gateway call.
- */
-export async function checkWebhook(context: ProviderContext, news: Record<string, unknown>): Promise<WebhookCheckOutcome> {
-  const validated = validatedInputs(WebhookInputs, news, WEBHOOK_PATCHABLE_FIELDS);
-  if (validated.kind === "pending") return { inputs: news, failures: [] };
-  if (validated.kind === "failed") return { inputs: news, failures: validated.failures };
-  const inputs = { ...validated.desired, ...validated.pending };
-  if (validated.pending.connection !== undefined) return { inputs, failures: [] };
-  const resolution = context.connections.resolve(validated.desired.connection);
-  // No property: the reason says which stack config or environment variable to set.
-  if (!resolution.ok) return { inputs, failures: [{ property: "", reason: resolution.problem }] };
-  return { inputs, failures: [] };
+/** Checks a program's inputs against the contract's own schemas (url, event types, selector) and resolves the connection. */
+export async function checkWebhook(context: ProviderContext, news: Record<string, unknown>): Promise<ResourceCheckOutcome> {
+  return checkedResourceInputs(context, WebhookInputs, news, WEBHOOK_PATCHABLE_FIELDS);
 }
 
 /** Whether an update rotates the signing secret: exactly when `rotationTrigger` changed (added or removed too). */
