@@ -2,9 +2,10 @@ import type { ApiKey, AuditEvent, AuditVerification, ListPage, LogEntry, Team, U
 
 /**
  * Who is signed in, as `/console/session` says: a provisioning key (`hint`), or a person signed in
- * through OpenID Connect (`subject`, `email`) with the owners they may view.
+ * through OpenID Connect (`subject`, `email`) with the owners they may view — of those in `teams`,
+ * only the teams named there and their keys.
  */
-export type Session = { ownerId: string; owners: string[]; expiresAt: string } & (
+export type Session = { ownerId: string; owners: string[]; teams: Record<string, string[]>; expiresAt: string } & (
   | { kind: "key"; hint: string }
   | { kind: "person"; subject: string; email: string | null }
 );

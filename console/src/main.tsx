@@ -117,6 +117,8 @@ function App() {
   if (session === null) return <SignIn onSignedIn={setSession} />;
   // A person may view several owners: the page's address says which (api.ts sends it along).
   const owner = chosenOwner() ?? session.ownerId;
+  // A person may view only some teams of an owner: the audit trail is the whole owner's, not theirs.
+  const onlyTeams = Object.hasOwn(session.teams, owner) ? session.teams[owner]! : null;
   const signOut = async () => {
     await api.signOut();
     setSession(null);
@@ -134,12 +136,15 @@ function App() {
           <a href="#/usage" aria-current={route.page === "usage" ? "page" : undefined}>
             Usage
           </a>
-          <a href="#/audit" aria-current={route.page === "audit" ? "page" : undefined}>
-            Audit
-          </a>
+          {onlyTeams === null && (
+            <a href="#/audit" aria-current={route.page === "audit" ? "page" : undefined}>
+              Audit
+            </a>
+          )}
         </nav>
         <span class="who">
-          Owner <strong>{owner}</strong> · {session.kind === "key" ? `key ${session.hint}` : `signed in as ${session.email ?? session.subject} (read-only)`}
+          Owner <strong>{owner}</strong>
+          {onlyTeams !== null && ` (${onlyTeams.length === 1 ? "one team" : `${onlyTeams.length} teams`} only)`} · {session.kind === "key" ? `key ${session.hint}` : `signed in as ${session.email ?? session.subject} (read-only)`}
           {session.owners.length > 1 && (
             <span class="owners">
               {session.owners

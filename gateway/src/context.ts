@@ -53,6 +53,15 @@ export interface ConsolePerson {
 }
 
 /**
+ * An owner a person signed in to the console may view, read-only: all of it (`teamIds` null), or
+ * only these of its teams and the keys in them (docs/console.md#what-a-person-may-view).
+ */
+export interface ViewableOwner {
+  ownerId: string;
+  teamIds: readonly string[] | null;
+}
+
+/**
  * Who is calling an account endpoint: a provisioning key and the owner it is bound to, or a person
  * signed in to the console through OpenID Connect, reading one of the owners they may view.
  */
@@ -65,6 +74,12 @@ export interface AccountPrincipal {
   /** The person signed in to the console, or null for a provisioning key. */
   person: ConsolePerson | null;
   scopes: readonly Scope[];
+  /**
+   * Null: the whole owner (a provisioning key; a person an access rule gives the owner). Else the
+   * only teams of the owner the caller may view — a person the rules give some teams only — and
+   * with them the keys in those teams: every read filters by it (auth/team-view.ts).
+   */
+  onlyTeams: readonly string[] | null;
 }
 
 declare module "fastify" {

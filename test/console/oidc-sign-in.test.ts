@@ -186,7 +186,7 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
     const { context, page } = await startSignIn();
     await loginAtProvider(page, "bob");
     await page.getByRole("heading", { name: "Sign-in refused" }).waitFor();
-    expect(await page.getByRole("alert").textContent()).toContain("bob@example.com, but no access rule of this gateway gives you an owner to view");
+    expect(await page.getByRole("alert").textContent()).toContain("bob@example.com, but no access rule of this gateway gives you an owner or a team to view");
     expect(await sessionCookie(context)).toBeUndefined();
     await context.close();
   });

@@ -1,6 +1,6 @@
 import { parse as parseCookies, serialize as serializeCookie } from "cookie";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { ConsolePerson, GatewayContext } from "../context";
+import type { ConsolePerson, GatewayContext, ViewableOwner } from "../context";
 import type { ReplyCipher } from "../crypto";
 
 /** The console's session cookie. */
@@ -12,14 +12,18 @@ const SEALED_FOR = "console-session";
 
 /**
  * What a session stands for: a provisioning key (by its secret's hash) that signed in, or a person
- * an OpenID provider signed in (subject and email) with the owners they may view, read-only; and
- * when it ends.
+ * an OpenID provider signed in (subject and email) with what they may view, read-only — owners
+ * whole or some of their teams, computed once at sign-in from the access rules; and when it ends.
  */
 export type ConsoleSession =
   | { kind: "key"; provisioningKeyHash: Buffer; expiresAt: number }
-  | { kind: "person"; person: ConsolePerson; owners: readonly string[]; expiresAt: number };
+  | { kind: "person"; person: ConsolePerson; owners: readonly ViewableOwner[]; expiresAt: number };
 
-type SealedSession = { h: string; e: number } | { s: string; m: string | null; o: string[]; e: number };
+/**
+ * A person's viewable owners in order (`o`) and, for those they may view only some teams of, the
+ * teams (`t`, by owner): a session sealed before teams could be viewed has no `t` and reads as it did.
+ */
+type SealedSession = { h: string; e: number } | { s: string; m: string | null; o: string[]; t?: Record<string, string[]>; e: number };
 
 /**
  * A session as its cookie holds it: sealed with the gateway's reply key (AES-256-GCM), so it needs
@@ -31,7 +35,13 @@ export function sealSession(cipher: ReplyCipher, session: ConsoleSession): strin
   const sealed: SealedSession =
     session.kind === "key"
       ? { h: session.provisioningKeyHash.toString("base64"), e: session.expiresAt }
-      : { s: session.person.subject, m: session.person.email, o: [...session.owners], e: session.expiresAt };
+      : {
+          s: session.person.subject,
+          m: session.person.email,
+          o: session.owners.map((owner) => owner.ownerId),
+          t: Object.fromEntries(session.owners.flatMap(({ ownerId, teamIds }) => (teamIds === null ? [] : [[ownerId, [...teamIds]]]))),
+          e: session.expiresAt,
+        };
   return cipher.seal(JSON.stringify(sealed), SEALED_FOR).toString("base64url");
 }
 
@@ -42,7 +52,10 @@ export function openSession(cipher: ReplyCipher, value: string, now: number): Co
   const sealed = JSON.parse(plain) as SealedSession;
   if (!(now < sealed.e)) return undefined;
   if ("h" in sealed) return { kind: "key", provisioningKeyHash: Buffer.from(sealed.h, "base64"), expiresAt: sealed.e };
-  return { kind: "person", person: { subject: sealed.s, email: sealed.m }, owners: sealed.o, expiresAt: sealed.e };
+  // Own properties only: an owner named like an Object member ("constructor") is no team list.
+  const teamsOf = (ownerId: string) => (sealed.t && Object.hasOwn(sealed.t, ownerId) ? sealed.t[ownerId]! : null);
+  const owners = sealed.o.map((ownerId) => ({ ownerId, teamIds: teamsOf(ownerId) }));
+  return { kind: "person", person: { subject: sealed.s, email: sealed.m }, owners, expiresAt: sealed.e };
 }
 
 /** The live session of a request's cookie, if it carries one. */

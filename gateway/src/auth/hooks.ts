@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { keyKindOf, SCOPES, type Scope } from "@gateway-keys/contract";
-import type { AccountPrincipal, ConsolePerson, GatewayContext } from "../context";
+import type { AccountPrincipal, ConsolePerson, GatewayContext, ViewableOwner } from "../context";
 import { hashesEqual, sha256 } from "../crypto";
 import { isExpired, matchSecret, type SecretMatch } from "../keys/key-records";
 import { GatewayError } from "../errors";
@@ -59,21 +59,24 @@ async function principalOf(ctx: GatewayContext, request: FastifyRequest, scope: 
 }
 
 function keyPrincipal(key: StoredProvisioningKey): AccountPrincipal {
-  return { ownerId: key.ownerId, provisioningKeyId: key.id, hint: key.hint, person: null, scopes: key.scopes };
+  return { ownerId: key.ownerId, provisioningKeyId: key.id, hint: key.hint, person: null, scopes: key.scopes, onlyTeams: null };
 }
 
 /** The console's header naming which of a person's owners a read is for (the first, in order, without it). */
 export const CONSOLE_OWNER_HEADER = "x-console-owner";
 
 /**
- * A person signed in through OpenID Connect reads one of their owners at a time, with the read
- * scopes only, and only what a read scope guards (not `"any"`: `whoami` describes a provisioning key).
+ * A person signed in through OpenID Connect reads one of their owners at a time — whole, or only
+ * the teams the access rules give them of it — with the read scopes only, and only what a read
+ * scope guards (not `"any"`: `whoami` describes a provisioning key).
  */
-function personPrincipal(request: FastifyRequest, person: ConsolePerson, owners: readonly string[], scope: Scope | "any"): AccountPrincipal {
+function personPrincipal(request: FastifyRequest, person: ConsolePerson, owners: readonly ViewableOwner[], scope: Scope | "any"): AccountPrincipal {
   if (scope === "any" || !PERSON_SCOPES.includes(scope)) {
     throw new GatewayError("missing_scope", "A console session signed in through OpenID Connect only reads keys and usage.");
   }
-  return { ownerId: viewedOwner(request, owners), provisioningKeyId: null, hint: null, person, scopes: PERSON_SCOPES };
+  const ownerId = viewedOwner(request, owners.map((owner) => owner.ownerId));
+  const { teamIds } = owners.find((owner) => owner.ownerId === ownerId)!;
+  return { ownerId, provisioningKeyId: null, hint: null, person, scopes: PERSON_SCOPES, onlyTeams: teamIds };
 }
 
 /** The owner a console session reads: the one `x-console-owner` names (refused unless the session may view it), else its first. */

@@ -1,21 +1,33 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { describeIssues, fieldIssues } from "@gateway-keys/contract";
+import { describeIssues, fieldIssues, TeamId } from "@gateway-keys/contract";
 import { parse as parseYaml } from "yaml";
+import type { ViewableOwner } from "../context";
 
 /** The variable that holds the client secret when the file names no `clientSecretFile`. */
 export const OIDC_CLIENT_SECRET_ENV = "GATEWAY_CONSOLE_OIDC_CLIENT_SECRET";
 
+const OwnerName = z.string().min(1).max(200);
+
+/**
+ * A team an access rule names: by its owner and id (`team_…`), never by its name — a name may be
+ * changed, and two teams of an owner may share one, so a rename would move who sees what.
+ */
+export const OidcTeamGrant = z.strictObject({ owner: OwnerName, teamId: TeamId });
+
 /**
  * One access rule: a person whose ID token (or userinfo) claim `claim` holds `value` — equals it,
- * or, for a list claim such as `groups`, contains it — may view `owners`. The shape leaves room for
- * `teams` beside `owners` once teams exist.
+ * or, for a list claim such as `groups`, contains it — may view `owners` whole, and `teams` (each
+ * team of its owner, and the keys in it, nothing else of that owner). Read-only either way.
  */
-export const OidcAccessRule = z.strictObject({
-  claim: z.string().min(1).max(200),
-  value: z.string().min(1).max(500),
-  owners: z.array(z.string().min(1).max(200)).min(1, { error: "must name at least one owner" }),
-});
+export const OidcAccessRule = z
+  .strictObject({
+    claim: z.string().min(1).max(200),
+    value: z.string().min(1).max(500),
+    owners: z.array(OwnerName).optional(),
+    teams: z.array(OidcTeamGrant).optional(),
+  })
+  .refine((rule) => (rule.owners?.length ?? 0) + (rule.teams?.length ?? 0) > 0, { error: "must name at least one owner, or a team in teams", path: ["owners"] });
 export type OidcAccessRule = z.infer<typeof OidcAccessRule>;
 
 /** Whether a URL names this machine: the one place plain http can carry a provider's answers safely. */
@@ -87,16 +99,22 @@ export function loadOidcSettings(path: string, env: NodeJS.ProcessEnv = process.
 }
 
 /**
- * The owners a person may view: every owner of every rule whose claim matches. A claim is matched
- * as a string or as a list of strings; any other shape matches nothing.
+ * What a person may view: each owner of every rule whose claim matches, whole or only the teams
+ * the matching rules name (an owner a rule gives whole is whole, whatever the others give). A claim
+ * is matched as a string or as a list of strings; any other shape matches nothing.
  */
-export function ownersAllowed(access: readonly OidcAccessRule[], claims: Record<string, unknown>): string[] {
-  const owners = new Set<string>();
+export function viewableOwners(access: readonly OidcAccessRule[], claims: Record<string, unknown>): ViewableOwner[] {
+  // null: the whole owner. A Map keeps the rules' order: the console opens on the first owner.
+  const views = new Map<string, Set<string> | null>();
   for (const rule of access) {
     const held = claims[rule.claim];
     const matches = Array.isArray(held) ? held.includes(rule.value) : held === rule.value;
-    if (matches) rule.owners.forEach((owner) => owners.add(owner));
+    if (!matches) continue;
+    for (const owner of rule.owners ?? []) views.set(owner, null);
+    for (const { owner, teamId } of rule.teams ?? []) {
+      const teams = views.get(owner);
+      if (teams !== null) views.set(owner, (teams ?? new Set<string>()).add(teamId));
+    }
   }
-  // In the rules' order: the console opens on the first.
-  return [...owners];
+  return [...views].map(([ownerId, teams]) => ({ ownerId, teamIds: teams && [...teams] }));
 }

@@ -1,7 +1,7 @@
 import type * as OpenIdClient from "openid-client" with { "resolution-mode": "import" };
-import type { ConsolePerson } from "../context";
+import type { ConsolePerson, ViewableOwner } from "../context";
 import type { ReplyCipher } from "../crypto";
-import { isLoopbackUrl, ownersAllowed, type OidcSettings } from "./oidc-config";
+import { isLoopbackUrl, viewableOwners, type OidcSettings } from "./oidc-config";
 
 /** How long a browser has between leaving for the provider and coming back: long enough to type a password and a second factor. */
 export const LOGIN_LIFETIME_MS = 10 * 60 * 1000;
@@ -32,10 +32,10 @@ export function openLogin(cipher: ReplyCipher, value: string, now: number): Pend
   return now < login.expiresAt ? login : undefined;
 }
 
-/** Who came back from the provider, and the owners the access rules give them. */
+/** Who came back from the provider, and the owners (whole, or some of their teams) the access rules give them. */
 export interface SignedInPerson {
   person: ConsolePerson;
-  owners: string[];
+  owners: ViewableOwner[];
 }
 
 /** A refusal of a login, with a message fit for the person's browser (it never holds a token or secret). */
@@ -76,7 +76,7 @@ export class OidcRelyingParty {
   /**
    * Finishes a login from the provider's redirect (`query`: the callback's query string): checks the
    * state, redeems the code with the verifier, checks the ID token and its nonce, then maps the
-   * person's claims — the ID token's, completed by userinfo's when the provider offers it — to owners.
+   * person's claims — the ID token's, completed by userinfo's when the provider offers it — to owners and teams.
    * @throws LoginRefused when any check fails or the provider refused.
    */
   async finish(query: string, login: PendingLogin): Promise<SignedInPerson> {
@@ -107,7 +107,7 @@ export class OidcRelyingParty {
       }
     }
     const email = typeof claims.email === "string" ? claims.email : null;
-    return { person: { subject: idClaims.sub, email }, owners: ownersAllowed(this.settings.access, claims) };
+    return { person: { subject: idClaims.sub, email }, owners: viewableOwners(this.settings.access, claims) };
   }
 
   private discovered(): Promise<OpenIdClient.Configuration> {

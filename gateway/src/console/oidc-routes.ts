@@ -43,8 +43,8 @@ function refusalPage(reply: FastifyReply, status: number, message: string): Fast
 /**
  * `/console/oidc/*`: the console's sign-in through OpenID Connect (docs/console.md#sign-in-with-openid-connect).
  * `login` sends the browser to the provider; `callback` checks what comes back, records the
- * sign-in in the audit trail of every owner the person may view, and hands out a console session
- * that reads those owners and nothing else.
+ * sign-in in the audit trail of every owner the person may view (whole or some of its teams), and
+ * hands out a console session that reads those and nothing else.
  */
 export const oidcRoutes: FastifyPluginAsync<{ ctx: GatewayContext; oidc: OidcSettings }> = async (app, { ctx, oidc }) => {
   const relyingParty = new OidcRelyingParty(oidc);
@@ -80,15 +80,15 @@ export const oidcRoutes: FastifyPluginAsync<{ ctx: GatewayContext; oidc: OidcSet
     const { person, owners } = signedIn;
     const who = person.email ?? person.subject;
     if (owners.length === 0) {
-      request.log.info({ subject: person.subject }, "console sign-in refused: no access rule gives this person an owner");
-      return refusalPage(reply, 403, `You are signed in at the identity provider as ${who}, but no access rule of this gateway gives you an owner to view. Ask its operator to map one of your groups.`);
+      request.log.info({ subject: person.subject }, "console sign-in refused: no access rule gives this person an owner or a team");
+      return refusalPage(reply, 403, `You are signed in at the identity provider as ${who}, but no access rule of this gateway gives you an owner or a team to view. Ask its operator to map one of your groups.`);
     }
     const now = ctx.now();
     // A sign-in is an account event of every owner the person may now view: recorded (and
     // announced as audit.console_sign_in) before the session is handed out. It names the person,
     // never a token.
     await ctx.store.transaction(async (tx) => {
-      for (const ownerId of owners) {
+      for (const { ownerId } of owners) {
         await recordChange(
           tx,
           { ownerId, action: "console_sign_in", keyId: null, webhookId: null, versionBefore: null, versionAfter: null, changes: {}, time: now },

@@ -112,7 +112,9 @@ export const consoleRoutes: FastifyPluginAsync<{ ctx: GatewayContext; signIn: Co
       ),
     );
     writeSessionCookie(reply, request, sealSession(ctx.cipher, { kind: "key", provisioningKeyHash: hash, expiresAt }));
-    return reply.header("cache-control", "no-store").send({ kind: "key", ownerId: key.ownerId, owners: [key.ownerId], hint: key.hint, expiresAt: new Date(expiresAt).toISOString() });
+    return reply
+      .header("cache-control", "no-store")
+      .send({ kind: "key", ownerId: key.ownerId, owners: [key.ownerId], teams: {}, hint: key.hint, expiresAt: new Date(expiresAt).toISOString() });
   });
 
   app.get("/console/session", { schema: { hide: true } }, async (request, reply) => {
@@ -121,11 +123,14 @@ export const consoleRoutes: FastifyPluginAsync<{ ctx: GatewayContext; signIn: Co
     reply.header("cache-control", "no-store");
     if (session?.kind === "person" && ctx.consoleOidcSignIn) {
       const { subject, email } = session.person;
-      return reply.send({ kind: "person", subject, email, ownerId: session.owners[0], owners: session.owners, hint: null, expiresAt });
+      // `teams`: the owners the person may view only some teams of, and those teams.
+      const teams = Object.fromEntries(session.owners.flatMap(({ ownerId, teamIds }) => (teamIds === null ? [] : [[ownerId, teamIds]])));
+      const owners = session.owners.map((owner) => owner.ownerId);
+      return reply.send({ kind: "person", subject, email, ownerId: owners[0], owners, teams, hint: null, expiresAt });
     }
     if (session?.kind !== "key" || !ctx.consoleKeySignIn) throw new GatewayError("invalid_credentials", "No console session; sign in.");
     const key = await validProvisioningKey(ctx, session.provisioningKeyHash, "The console session's provisioning key is no longer valid; sign in again.");
-    return reply.send({ kind: "key", ownerId: key.ownerId, owners: [key.ownerId], hint: key.hint, expiresAt });
+    return reply.send({ kind: "key", ownerId: key.ownerId, owners: [key.ownerId], teams: {}, hint: key.hint, expiresAt });
   });
 
   app.delete("/console/session", { schema: { hide: true } }, async (request, reply) => {

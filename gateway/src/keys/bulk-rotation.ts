@@ -18,7 +18,7 @@ export async function selectKeys(reader: KeyReader, ownerId: string, selectors: 
   const selected: StoredApiKey[] = [];
   let count = 0;
   for (let afterSeq = 0; ; ) {
-    const page = await reader.listApiKeys(ownerId, afterSeq, SELECT_PAGE, selectors);
+    const page = await reader.listApiKeys(ownerId, afterSeq, SELECT_PAGE, { selectors });
     for (const key of page) {
       if (key.state === "revoked") continue;
       count += 1;

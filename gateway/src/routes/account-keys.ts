@@ -20,9 +20,11 @@ import {
   windowSpendOf,
 } from "../keys/key-records";
 import type { ApiKeyUpdate, StoredApiKey, StoreTransaction } from "../store/types";
-import { changeKeyIn, keyNotFound, type KeyChangeAction } from "./key-change";
+import { teamFilterOf } from "../auth/team-view";
+import { changeKeyIn, type KeyChangeAction } from "./key-change";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";
+import { viewedKey } from "./viewed-records";
 
 /**
  * A create as the contract reads it, for its idempotency fingerprint: a policy sent as null and one
@@ -87,7 +89,9 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     handler: async (request) => {
       const { limit, after, label } = request.query;
       const afterSeq = after === undefined ? 0 : decodeCursor("keys", after);
-      const rows = await ctx.store.listApiKeys(accountOf(request).ownerId, afterSeq, limit + 1, (label ?? []).map(parseLabelSelector));
+      const account = accountOf(request);
+      const filter = { selectors: (label ?? []).map(parseLabelSelector), teamIds: teamFilterOf(account) };
+      const rows = await ctx.store.listApiKeys(account.ownerId, afterSeq, limit + 1, filter);
       const now = ctx.now();
       const page = pageOf("keys", rows, limit, (key) => key);
       const spend = await windowSpendOf(ctx.store, page.data, now);
@@ -125,8 +129,7 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
   app.route({
     ...routeOf(ctx, ROUTES.getKey),
     handler: async (request) => {
-      const key = await ctx.store.getApiKey(accountOf(request).ownerId, request.params.keyId);
-      if (!key) throw keyNotFound();
+      const key = await viewedKey(ctx, accountOf(request), request.params.keyId);
       const figures = await ctx.store.transaction((tx) => tx.secretUse.figuresOf([key.id]));
       return toWireKey(ctx.store, key, ctx.now(), figures.get(key.id));
     },

@@ -1,6 +1,7 @@
 import type { onRequestAsyncHookHandler } from "fastify";
-import { ROUTES, type RouteSpec } from "@gateway-keys/contract";
+import { ROUTES, type RouteName, type RouteSpec } from "@gateway-keys/contract";
 import { anonymous, optionalApiKey, requireApiKey, requireProvisioningKey } from "../auth/hooks";
+import { refuseTeamViews, TEAM_VIEW_ROUTES } from "../auth/team-view";
 import type { GatewayContext } from "../context";
 import { requireIdempotencyKey } from "../http/idempotency-header";
 
@@ -13,7 +14,12 @@ export interface RoutePluginOptions {
 function hooksFor(ctx: GatewayContext, spec: RouteSpec): onRequestAsyncHookHandler[] {
   switch (spec.auth.kind) {
     case "provisioning":
-      return [requireProvisioningKey(ctx, spec.auth.scope), ...(spec.idempotent ? [requireIdempotencyKey()] : [])];
+      return [
+        requireProvisioningKey(ctx, spec.auth.scope),
+        // A caller who may view only some teams reads only the routes that keep to them.
+        ...(TEAM_VIEW_ROUTES.has(operationIdOf(spec)) ? [] : [refuseTeamViews()]),
+        ...(spec.idempotent ? [requireIdempotencyKey()] : []),
+      ];
     case "apiKey":
       return [requireApiKey(ctx)];
     case "optionalApiKey":
@@ -23,9 +29,9 @@ function hooksFor(ctx: GatewayContext, spec: RouteSpec): onRequestAsyncHookHandl
   }
 }
 
-const OPERATION_IDS = new Map<RouteSpec, string>(Object.entries(ROUTES).map(([name, spec]) => [spec, name]));
+const OPERATION_IDS = new Map<RouteSpec, RouteName>(Object.entries(ROUTES).map(([name, spec]) => [spec, name as RouteName]));
 
-function operationIdOf(spec: RouteSpec): string {
+function operationIdOf(spec: RouteSpec): RouteName {
   const name = OPERATION_IDS.get(spec);
   if (name === undefined) throw new Error(`route ${spec.method} ${spec.path} is not in the contract's table`);
   return name;

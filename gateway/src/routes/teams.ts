@@ -8,9 +8,11 @@ import { accountOf } from "../context";
 import { runIdempotent } from "../idempotency/runner";
 import type { StoredTeam, StoreTransaction, TeamUpdate } from "../store/types";
 import { applyTeamUpdate, assertTeamDeletable, auditedTeamFields, newTeam, teamFiguresOf, teamNotFound, toWireTeam } from "../teams/team-records";
+import { teamFilterOf } from "../auth/team-view";
 import { sendOutcome } from "./account-keys";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";
+import { viewedTeam } from "./viewed-records";
 
 /**
  * `/v1/account/teams`: teams as owned resources (list, create, read, change, delete). Each mutation
@@ -58,7 +60,8 @@ export const teamRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app,
       const { limit, after } = request.query;
       const afterSeq = after === undefined ? 0 : decodeCursor("teams", after);
       const now = ctx.now();
-      const rows = await ctx.store.teams.listTeams(accountOf(request).ownerId, afterSeq, limit + 1);
+      const account = accountOf(request);
+      const rows = await ctx.store.teams.listTeams(account.ownerId, afterSeq, limit + 1, teamFilterOf(account));
       const page = pageOf("teams", rows, limit, (team) => team);
       const figures = await teamFiguresOf(ctx.store.teams, page.data, now);
       return { ...page, data: await Promise.all(page.data.map((team) => toWireTeam(team, figures, now))) };
@@ -83,8 +86,7 @@ export const teamRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app,
     ...routeOf(ctx, ROUTES.getTeam),
     handler: async (request) => {
       const now = ctx.now();
-      const team = await ctx.store.teams.getTeam(accountOf(request).ownerId, request.params.teamId);
-      if (!team) throw teamNotFound();
+      const team = await viewedTeam(ctx, accountOf(request), request.params.teamId);
       return toWireTeam(team, await teamFiguresOf(ctx.store.teams, [team], now), now);
     },
   });

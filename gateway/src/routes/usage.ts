@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import {
   formatUnits,
+  KeyState,
   LogEntry,
   Metrics,
   ROUTES,
@@ -11,12 +12,14 @@ import {
   type SpendWindow,
   type UsageTimeline,
 } from "@gateway-keys/contract";
-import { accountOf } from "../context";
+import { teamFilterOf, viewsTeam } from "../auth/team-view";
+import { accountOf, type AccountPrincipal } from "../context";
 import { GatewayError } from "../errors";
 import { isExpired } from "../keys/key-records";
 import type { SpendDay, Store, StoredApiKey, StoredLogEntry, UsageLine } from "../store/types";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 import { decodeCursor, pageOf } from "./pagination";
+import { viewedKey } from "./viewed-records";
 
 function sumBy<Line extends UsageLine, Group extends string>(lines: Line[], group: (line: Line) => Group) {
   const sums = new Map<Group, { requests: number; spent: bigint }>();
@@ -29,11 +32,11 @@ function sumBy<Line extends UsageLine, Group extends string>(lines: Line[], grou
   return [...sums].map(([name, sum]) => ({ name, requests: sum.requests, spentUnits: formatUnits(sum.spent) }));
 }
 
-/** Every key of the owner, by id. */
-async function keysOf(store: Store, ownerId: string): Promise<Map<string, StoredApiKey>> {
+/** Every key of the owner the caller may view, by id. */
+async function keysOf(store: Store, account: AccountPrincipal): Promise<Map<string, StoredApiKey>> {
   const keys = new Map<string, StoredApiKey>();
   for (let afterSeq = 0; ; ) {
-    const page = await store.listApiKeys(ownerId, afterSeq, 1000);
+    const page = await store.listApiKeys(account.ownerId, afterSeq, 1000, { teamIds: teamFilterOf(account) });
     for (const key of page) keys.set(key.id, key);
     if (page.length < 1000) return keys;
     afterSeq = page[page.length - 1]!.seq;
@@ -71,6 +74,13 @@ function windowsOf(key: StoredApiKey, days: SpendDay[], now: number, limit: numb
   return [...windows.entries()].sort(([a], [b]) => b - a).slice(0, limit).map(([, window]) => window);
 }
 
+/** Keys counted per state, every state named. */
+function countByState(keys: Iterable<StoredApiKey>): Record<KeyState, number> {
+  const counts = Object.fromEntries(KeyState.options.map((state) => [state, 0])) as Record<KeyState, number>;
+  for (const key of keys) counts[key.state] += 1;
+  return counts;
+}
+
 function toWireLog(entry: StoredLogEntry): LogEntry {
   return {
     object: "request_log",
@@ -89,16 +99,23 @@ function toWireLog(entry: StoredLogEntry): LogEntry {
 
 /** `/v1/account/usage/summary`, `/v1/account/metrics`, `/v1/account/logs`: all need `usage:read`. */
 export const usageRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app, { ctx }) => {
+  /** The owner's usage lines the caller may view: every one, or those of `keys` (the caller's, when limited to some teams). */
+  const viewedUsageLines = async (account: AccountPrincipal, keys: ReadonlyMap<string, StoredApiKey> | undefined): Promise<UsageLine[]> => {
+    const lines = await ctx.store.usageLines(account.ownerId);
+    return account.onlyTeams === null ? lines : lines.filter((line) => keys?.has(line.keyId));
+  };
+
   app.route({
     ...routeOf(ctx, ROUTES.usageSummary),
     handler: async (request): Promise<UsageSummary> => {
-      const { ownerId } = accountOf(request);
+      const account = accountOf(request);
+      const { ownerId } = account;
+      const keys = await keysOf(ctx.store, account);
       // Usage counts billed requests: those the model answered. Refusals appear in metrics.
-      const lines = (await ctx.store.usageLines(ownerId)).filter((line) => line.succeeded > 0 || line.spentMicros > 0n);
+      const lines = (await viewedUsageLines(account, keys)).filter((line) => line.succeeded > 0 || line.spentMicros > 0n);
       const total = lines.reduce((sum, line) => sum + line.spentMicros, 0n);
-      const keys = await keysOf(ctx.store, ownerId);
       const now = ctx.now();
-      const teamSpend = await ctx.store.teams.spentByTeam(ownerId);
+      const teamSpend = [...(await ctx.store.teams.spentByTeam(ownerId))].filter(([teamId]) => viewsTeam(account, teamId));
       const teamNames = new Map((await ctx.store.teams.listTeams(ownerId, 0, 10_000)).map((team) => [team.id, team.name]));
       // A key counts under each of its labels: one line per label name and value.
       const labelLines = lines.flatMap((line) =>
@@ -119,7 +136,7 @@ export const usageRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
           return { label, value, ...rest };
         }),
         // A deleted team keeps its line (its spend happened), without a name.
-        byTeam: [...teamSpend].map(([teamId, spent]) => ({
+        byTeam: teamSpend.map(([teamId, spent]) => ({
           teamId,
           name: teamNames.get(teamId) ?? null,
           requests: spent.requests,
@@ -132,8 +149,7 @@ export const usageRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
   app.route({
     ...routeOf(ctx, ROUTES.spendWindows),
     handler: async (request) => {
-      const key = await ctx.store.getApiKey(accountOf(request).ownerId, request.params.keyId);
-      if (!key) throw new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
+      const key = await viewedKey(ctx, accountOf(request), request.params.keyId);
       const now = ctx.now();
       // Enough days to fill `limit` windows of the key's period (a lifetime window needs them all).
       const days = await ctx.store.spendDays(key.id, key.resetPeriod === "never" ? 0 : windowStartOf(key.resetPeriod, now) - request.query.limit * 31 * 86_400_000);
@@ -145,11 +161,9 @@ export const usageRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
   app.route({
     ...routeOf(ctx, ROUTES.usageTimeline),
     handler: async (request): Promise<UsageTimeline> => {
-      const { ownerId } = accountOf(request);
+      const account = accountOf(request);
       const { bucket, keyId, since, until } = request.query;
-      if (keyId !== undefined && !(await ctx.store.getApiKey(ownerId, keyId))) {
-        throw new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
-      }
+      if (keyId !== undefined) await viewedKey(ctx, account, keyId);
       const { ms, maxBuckets } = TIMELINE_BUCKETS[bucket];
       const now = ctx.now();
       // Whole buckets: the span runs from a bucket's start to the end of the bucket that holds `until`.
@@ -162,7 +176,7 @@ export const usageRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
           { param: "since" },
         );
       }
-      const rows = await ctx.store.logTimeline({ ownerId, keyId, since: start, until: end, bucketMs: ms, now });
+      const rows = await ctx.store.logTimeline({ ownerId: account.ownerId, keyId, teamIds: teamFilterOf(account), since: start, until: end, bucketMs: ms, now });
       return {
         object: "usage_timeline",
         bucket,
@@ -182,12 +196,15 @@ export const usageRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
   app.route({
     ...routeOf(ctx, ROUTES.metrics),
     handler: async (request): Promise<Metrics> => {
-      const { ownerId } = accountOf(request);
-      const lines = await ctx.store.usageLines(ownerId);
+      const account = accountOf(request);
+      const { ownerId } = account;
+      // A caller limited to some teams counts their keys; anyone else, every key, counted by the store.
+      const keys = account.onlyTeams === null ? undefined : await keysOf(ctx.store, account);
+      const lines = await viewedUsageLines(account, keys);
       return {
         object: "metrics",
         ownerId,
-        keys: await ctx.store.countApiKeysByState(ownerId),
+        keys: keys === undefined ? await ctx.store.countApiKeysByState(ownerId) : countByState(keys.values()),
         requests: {
           total: lines.reduce((sum, line) => sum + line.total, 0),
           succeeded: lines.reduce((sum, line) => sum + line.succeeded, 0),
@@ -201,13 +218,11 @@ export const usageRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app
   app.route({
     ...routeOf(ctx, ROUTES.logs),
     handler: async (request) => {
-      const { ownerId } = accountOf(request);
+      const account = accountOf(request);
       const { limit, after, keyId } = request.query;
-      if (keyId !== undefined && !(await ctx.store.getApiKey(ownerId, keyId))) {
-        throw new GatewayError("key_not_found", "No API key with this id belongs to your account.", { param: "keyId" });
-      }
+      if (keyId !== undefined) await viewedKey(ctx, account, keyId);
       const beforeSeq = after === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor("logs", after);
-      const rows = await ctx.store.listLogs({ ownerId, keyId, beforeSeq, limit: limit + 1, now: ctx.now() });
+      const rows = await ctx.store.listLogs({ ownerId: account.ownerId, keyId, teamIds: teamFilterOf(account), beforeSeq, limit: limit + 1, now: ctx.now() });
       return pageOf("logs", rows, limit, toWireLog);
     },
   });

@@ -47,11 +47,13 @@ export class TeamTables {
     return row && TEAMS.fromRow(row);
   }
 
-  /** Up to `limit` of the owner's teams created after sequence number `afterSeq`, oldest first. */
-  async listTeams(ownerId: string, afterSeq: number, limit: number): Promise<StoredTeam[]> {
+  /** Up to `limit` of the owner's teams created after sequence number `afterSeq`, oldest first; with `teamIds`, only those. */
+  async listTeams(ownerId: string, afterSeq: number, limit: number, teamIds?: readonly string[]): Promise<StoredTeam[]> {
+    if (teamIds?.length === 0) return [];
+    const only = teamIds === undefined ? "" : ` AND id IN (${teamIds.map(() => "?").join(", ")})`;
     const rows = await this.#run.all<Record<string, unknown>>(
-      `SELECT ${TEAMS.selectList()} FROM teams WHERE owner_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-      [ownerId, afterSeq, limit],
+      `SELECT ${TEAMS.selectList()} FROM teams WHERE owner_id = ? AND seq > ?${only} ORDER BY seq LIMIT ?`,
+      [ownerId, afterSeq, ...(teamIds ?? []), limit],
     );
     return rows.map((row) => TEAMS.fromRow(row));
   }

@@ -66,11 +66,8 @@ export interface Store extends SpendRecords {
   findApiKeyByHash(secretHash: Buffer): Promise<StoredApiKey | undefined>;
   /** One of `ownerId`'s keys; another owner's key is `undefined`, as if it did not exist. */
   getApiKey(ownerId: string, keyId: string): Promise<StoredApiKey | undefined>;
-  /**
-   * Up to `limit` of the owner's keys created after sequence number `afterSeq`, oldest first; with
-   * `selectors`, only keys whose labels match every one.
-   */
-  listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors?: readonly LabelSelector[]): Promise<StoredApiKey[]>;
+  /** Up to `limit` of the owner's keys created after sequence number `afterSeq`, oldest first, that `filter` keeps. */
+  listApiKeys(ownerId: string, afterSeq: number, limit: number, filter?: ApiKeyFilter): Promise<StoredApiKey[]>;
   /** Counts of the owner's keys per state. */
   countApiKeysByState(ownerId: string): Promise<Record<KeyState, number>>;
   /** Credits a key has spent on requests that began at or after `since` (ms; 0: ever): the sum of its committed charges. */
@@ -119,6 +116,12 @@ export interface StorePoolStats {
   waiting: number;
 }
 
+/** Which of the owner's keys a list keeps: with `selectors`, keys whose labels match every one; with `teamIds`, keys now in one of those teams. */
+export interface ApiKeyFilter {
+  selectors?: readonly LabelSelector[];
+  teamIds?: readonly string[];
+}
+
 /** A label a listed key must have: `name` with `value`, or with any value when `value` is null. */
 export interface LabelSelector {
   name: string;
@@ -137,7 +140,7 @@ export interface StoreTransaction {
   /** One of `ownerId`'s keys, held against concurrent change until the unit of work ends. */
   getApiKey(ownerId: string, keyId: string): Promise<StoredApiKey | undefined>;
   /** {@link Store.listApiKeys}, as this unit of work sees it (the rows are not held). */
-  listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors?: readonly LabelSelector[]): Promise<StoredApiKey[]>;
+  listApiKeys(ownerId: string, afterSeq: number, limit: number, filter?: ApiKeyFilter): Promise<StoredApiKey[]>;
   /** Inserts a new key and returns it as stored. */
   insertApiKey(key: NewApiKey): Promise<StoredApiKey>;
   /** The owner's key that holds `clientReference` and is not revoked (at most one can). */
@@ -293,6 +296,8 @@ export interface StoredLogEntry extends NewLogEntry {
 export interface LogsQuery {
   ownerId: string;
   keyId?: string;
+  /** Only logs of keys now in one of these teams. */
+  teamIds?: readonly string[];
   beforeSeq: number;
   limit: number;
   now: number;
@@ -301,6 +306,8 @@ export interface LogsQuery {
 export interface TimelineQuery {
   ownerId: string;
   keyId?: string;
+  /** Only logs of keys now in one of these teams. */
+  teamIds?: readonly string[];
   since: number;
   until: number;
   bucketMs: number;

@@ -7,6 +7,7 @@ import { SharedRateLimits, type AdmitRow } from "../../metering/shared/rates";
 import type { RouteHealthRecords } from "../../metering/route-health-records";
 import { postgresRouteHealth } from "./route-health";
 import type {
+  ApiKeyFilter,
   ApiKeyUpdate,
   IdempotencyClaim,
   IdempotencyRecord,
@@ -345,8 +346,8 @@ class PostgresStore implements Store {
       events: new EventTables(runner),
       secretUse: new SecretUseTables(runner),
       getApiKey: (ownerId, keyId) => keyFrom(SQL.apiKeyByIdHeld, [keyId, ownerId]),
-      listApiKeys: async (ownerId, afterSeq, limit, selectors = []) => {
-        const { rows } = await this.#query<Record<string, unknown>>(SQL.listApiKeys, [ownerId, afterSeq, limit, selectorJson(selectors)], client);
+      listApiKeys: async (ownerId, afterSeq, limit, { selectors = [], teamIds } = {}) => {
+        const { rows } = await this.#query<Record<string, unknown>>(SQL.listApiKeys, [ownerId, afterSeq, limit, selectorJson(selectors), teamIds ?? null], client);
         return rows.map((row) => API_KEYS.fromRow(row));
       },
       insertApiKey: async (key: NewApiKey) =>
@@ -396,8 +397,8 @@ class PostgresStore implements Store {
     return rows[0] && API_KEYS.fromRow(rows[0]);
   }
 
-  async listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors: readonly LabelSelector[] = []): Promise<StoredApiKey[]> {
-    const { rows } = await this.#query<Record<string, unknown>>(SQL.listApiKeys, [ownerId, afterSeq, limit, selectorJson(selectors)]);
+  async listApiKeys(ownerId: string, afterSeq: number, limit: number, { selectors = [], teamIds }: ApiKeyFilter = {}): Promise<StoredApiKey[]> {
+    const { rows } = await this.#query<Record<string, unknown>>(SQL.listApiKeys, [ownerId, afterSeq, limit, selectorJson(selectors), teamIds ?? null]);
     return rows.map((row) => API_KEYS.fromRow(row));
   }
 
@@ -488,6 +489,7 @@ class PostgresStore implements Store {
       query.bucketMs,
       query.now,
       DAY_MS,
+      query.teamIds ?? null,
     ]);
     return rows.map(timelineFromRow);
   }
@@ -500,6 +502,7 @@ class PostgresStore implements Store {
       query.now,
       DAY_MS,
       query.limit,
+      query.teamIds ?? null,
     ]);
     return rows.map((row) => REQUEST_LOGS.fromRow(row));
   }

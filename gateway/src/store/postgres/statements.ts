@@ -51,8 +51,9 @@ export const SQL = {
   ),
   listApiKeys: query(
     "list_api_keys",
-    // $4: a JSON array of [name, value] selectors (value null: any); each must match.
+    // $4: a JSON array of [name, value] selectors (value null: any); each must match. $5: team ids (null: any team or none).
     `SELECT ${API_KEY_COLUMNS} FROM api_keys k WHERE k.owner_id = $1 AND k.seq > $2
+      AND ($5::TEXT[] IS NULL OR k.team_id = ANY ($5::TEXT[]))
       AND NOT EXISTS (
         SELECT 1 FROM jsonb_array_elements($4::jsonb) s
         WHERE NOT (CASE WHEN s->>1 IS NULL THEN k.labels::jsonb ? (s->>0) ELSE k.labels::jsonb @> jsonb_build_object(s->>0, s->>1) END))
@@ -208,13 +209,14 @@ export const SQL = {
   // Gives each key's account back what its swept reservations held, in the same transaction.
   purgeReservations: query("purge_reservations", "SELECT gateway_sweep_spend_reservations() AS swept"),
 
-  // $1 owner, $2 key or NULL, [$3, $4) the span, $5 the bucket, $6 now, $7 a day: logs past retention left out.
+  // $1 owner, $2 key or NULL, [$3, $4) the span, $5 the bucket, $6 now, $7 a day: logs past retention left out; $8 team ids or NULL.
   logTimeline: query(
     "log_timeline",
     `SELECT (l.created_at / $5::BIGINT) * $5::BIGINT AS bucket, l.model, l.status, COUNT(*)::BIGINT AS requests,
       SUM(l.cost_micros)::BIGINT AS cost_micros
     FROM request_logs l JOIN api_keys k ON k.id = l.key_id
     WHERE l.owner_id = $1 AND ($2::TEXT IS NULL OR l.key_id = $2) AND l.created_at >= $3 AND l.created_at < $4
+      AND ($8::TEXT[] IS NULL OR k.team_id = ANY ($8::TEXT[]))
       AND l.created_at > $6 - k.retention_days * $7::BIGINT
     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
   ),
@@ -223,7 +225,7 @@ export const SQL = {
     "list_logs",
     `SELECT ${REQUEST_LOGS.selectList("l")}
     FROM request_logs l JOIN api_keys k ON k.id = l.key_id
-    WHERE l.owner_id = $1 AND l.seq < $2 AND ($3::TEXT IS NULL OR l.key_id = $3)
+    WHERE l.owner_id = $1 AND l.seq < $2 AND ($3::TEXT IS NULL OR l.key_id = $3) AND ($7::TEXT[] IS NULL OR k.team_id = ANY ($7::TEXT[]))
       AND l.created_at > $4 - k.retention_days * $5::BIGINT
     ORDER BY l.seq DESC LIMIT $6`,
   ),

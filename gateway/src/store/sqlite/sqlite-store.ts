@@ -3,11 +3,11 @@ import { dirname, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { KeyState } from "@gateway-keys/contract";
 import type {
+  ApiKeyFilter,
   ApiKeyUpdate,
   IdempotencyClaim,
   IdempotencyRecord,
   IdempotencyScope,
-  LabelSelector,
   LogsQuery,
   NewApiKey,
   NewLogEntry,
@@ -63,6 +63,11 @@ export interface SqliteStoreOptions {
 }
 
 const DAY_MS = 86_400_000;
+
+/** A team filter as the statements bind it: a JSON array of ids, or null for any team (or none). */
+function teamIdsParam(teamIds: readonly string[] | undefined): string | null {
+  return teamIds === undefined ? null : JSON.stringify(teamIds);
+}
 
 /**
  * Opens (creating and migrating as needed) the gateway's SQLite database: a file, or `":memory:"`.
@@ -227,7 +232,7 @@ class SqliteStore implements Store {
     events: new EventTables(this.#eventRunner),
     secretUse: new SecretUseTables(this.#eventRunner),
     getApiKey: async (ownerId, keyId) => this.#apiKey(ownerId, keyId),
-    listApiKeys: async (ownerId, afterSeq, limit, selectors = []) => this.#listApiKeys(ownerId, afterSeq, limit, selectors),
+    listApiKeys: async (ownerId, afterSeq, limit, filter = {}) => this.#listApiKeys(ownerId, afterSeq, limit, filter),
     insertApiKey: async (key: NewApiKey) => {
       this.#sql.insertApiKey.run(...API_KEYS.insertValues(key));
       return this.#apiKey(key.ownerId, key.id)!;
@@ -291,12 +296,18 @@ class SqliteStore implements Store {
     return this.#gate.read(() => this.#apiKey(ownerId, keyId));
   }
 
-  listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors: readonly LabelSelector[] = []): Promise<StoredApiKey[]> {
-    return this.#gate.read(() => this.#listApiKeys(ownerId, afterSeq, limit, selectors));
+  listApiKeys(ownerId: string, afterSeq: number, limit: number, filter: ApiKeyFilter = {}): Promise<StoredApiKey[]> {
+    return this.#gate.read(() => this.#listApiKeys(ownerId, afterSeq, limit, filter));
   }
 
-  #listApiKeys(ownerId: string, afterSeq: number, limit: number, selectors: readonly LabelSelector[]): StoredApiKey[] {
-    const params = { owner_id: ownerId, after_seq: afterSeq, limit, selectors: JSON.stringify(selectors.map((s) => [s.name, s.value])) };
+  #listApiKeys(ownerId: string, afterSeq: number, limit: number, { selectors = [], teamIds }: ApiKeyFilter): StoredApiKey[] {
+    const params = {
+      owner_id: ownerId,
+      after_seq: afterSeq,
+      limit,
+      selectors: JSON.stringify(selectors.map((s) => [s.name, s.value])),
+      team_ids: teamIdsParam(teamIds),
+    };
     return (this.#sql.listApiKeys.all(params) as Record<string, unknown>[]).map((row) => API_KEYS.fromRow(row));
   }
 
@@ -351,6 +362,7 @@ class SqliteStore implements Store {
         this.#sql.logTimeline.all({
           owner_id: query.ownerId,
           key_id: query.keyId ?? null,
+          team_ids: teamIdsParam(query.teamIds),
           since: query.since,
           until: query.until,
           bucket_ms: query.bucketMs,
@@ -366,6 +378,7 @@ class SqliteStore implements Store {
       const rows = this.#sql.listLogs.all({
         owner_id: query.ownerId,
         key_id: query.keyId ?? null,
+        team_ids: teamIdsParam(query.teamIds),
         before_seq: query.beforeSeq,
         limit: query.limit,
         now: query.now,

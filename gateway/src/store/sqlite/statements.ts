@@ -43,8 +43,10 @@ export function prepareStatements(db: DatabaseSync) {
     apiKeyById: prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ? AND owner_id = ?`, true),
     apiKeyByIdOfAnyOwner: prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`, true),
     // :selectors is a JSON array of [name, value] pairs (value null: any); each must match.
+    // :team_ids, a JSON array of team ids (null: any team or none).
     listApiKeys: prepare(
       `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE owner_id = :owner_id AND seq > :after_seq
+        AND (:team_ids IS NULL OR team_id IN (SELECT value FROM json_each(:team_ids)))
         AND NOT EXISTS (
           SELECT 1 FROM json_each(:selectors) s
           WHERE NOT EXISTS (
@@ -95,6 +97,7 @@ export function prepareStatements(db: DatabaseSync) {
       `SELECT l.created_at - l.created_at % :bucket_ms AS bucket, l.model, l.status, COUNT(*) AS requests, SUM(l.cost_micros) AS cost_micros
       FROM request_logs l JOIN api_keys k ON k.id = l.key_id
       WHERE l.owner_id = :owner_id AND (:key_id IS NULL OR l.key_id = :key_id)
+        AND (:team_ids IS NULL OR k.team_id IN (SELECT value FROM json_each(:team_ids)))
         AND l.created_at >= :since AND l.created_at < :until AND l.created_at > :now - k.retention_days * :day_ms
       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
       true,
@@ -104,6 +107,7 @@ export function prepareStatements(db: DatabaseSync) {
       `SELECT ${REQUEST_LOGS.selectList("l")}
       FROM request_logs l JOIN api_keys k ON k.id = l.key_id
       WHERE l.owner_id = :owner_id AND l.seq < :before_seq AND (:key_id IS NULL OR l.key_id = :key_id)
+        AND (:team_ids IS NULL OR k.team_id IN (SELECT value FROM json_each(:team_ids)))
         AND l.created_at > :now - k.retention_days * :day_ms
       ORDER BY l.seq DESC LIMIT :limit`,
       true,
