@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { viewableOwners, type OidcAccessRule } from "@gateway-keys/gateway/dist/console/oidc-config";
 import { GATEWAY_CLI } from "@gateway-keys/testkit/gateway-process";
 
 let dir: string;
@@ -46,6 +47,44 @@ test("a file with a wrong field is refused, naming the field and what is allowed
   expect(stderr).toContain("access[0].owners: must name at least one owner");
   expect(stderr).toContain("unknown field(s) extra");
   expect(stderr).not.toContain("s3cret-value");
+});
+
+test("a rule naming teams is checked too: each team by its owner and id, and a rule names at least an owner or a team", () => {
+  const file = oidcFile("bad-teams.json", {
+    ...VALID,
+    access: [
+      { claim: "groups", value: "a", teams: [{ owner: "acme", teamId: "search-eng" }] },
+      { claim: "groups", value: "b", teams: [{ teamId: "team_0r4B9TXiCfin7DT82uB3" }] },
+      { claim: "groups", value: "c", owners: [], teams: [] },
+      { claim: "groups", value: "d", teams: [{ owner: "acme", teamId: "team_0r4B9TXiCfin7DT82uB3", name: "search" }] },
+    ],
+  });
+  const stderr = refusedStart(["--console", "--console-oidc", file], { GATEWAY_CONSOLE_OIDC_CLIENT_SECRET: "s3cret-value" });
+  expect(stderr).toContain("access[0].teams[0].teamId: expected a team id such as team_0r4B9TXiCfin7DT82uB3");
+  expect(stderr).toContain("access[1].teams[0].owner: ");
+  expect(stderr).toContain("access[2].owners: must name at least one owner, or a team in teams");
+  expect(stderr).toContain("access[3].teams[0]: unknown field(s) name");
+});
+
+test("what a person may view: each matching rule's owners whole and teams, an owner given whole by any rule whole, in the rules' order", () => {
+  const team = (n: number) => `team_${"T".repeat(n)}`;
+  const access: OidcAccessRule[] = [
+    { claim: "groups", value: "search-eng", teams: [{ owner: "acme", teamId: team(1) }] },
+    { claim: "groups", value: "ads-eng", teams: [{ owner: "acme", teamId: team(2) }, { owner: "globex", teamId: team(3) }] },
+    { claim: "groups", value: "globex-admins", owners: ["globex"] },
+    { claim: "department", value: "finance", owners: ["initech"], teams: [{ owner: "acme", teamId: team(4) }] },
+  ];
+  expect(viewableOwners(access, { groups: ["search-eng", "ads-eng"] })).toEqual([
+    { ownerId: "acme", teamIds: [team(1), team(2)] },
+    { ownerId: "globex", teamIds: [team(3)] },
+  ]);
+  expect(viewableOwners(access, { groups: ["ads-eng", "globex-admins"], department: "finance" })).toEqual([
+    { ownerId: "acme", teamIds: [team(2), team(4)] },
+    { ownerId: "globex", teamIds: null },
+    { ownerId: "initech", teamIds: null },
+  ]);
+  // A claim of another shape matches nothing.
+  expect(viewableOwners(access, { groups: "search-eng,ads-eng", department: { finance: true } })).toEqual([]);
 });
 
 test("without a client secret file or variable it is refused, naming both", () => {

@@ -15,7 +15,7 @@ import { freePort } from "@gateway-keys/testkit/free-port";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { call, expectError } from "../gateway/helpers";
 import { describeWith } from "../support/needs";
-import { createProvisioningKey, startPosingProvider, startProvider, type TestProvider } from "./oidc-support";
+import { createProvisioningKey, loginAtProvider, startPosingProvider, startProvider, type TestProvider } from "./oidc-support";
 import { screenshot } from "./support";
 
 const describeWithBrowser = describeWith("chromium");
@@ -96,14 +96,6 @@ describeWithBrowser("console sign-in with OpenID Connect", () => {
     otherProvider?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
-
-  /** Logs in at the provider's own pages as `login`, and consents. */
-  async function loginAtProvider(page: Page, login: string): Promise<void> {
-    await page.locator("input[name=login]").fill(login);
-    await page.locator("input[name=password]").fill("any password");
-    await page.locator("button[type=submit]").click();
-    await page.getByRole("button", { name: "Continue" }).click();
-  }
 
   /** A fresh browser profile that starts the sign-in at the console and leaves for the provider. */
   async function startSignIn(): Promise<{ context: BrowserContext; page: Page }> {

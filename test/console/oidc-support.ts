@@ -6,6 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
+import type { Page } from "playwright-core";
 import { GATEWAY_CLI } from "@gateway-keys/testkit/gateway-process";
 import { REPO_ROOT } from "@gateway-keys/testkit/repo-root";
 
@@ -34,6 +35,14 @@ export async function startProvider(): Promise<TestProvider> {
     },
     stop: () => child.stdin!.end(),
   };
+}
+
+/** Logs in at the provider's own pages (test/console/oidc-provider.mts) as `login`, and consents. */
+export async function loginAtProvider(page: Page, login: string): Promise<void> {
+  await page.locator("input[name=login]").fill(login);
+  await page.locator("input[name=password]").fill("any password");
+  await page.locator("button[type=submit]").click();
+  await page.getByRole("button", { name: "Continue" }).click();
 }
 
 /** A provisioning key made offline, as an operator makes one (holding the database is the root of trust). */
