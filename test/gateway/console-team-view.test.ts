@@ -178,3 +178,9 @@ test("an owner the person may view whole sits beside one they may view some team
     teams: { [OWNER]: [teams.ads.teamId] },
   });
 });
+
+test("a person's session sealed before rules could name teams (no team list in it) still reads its owners whole", async () => {
+  const sealed = new ReplyCipher(encryptionKey).seal(JSON.stringify({ s: "dana", m: null, o: [OWNER], e: Date.now() + 600_000 }), "console-session").toString("base64url");
+  const listed = await read<ListPage<ApiKey>>(`gateway_console=${sealed}`, "/v1/account/api-keys?limit=100");
+  expect(listed.body.data).toHaveLength(Object.keys(requests).length);
+});
