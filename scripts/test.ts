@@ -7,7 +7,9 @@
  * scripts/run, which has already set up node and pulumi.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { relative } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
 import { partsFor } from "./test-parts.ts";
 
 const ROOT = process.cwd();
@@ -34,8 +36,13 @@ const files = (JSON.parse(listed) as string[]).map((file) => relative(ROOT, file
 const parts = partsFor(files, selectedProjects(args));
 if (parts.length > 0) execFileSync("bash", ["scripts/setup", "--quiet", ...parts], { cwd: ROOT, stdio: "inherit" });
 
-const jest = spawn(JEST, args, { cwd: ROOT, stdio: "inherit" });
+// The tests that install the release (test/e2e/support/outside-project.ts) build it once per run, here.
+const sharedRelease = mkdtempSync(join(tmpdir(), "gateway-keys-run-release-"));
+const jest = spawn(JEST, args, { cwd: ROOT, stdio: "inherit", env: { ...process.env, GATEWAY_KEYS_SHARED_RELEASE_DIR: sharedRelease } });
 // Ctrl-C reaches jest from the terminal itself; a SIGTERM is passed on.
 process.on("SIGINT", () => undefined);
 process.on("SIGTERM", () => jest.kill("SIGTERM"));
-jest.on("exit", (code) => process.exit(code ?? 1));
+jest.on("exit", (code) => {
+  rmSync(sharedRelease, { recursive: true, force: true });
+  process.exit(code ?? 1);
+});

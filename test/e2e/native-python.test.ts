@@ -7,7 +7,7 @@ import { GatewayClient } from "@gateway-keys/sdk";
 import { findLeaks, listFiles, REPO_ROOT } from "@gateway-keys/testkit/engine";
 import { useKeyTestEnvironment } from "./fixture";
 import { installPlugin } from "./support/native-plugin";
-import { buildRelease, npmInstall, type Release } from "./support/outside-project";
+import { buildRelease, discardRelease, npmInstall, type Release } from "./support/outside-project";
 import { makeVenv, pulumiPython, pulumiPythonOk } from "./support/python";
 
 const run = promisify(execFile);
@@ -52,7 +52,7 @@ describe("the native plugin from Python (pulumi_gatewaykeys)", () => {
     }, 300_000);
     afterAll(async () => {
       await rm(folder, { recursive: true, force: true });
-      await rm(release.dir, { recursive: true, force: true });
+      await discardRelease(release);
     });
     beforeEach(() => installPlugin(env.sandbox, release.pluginArchive));
 

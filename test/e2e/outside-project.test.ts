@@ -4,7 +4,7 @@ import type * as auto from "@pulumi/pulumi/automation/index.js";
 import { GatewayClient } from "@gateway-keys/sdk";
 import { REPO_ROOT, engineTranscript, findLeaks, runLifecycle, setStackConfig, type StackConfig } from "@gateway-keys/testkit/engine";
 import { useKeyTestEnvironment } from "./fixture";
-import { buildRelease, newOutsideFolder, nodeIn, npmInstall, pulumiIn, serveInstalledGateway, writeKeyProgram, type Release } from "./support/outside-project";
+import { buildRelease, discardRelease, newOutsideFolder, nodeIn, npmInstall, pulumiIn, serveInstalledGateway, writeKeyProgram, type Release } from "./support/outside-project";
 
 /**
  * The release as a user gets it: `npm run release`'s tarballs installed into a fresh folder outside
@@ -32,7 +32,7 @@ beforeAll(async () => {
   if (!PULUMI_LOWEST) throw new Error("provider/package.json's peer range of @pulumi/pulumi is not of the form >=X.Y.Z <4");
   release = await buildRelease();
 }, 300_000);
-afterAll(() => rm(release.dir, { recursive: true, force: true }));
+afterAll(() => discardRelease(release));
 
 describe.each(VERSIONS)("a project outside the repository with @pulumi/pulumi %s", (pulumiVersion) => {
   const env = useKeyTestEnvironment({ ownerId: "outside" });

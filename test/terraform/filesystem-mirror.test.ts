@@ -3,7 +3,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { GatewayClient } from "@gateway-keys/sdk";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit";
-import { buildRelease, type Release } from "../e2e/support/outside-project";
+import { buildRelease, discardRelease, type Release } from "../e2e/support/outside-project";
 import { newTofuFolder, type TofuFolder, type TofuRun } from "./tofu";
 
 /**
@@ -76,7 +76,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.stop();
   if (folder) await rm(folder.dir, { recursive: true, force: true });
-  if (release) await rm(release.dir, { recursive: true, force: true });
+  await discardRelease(release);
 });
 
 describe("examples/terraform with the provider from the release, through a filesystem mirror", () => {

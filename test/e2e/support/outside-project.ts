@@ -4,7 +4,7 @@
  * way README's "Use it in your own project" says.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -16,6 +16,8 @@ const run = promisify(execFile);
 /** The files `npm run release` makes. */
 export interface Release {
   dir: string;
+  /** Whether it is the run's shared build (see {@link buildRelease}), which its tests must leave as it is. */
+  shared: boolean;
   provider: string;
   gateway: string;
   sdk: string;
@@ -43,10 +45,62 @@ export function outsideEnv(): NodeJS.ProcessEnv {
   return { ...env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
 }
 
-/** Runs scripts/release.ts into a new temp folder and returns what it made. */
+/**
+ * Set by `npm test` (scripts/test.ts) to a folder of its own: the first test of the run that needs
+ * the release builds it there, and the others take it from there, rather than each building its own.
+ */
+export const SHARED_RELEASE_ENV = "GATEWAY_KEYS_SHARED_RELEASE_DIR";
+
+/**
+ * `npm run release`'s files without the gateway's image (which the tests that need it take from
+ * scripts/release/image.ts): the run's shared build under `npm test`, else a build of this
+ * process's own. Give it back with {@link discardRelease}.
+ */
 export async function buildRelease(): Promise<Release> {
-  const dir = await mkdtemp(join(tmpdir(), "gateway-keys-release-"));
-  const { stdout } = await run(process.execPath, [join(REPO_ROOT, "scripts/release.ts"), dir], { cwd: REPO_ROOT, maxBuffer: 4 * 1024 * 1024 });
+  const shared = process.env[SHARED_RELEASE_ENV];
+  if (!shared) return releaseInto(await mkdtemp(join(tmpdir(), "gateway-keys-release-")), false);
+  try {
+    await mkdir(join(shared, "building"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return builtByAnother(shared);
+  }
+  try {
+    const release = await releaseInto(join(shared, "files"), true);
+    await writeFile(join(shared, "release.json.partial"), JSON.stringify(release));
+    await rename(join(shared, "release.json.partial"), join(shared, "release.json"));
+    return release;
+  } catch (error) {
+    await writeFile(join(shared, "failed.txt"), String((error as Error).message));
+    throw error;
+  }
+}
+
+/** Removes a release this process built for itself; the run's shared one stays for the other tests (scripts/test.ts removes it). */
+export async function discardRelease(release: Release | undefined): Promise<void> {
+  if (release && !release.shared) await rm(release.dir, { recursive: true, force: true });
+}
+
+/** Waits for the test building the run's shared release, and takes what it made. */
+async function builtByAnother(shared: string): Promise<Release> {
+  const deadline = Date.now() + 15 * 60_000;
+  for (;;) {
+    try {
+      return JSON.parse(await readFile(join(shared, "release.json"), "utf8")) as Release;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    const failed = await readFile(join(shared, "failed.txt"), "utf8").catch(() => undefined);
+    if (failed !== undefined) throw new Error(`the run's shared release (${shared}) failed to build in another test: ${failed}`);
+    if (Date.now() > deadline) throw new Error(`the run's shared release (${shared}) was not built within 15 minutes`);
+    await delay(500);
+  }
+}
+
+/** Runs scripts/release.ts (without the image) into `dir` and returns what it made. */
+async function releaseInto(dir: string, shared: boolean): Promise<Release> {
+  await mkdir(dir, { recursive: true });
+  const { stdout } = await run(process.execPath, [join(REPO_ROOT, "scripts/release.ts"), dir, "--skip-image"], { cwd: REPO_ROOT, maxBuffer: 4 * 1024 * 1024 });
   const files = stdout.trim().split("\n").map((line) => line.trim().split(/\s+/).pop()!);
   const version: string = require(join(REPO_ROOT, "provider/package.json")).version;
   const find = (pattern: RegExp) => {
@@ -56,6 +110,7 @@ export async function buildRelease(): Promise<Release> {
   };
   return {
     dir,
+    shared,
     provider: find(/\/gateway-keys-provider-[^/]+\.tgz$/),
     gateway: find(/\/gateway-keys-gateway-[^/]+\.tgz$/),
     sdk: find(/\/gateway-keys-sdk-[^/]+\.tgz$/),

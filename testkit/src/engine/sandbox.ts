@@ -60,6 +60,10 @@ export class EngineSandbox {
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
       PULUMI_DIY_BACKEND_NO_LEGACY_WARNING: "true",
+      // The CLI is started several times per operation and most of its CPU goes to collecting
+      // the garbage of its start-up; a test's CLI never comes near the limit that collects instead.
+      GOGC: "off",
+      GOMEMLIMIT: "1GiB",
       ...extraEnv,
     };
     return new EngineSandbox(backendDir, scratch, inlineWorkDir, env);
