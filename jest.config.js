@@ -21,6 +21,8 @@ module.exports = {
   // Engine tests start Pulumi operations that take tens of seconds.
   testTimeout: 300_000,
   maxWorkers: 2,
+  // Without earlier timings (a fresh clone), the minutes-long suites go first (the file says why).
+  testSequencer: "<rootDir>/test/support/heavy-first-sequencer.js",
   // The closing lines: skipped tests counted by reason, then `tests: N passed, N failed, N skipped`.
   reporters: ["default", "<rootDir>/test/support/summary-reporter.js"],
   globalTeardown: "<rootDir>/test/support/sweep-leftovers.js",
