@@ -9,6 +9,13 @@ const WORKSPACES_DIR = "testkit/.workspaces";
 /** The file in each inline program's folder naming the process that made it (its pid). */
 const WORKSPACE_OWNER_FILE = ".owner-pid";
 
+/**
+ * The CLI, its version read once per process: a workspace made without one runs `pulumi version`
+ * again for every stack.
+ */
+let pulumiCommand: Promise<auto.PulumiCommand> | undefined;
+const cli = () => (pulumiCommand ??= auto.PulumiCommand.get());
+
 /** Stack configuration: plain values, and values set as Pulumi secrets (`pulumi config set --secret`). */
 export interface StackConfig {
   plain?: Record<string, string>;
@@ -76,6 +83,7 @@ export class EngineSandbox {
       { projectName, stackName: `e2e-${this.stacks.length + 1}`, program },
       {
         workDir: this.inlineWorkDir,
+        pulumiCommand: await cli(),
         pulumiHome: this.env.PULUMI_HOME,
         envVars: this.env,
         secretsProvider: "passphrase",
@@ -96,7 +104,7 @@ export class EngineSandbox {
     const stackName = `${stackPrefix}-${this.scratchDir.split("-").pop()!.toLowerCase()}`;
     const stack = await auto.LocalWorkspace.createStack(
       { stackName, workDir: resolve(REPO_ROOT, projectDir) },
-      { pulumiHome: this.env.PULUMI_HOME, envVars: this.env, secretsProvider: "passphrase" },
+      { pulumiCommand: await cli(), pulumiHome: this.env.PULUMI_HOME, envVars: this.env, secretsProvider: "passphrase" },
     );
     return this.track(stack, config);
   }
