@@ -15,7 +15,7 @@ import { median, printTable } from "./report.ts";
 /** One gateway's figures in one round, with its thread's CPU microseconds per answered request. */
 export type SideCell = WholeCell & { cpuMicrosPerRequest: number };
 
-/** A gateway under measurement: what to load and the `stat` file of its worker thread. */
+/** A gateway under measurement: what to load and the `stat` file whose CPU time is its own (its worker thread's, or its process's). */
 export interface SideVariant {
   target: Target;
   threadStat: string;

@@ -10,9 +10,10 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SpanKind, type Span } from "@opentelemetry/api";
-import type { TracerProvider } from "@opentelemetry/sdk-trace";
 import { otlpTracerProvider } from "@gateway-keys/gateway/dist/telemetry/otlp-export";
 import { freePort } from "@gateway-keys/testkit/free-port";
+
+type TracerProvider = ReturnType<typeof otlpTracerProvider>;
 
 interface Receiver {
   endpoint: string;
