@@ -1,6 +1,6 @@
 /** What the request thread and the span export worker (span-export-worker.ts) say to each other. */
 import type { Attributes } from "@opentelemetry/api";
-import type { SpanRecord } from "./span-records";
+import type { InstrumentationScope } from "@opentelemetry/core";
 
 /** What the worker is started with; its environment (the `OTEL_*` variables the exporter and batch processor read) is the gateway's. */
 export interface SpanExportWorkerData {
@@ -10,8 +10,11 @@ export interface SpanExportWorkerData {
   resourceAttributes: Attributes;
 }
 
-/** Messages to the worker: spans to export, a flush to answer, the shutdown (export what is queued, then stop). */
-export type ToSpanExportWorker = { type: "spans"; records: SpanRecord[] } | { type: "flush"; id: number } | { type: "shutdown" };
+/**
+ * Messages to the worker: spans to export (`records`: a JSON array of span-records.ts's records, whose
+ * `scope` indexes `scopes`), a flush to answer, the shutdown (export what is queued, then stop).
+ */
+export type ToSpanExportWorker = { type: "spans"; count: number; records: string; scopes: InstrumentationScope[] } | { type: "flush"; id: number } | { type: "shutdown" };
 
 /**
  * Messages from the worker: how many handed-over spans its processor took (they leave the request

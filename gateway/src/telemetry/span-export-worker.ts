@@ -10,7 +10,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace";
 import { batchSettingsFromEnv, droppedSpansMeters } from "./export-settings";
 import type { FromSpanExportWorker, SpanExportWorkerData, ToSpanExportWorker } from "./span-export-messages";
-import { readableSpanOf } from "./span-records";
+import { readableSpanOf, type SpanRecord } from "./span-records";
 
 function serve(port: MessagePort, data: SpanExportWorkerData): void {
   const post = (message: FromSpanExportWorker) => port.postMessage(message);
@@ -24,8 +24,8 @@ function serve(port: MessagePort, data: SpanExportWorkerData): void {
   port.on("message", (message: ToSpanExportWorker) => {
     switch (message.type) {
       case "spans":
-        for (const record of message.records) processor.onEnd(readableSpanOf(record, resource));
-        post({ type: "taken", count: message.records.length });
+        for (const record of JSON.parse(message.records) as SpanRecord[]) processor.onEnd(readableSpanOf(record, resource, message.scopes));
+        post({ type: "taken", count: message.count });
         return;
       case "flush":
         // The processor's flush starts the exports of what it holds; the exporter's waits for every export under way.

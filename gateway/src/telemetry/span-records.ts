@@ -4,11 +4,14 @@ import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace";
 
 /**
- * A finished span as plain data, what a worker thread can be handed (a structured clone keeps
- * plain objects and arrays, not a class's methods): everything the OTLP exporter reads of a
- * {@link ReadableSpan} but its resource, which the worker holds once. A trace state travels as its
- * header text. The scope object is shared by a tracer's spans, and a structured clone keeps that
- * sharing, so a batch carries it once.
+ * A finished span as plain data, what a worker thread can be handed as JSON text (a string crosses
+ * to a worker as one copy, where a structured clone of the same objects costs several times as
+ * much on the request thread): everything the OTLP exporter reads of a {@link ReadableSpan} but its
+ * resource, which the worker holds once, and its instrumentation scope, sent as its index in the
+ * list of scopes that goes with each batch. A trace state travels as its header text.
+ *
+ * JSON has no NaN or infinity: a number attribute holding one reaches the receiver as null (the
+ * gateway sets none).
  */
 export interface SpanRecord {
   name: string;
@@ -21,7 +24,7 @@ export interface SpanRecord {
   attributes: Attributes;
   links: PlainLink[];
   events: TimedEvent[];
-  scope: InstrumentationScope;
+  scope: number;
   droppedAttributesCount: number;
   droppedEventsCount: number;
   droppedLinksCount: number;
@@ -40,8 +43,8 @@ function spanContextOf(plain: PlainSpanContext): SpanContext {
   return traceState === undefined ? rest : { ...rest, traceState: createTraceState(traceState) };
 }
 
-/** A finished span's plain data (on the request thread: no copying of its attributes or times, which a structured clone copies anyway). */
-export function spanRecordOf(span: ReadableSpan): SpanRecord {
+/** A finished span's plain data (on the request thread: no copying of its attributes or times, which JSON.stringify reads as they are), its scope's index being `scope`. */
+export function spanRecordOf(span: ReadableSpan, scope: number): SpanRecord {
   return {
     name: span.name,
     kind: span.kind,
@@ -53,15 +56,15 @@ export function spanRecordOf(span: ReadableSpan): SpanRecord {
     attributes: span.attributes,
     links: span.links.length === 0 ? [] : span.links.map((link) => ({ ...link, context: plainContext(link.context) })),
     events: span.events,
-    scope: span.instrumentationScope,
+    scope,
     droppedAttributesCount: span.droppedAttributesCount,
     droppedEventsCount: span.droppedEventsCount,
     droppedLinksCount: span.droppedLinksCount,
   };
 }
 
-/** The span a record was made from, as the SDK's processors and exporters read one, with `resource` as its resource. */
-export function readableSpanOf(record: SpanRecord, resource: Resource): ReadableSpan {
+/** The span a record was made from, as the SDK's processors and exporters read one, with `resource` as its resource and its scope from `scopes`. */
+export function readableSpanOf(record: SpanRecord, resource: Resource, scopes: readonly InstrumentationScope[]): ReadableSpan {
   const context = spanContextOf(record.context);
   const parentSpanContext = record.parent && spanContextOf(record.parent);
   const [startSeconds, startNanos] = record.startTime;
@@ -81,7 +84,7 @@ export function readableSpanOf(record: SpanRecord, resource: Resource): Readable
     links: record.links.map((link) => ({ ...link, context: spanContextOf(link.context) })),
     events: record.events,
     resource,
-    instrumentationScope: record.scope,
+    instrumentationScope: scopes[record.scope]!,
     droppedAttributesCount: record.droppedAttributesCount,
     droppedEventsCount: record.droppedEventsCount,
     droppedLinksCount: record.droppedLinksCount,

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { TraceFlags, type Attributes } from "@opentelemetry/api";
+import type { InstrumentationScope } from "@opentelemetry/core";
 import type { ReadableSpan, SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { FromSpanExportWorker, SpanExportWorkerData, ToSpanExportWorker } from "./span-export-messages";
 import { spanRecordOf, type SpanRecord } from "./span-records";
@@ -31,7 +32,7 @@ export interface WorkerSpanProcessorOptions {
 /**
  * A span processor that exports from a worker thread (span-export-worker.ts), where the SDK's own
  * batch processor and OTLP exporter serialize and send the spans. On the request thread a finished
- * span costs only its plain data and a share of one message per {@link HAND_OFF_BATCH} spans.
+ * span costs only its plain data as JSON and a share of one message per {@link HAND_OFF_BATCH} spans.
  * The request thread holds at most `maxQueueSize` spans the worker has not taken (a worker starved
  * of CPU cannot grow the process's memory without bound); beyond that, spans are dropped and
  * counted, as the batch processor counts its own full queue. Shutdown sends what is still held and
@@ -42,6 +43,9 @@ export class WorkerSpanProcessor implements SpanProcessor {
   readonly #maxQueueSize: number;
   readonly #onDropped: (count: number, reason: string) => void;
   #waiting: SpanRecord[] = [];
+  /** The scopes of the spans seen so far (one per tracer: the gateway has one), each record naming its own by index. */
+  readonly #scopes: InstrumentationScope[] = [];
+  readonly #scopeIndex = new Map<InstrumentationScope, number>();
   /** Spans waiting here or sent and not yet taken by the worker's processor. */
   #held = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -70,7 +74,7 @@ export class WorkerSpanProcessor implements SpanProcessor {
     if (this.#gone) return this.#onDropped(1, WORKER_GONE);
     if (this.#held >= this.#maxQueueSize) return this.#onDropped(1, "queue_full");
     this.#held++;
-    this.#waiting.push(spanRecordOf(span));
+    this.#waiting.push(spanRecordOf(span, this.#scopeOf(span.instrumentationScope)));
     if (this.#waiting.length >= HAND_OFF_BATCH) this.#handOff();
     else this.#timer ??= setTimeout(() => this.#handOff(), HAND_OFF_DELAY_MS).unref();
   }
@@ -98,13 +102,22 @@ export class WorkerSpanProcessor implements SpanProcessor {
     return this.#shutdown;
   }
 
+  #scopeOf(scope: InstrumentationScope): number {
+    let index = this.#scopeIndex.get(scope);
+    if (index === undefined) {
+      index = this.#scopes.push(scope) - 1;
+      this.#scopeIndex.set(scope, index);
+    }
+    return index;
+  }
+
   #handOff(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#waiting.length === 0) return;
     const records = this.#waiting;
     this.#waiting = [];
-    this.#send({ type: "spans", records });
+    this.#send({ type: "spans", count: records.length, records: JSON.stringify(records), scopes: this.#scopes });
   }
 
   #send(message: ToSpanExportWorker): void {
