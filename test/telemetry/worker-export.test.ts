@@ -94,6 +94,17 @@ describe("span export from a worker thread", () => {
     await provider.shutdown();
   });
 
+  it("sends spans on its own within about the batch delay, with no flush asked", async () => {
+    const dropped: Dropped = [];
+    const provider = providerFor(receiver.endpoint, { OTEL_BSP_SCHEDULE_DELAY: "200" }, dropped);
+    const [span] = endSpans(provider, "unflushed", 1);
+    const started = Date.now();
+    while (!received(receiver).includes(Buffer.from(span!.spanContext().spanId, "hex")) && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Twice the delay at most (a wait on each side of the hand-off), with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(dropped).toEqual([]);
+  });
+
   it("on shutdown sends the spans still held, however long the export delay", async () => {
     const dropped: Dropped = [];
     const provider = providerFor(receiver.endpoint, { OTEL_BSP_SCHEDULE_DELAY: "600000" }, dropped);

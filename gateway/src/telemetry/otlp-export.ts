@@ -80,12 +80,13 @@ export function otlpTracerProvider(options: OtlpExportOptions): TracerProvider {
     [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME?.trim() || "gateway-keys",
     [ATTR_SERVICE_VERSION]: options.serviceVersion,
   };
-  const { maxQueueSize } = batchSettingsFromEnv(env);
+  const { maxQueueSize, scheduledDelayMillis } = batchSettingsFromEnv(env);
   const processor = new WorkerSpanProcessor({
     ...(options.endpoint && { url: `${options.endpoint.replace(/\/+$/, "")}/v1/traces` }),
     env,
     resourceAttributes,
     ...(maxQueueSize !== undefined && { maxQueueSize }),
+    ...(scheduledDelayMillis !== undefined && { scheduledDelayMillis }),
     onDropped: options.onDropped,
   });
   return new TracerProvider({ sampler, resource: resourceFromAttributes(resourceAttributes), spanProcessors: [processor] });

@@ -12,9 +12,10 @@ export interface SpanExportWorkerData {
 
 /**
  * Messages to the worker: spans to export (`records`: a JSON array of span-records.ts's records, whose
- * `scope` indexes `scopes`), a flush to answer, the shutdown (export what is queued, then stop).
+ * `scope` indexes `scopes`; `due`: they waited the batch delay already, export them now), a flush to
+ * answer, the shutdown (export what is queued, then stop).
  */
-export type ToSpanExportWorker = { type: "spans"; count: number; records: string; scopes: InstrumentationScope[] } | { type: "flush"; id: number } | { type: "shutdown" };
+export type ToSpanExportWorker = { type: "spans"; count: number; records: string; scopes: InstrumentationScope[]; due: boolean } | { type: "flush"; id: number } | { type: "shutdown" };
 
 /**
  * Messages from the worker: how many handed-over spans its processor took (they leave the request

@@ -26,6 +26,8 @@ function serve(port: MessagePort, data: SpanExportWorkerData): void {
       case "spans":
         for (const record of JSON.parse(message.records) as SpanRecord[]) processor.onEnd(readableSpanOf(record, resource, message.scopes));
         post({ type: "taken", count: message.count });
+        // Their export starts now (a failure is counted as dropped by the processor).
+        if (message.due) processor.forceFlush().catch(() => undefined);
         return;
       case "flush":
         // The processor's flush starts the exports of what it holds; the exporter's waits for every export under way.

@@ -8,11 +8,10 @@ import { spanRecordOf, type SpanRecord } from "./span-records";
 
 /** Spans handed to the worker in one message: a message costs about as much as a few spans' data. */
 const HAND_OFF_BATCH = 64;
-/** How long a span waits on the request thread for others to go with it (then the worker's batch processor schedules its export). */
-const HAND_OFF_DELAY_MS = 50;
 
-/** The SDK's default `OTEL_BSP_MAX_QUEUE_SIZE`. */
+/** The SDK's defaults of `OTEL_BSP_MAX_QUEUE_SIZE` and `OTEL_BSP_SCHEDULE_DELAY`. */
 const DEFAULT_MAX_QUEUE_SIZE = 2048;
+const DEFAULT_SCHEDULE_DELAY_MS = 5000;
 
 /** The reason a span is counted dropped when the export worker is gone (it failed, or the gateway is shutting down). */
 export const WORKER_GONE = "export_worker_gone";
@@ -26,6 +25,8 @@ export interface WorkerSpanProcessorOptions {
   resourceAttributes: Attributes;
   /** Spans the request thread holds at most before dropping (`queue_full`): those waiting to go, and those sent that the worker has not taken yet. */
   maxQueueSize?: number;
+  /** The batch processor's delay (`OTEL_BSP_SCHEDULE_DELAY`): the longest a span waits here for others before it goes, to be exported at once. */
+  scheduledDelayMillis?: number;
   onDropped(count: number, reason: string): void;
 }
 
@@ -33,6 +34,9 @@ export interface WorkerSpanProcessorOptions {
  * A span processor that exports from a worker thread (span-export-worker.ts), where the SDK's own
  * batch processor and OTLP exporter serialize and send the spans. On the request thread a finished
  * span costs only its plain data as JSON and a share of one message per {@link HAND_OFF_BATCH} spans.
+ * Spans go when {@link HAND_OFF_BATCH} are waiting, or when the first has waited the batch
+ * processor's delay, and are then exported at once: a lightly traced gateway wakes its threads for
+ * spans no more often than the batch processor would.
  * The request thread holds at most `maxQueueSize` spans the worker has not taken (a worker starved
  * of CPU cannot grow the process's memory without bound); beyond that, spans are dropped and
  * counted, as the batch processor counts its own full queue. Shutdown sends what is still held and
@@ -41,6 +45,7 @@ export interface WorkerSpanProcessorOptions {
 export class WorkerSpanProcessor implements SpanProcessor {
   readonly #worker: Worker;
   readonly #maxQueueSize: number;
+  readonly #delayMillis: number;
   readonly #onDropped: (count: number, reason: string) => void;
   #waiting: SpanRecord[] = [];
   /** The scopes of the spans seen so far (one per tracer: the gateway has one), each record naming its own by index. */
@@ -57,6 +62,7 @@ export class WorkerSpanProcessor implements SpanProcessor {
 
   constructor(options: WorkerSpanProcessorOptions) {
     this.#maxQueueSize = options.maxQueueSize ?? DEFAULT_MAX_QUEUE_SIZE;
+    this.#delayMillis = options.scheduledDelayMillis ?? DEFAULT_SCHEDULE_DELAY_MS;
     this.#onDropped = options.onDropped;
     const workerData: SpanExportWorkerData = { spanExport: true, resourceAttributes: options.resourceAttributes, ...(options.url && { url: options.url }) };
     this.#worker = new Worker(join(__dirname, "span-export-worker.js"), { workerData, env: options.env });
@@ -76,7 +82,7 @@ export class WorkerSpanProcessor implements SpanProcessor {
     this.#held++;
     this.#waiting.push(spanRecordOf(span, this.#scopeOf(span.instrumentationScope)));
     if (this.#waiting.length >= HAND_OFF_BATCH) this.#handOff();
-    else this.#timer ??= setTimeout(() => this.#handOff(), HAND_OFF_DELAY_MS).unref();
+    else this.#timer ??= setTimeout(() => this.#handOff(true), this.#delayMillis).unref();
   }
 
   /** Hands what is held to the worker and resolves once its processor has exported everything it has. */
@@ -111,13 +117,14 @@ export class WorkerSpanProcessor implements SpanProcessor {
     return index;
   }
 
-  #handOff(): void {
+  /** Sends the waiting spans; `due` when they waited the whole delay, so the worker exports them at once. */
+  #handOff(due = false): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#waiting.length === 0) return;
     const records = this.#waiting;
     this.#waiting = [];
-    this.#send({ type: "spans", count: records.length, records: JSON.stringify(records), scopes: this.#scopes });
+    this.#send({ type: "spans", count: records.length, records: JSON.stringify(records), scopes: this.#scopes, due });
   }
 
   #send(message: ToSpanExportWorker): void {
