@@ -9,11 +9,11 @@
  * gateway decides every trace.
  *
  * Two measures: throughput (answers per second while all four share the machine), and the gateway
- * process's CPU per answer: user + system time of every thread of the process (the event loop, the
- * span export worker, V8's compiler and collector threads), which moves much less than throughput
+ * process's CPU per answer: user + system time of every thread of the process (the event loop, V8's
+ * compiler and collector threads, SQLite's checkpointer), which moves much less than throughput
  * with whatever else the machine runs, and its event loop's alone (what requests wait for). Each is
  * a median over the rounds of the ratio to the baseline in the same round. The warm-up is long: a
- * shared machine answers few requests a second, and the export worker's code is compiled by then.
+ * shared machine answers few requests a second, and the exporter's code is compiled by then.
  *
  * Run: npm run bench -- tracing        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8)
  * Targets (issue 39): every trace costs < 10% of whole-chat throughput; the default sampling < 2%.
@@ -78,7 +78,7 @@ export async function main(): Promise<void> {
     };
     printTable(
       "tracing: cost against the baseline, medians of the rounds' ratios (the control shows the noise)",
-      (["control", "every trace", "default sampling"] as const).map((name) => {
+      VARIANTS.filter((name) => name !== "baseline").map((name) => {
         const throughputCost = 1 - medianRatio(rounds, name, "baseline", requestsPerSecond);
         const cpuCost = medianRatio(rounds, name, "baseline", cpuPerRequest) - 1;
         const eventLoopCost = medianRatio(rounds, name, "baseline", eventLoopCpuPerRequest) - 1;

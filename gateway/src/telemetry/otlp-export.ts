@@ -1,8 +1,16 @@
+import { createNoopMeter, type Attributes, type Counter, type Meter, type MeterProvider } from "@opentelemetry/api";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from "@opentelemetry/sdk-trace";
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
+} from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
-import { batchSettingsFromEnv } from "./export-settings";
-import { WorkerSpanProcessor } from "./worker-span-processor";
 
 /** The ratio of traces the gateway starts itself when `OTEL_TRACES_SAMPLER` names none (docs/operators/operations.md#traces). */
 export const DEFAULT_TRACE_RATIO = 0.1;
@@ -64,30 +72,62 @@ export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
   }
 }
 
+/** A non-negative number from `name` in `env`, or undefined when unset; anything else is refused, naming the variable. */
+function countFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name]?.trim();
+  if (!text) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name}: expected a whole number, at least 0, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+/** The batch processor's settings from the `OTEL_BSP_*` variables, as the SDKs read them (unset: the SDK's defaults). */
+function batchSettingsFromEnv(env: NodeJS.ProcessEnv) {
+  const settings = {
+    maxQueueSize: countFromEnv(env, "OTEL_BSP_MAX_QUEUE_SIZE"),
+    scheduledDelayMillis: countFromEnv(env, "OTEL_BSP_SCHEDULE_DELAY"),
+    exportTimeoutMillis: countFromEnv(env, "OTEL_BSP_EXPORT_TIMEOUT"),
+    maxExportBatchSize: countFromEnv(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE"),
+  };
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
+}
+
+/** The SDK's own count of finished spans, the one self-observability metric the batch processor reports. */
+const PROCESSED_SPANS = "otel.sdk.processor.span.processed";
+
 /**
- * The gateway's own tracer provider: spans sent over OTLP/HTTP (protobuf) by the OpenTelemetry
- * SDK's batch processor and exporter, which read the `OTEL_BSP_*` and `OTEL_EXPORTER_OTLP_*`
- * variables (headers, timeout, certificates…) themselves. They run in a worker thread
- * (worker-span-processor.ts): a request pays for its spans' making, not for their serializing or
- * sending. A receiver that is down or slow costs only the spans the queue cannot hold, reported to
- * `onDropped`. Shut it down to send what is queued.
+ * A meter provider that hears only the batch processor's count of spans it finished, and passes on
+ * those that failed (`error.type`: `queue_full` when the queue was full, else the export's error).
+ */
+function droppedSpansMeters(onDropped: OtlpExportOptions["onDropped"]): MeterProvider {
+  const noop = createNoopMeter();
+  const processed: Counter = {
+    add(value: number, attributes?: Attributes) {
+      const reason = attributes?.["error.type"];
+      if (reason !== undefined) onDropped(value, String(reason));
+    },
+  };
+  const meter: Meter = Object.assign(Object.create(noop) as Meter, {
+    createCounter: (name: string, options?: object) => (name === PROCESSED_SPANS ? processed : noop.createCounter(name, options)),
+  });
+  return { getMeter: () => meter };
+}
+
+/**
+ * The gateway's own tracer provider: spans batched and sent over OTLP/HTTP (protobuf) by the
+ * OpenTelemetry SDK's exporter, which reads the `OTEL_EXPORTER_OTLP_*` variables (headers, timeout,
+ * certificates…) itself. Exporting runs off the request path; a receiver that is down or slow costs
+ * only the spans the queue cannot hold, reported to `onDropped`. Shut it down to send what is queued.
  */
 export function otlpTracerProvider(options: OtlpExportOptions): TracerProvider {
   const env = options.env ?? process.env;
-  // Read before the worker starts: a variable that names nothing known leaves nothing to stop.
-  const sampler = samplerFromEnv(env);
-  const resourceAttributes = {
-    [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME?.trim() || "gateway-keys",
-    [ATTR_SERVICE_VERSION]: options.serviceVersion,
-  };
-  const { maxQueueSize, scheduledDelayMillis } = batchSettingsFromEnv(env);
-  const processor = new WorkerSpanProcessor({
-    ...(options.endpoint && { url: `${options.endpoint.replace(/\/+$/, "")}/v1/traces` }),
-    env,
-    resourceAttributes,
-    ...(maxQueueSize !== undefined && { maxQueueSize }),
-    ...(scheduledDelayMillis !== undefined && { scheduledDelayMillis }),
-    onDropped: options.onDropped,
+  const exporter = new OTLPTraceExporter(options.endpoint ? { url: `${options.endpoint.replace(/\/+$/, "")}/v1/traces` } : {});
+  return new TracerProvider({
+    sampler: samplerFromEnv(env),
+    resource: resourceFromAttributes({
+      [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME?.trim() || "gateway-keys",
+      [ATTR_SERVICE_VERSION]: options.serviceVersion,
+    }),
+    spanProcessors: [new BatchSpanProcessor({ exporter, selfObsMeterProvider: droppedSpansMeters(options.onDropped), ...batchSettingsFromEnv(env) })],
   });
-  return new TracerProvider({ sampler, resource: resourceFromAttributes(resourceAttributes), spanProcessors: [processor] });
 }
