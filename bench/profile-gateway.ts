@@ -11,7 +11,9 @@
  * .cpuprofile stays there, for Chrome DevTools or speedscope; PROFILE_SECONDS, default 10;
  * PROFILE_MODE=streamed for streamed answers; PROFILE_CONNECTIONS, default 16; PROFILE_TEAM=1 for the
  * bench's key in a team with every team limit set (bench/teams.ts measures its cost); PROFILE_RATE_POLICY=1
- * for the bench's key with a rate limit policy, as the rate policy's cost is measured)
+ * for the bench's key with a rate limit policy, as the rate policy's cost is measured; PROFILE_TRACING=always_on,
+ * or any other `OTEL_TRACES_SAMPLER` value, or `default` for the gateway's default sampling, exports spans
+ * over OTLP to a receiver that keeps nothing, as bench/tracing.ts measures their cost)
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -81,13 +83,16 @@ const folder = process.argv[2] ?? "/tmp/profiles";
 const runFolder = join(folder, `gateway-${new Date().toISOString().replace(/[:.]/g, "-")}`);
 mkdirSync(runFolder, { recursive: true });
 const upstream = await startWorker({ role: "upstream" });
+const tracing = process.env.PROFILE_TRACING;
+const sink = tracing ? await startWorker({ role: "trace-sink" }) : undefined;
 const configPath = join(runFolder, "config.json");
 writeFileSync(configPath, JSON.stringify(benchGatewayConfigFile(upstream.url)));
 const gateway = await startGatewayProcess({
   bootstrap: { ownerId: "bench" },
-  args: ["--config", configPath, "--rate-limit", "1000000000", "--rate-burst", "1000000000"],
+  args: ["--config", configPath, "--rate-limit", "1000000000", "--rate-burst", "1000000000", ...(sink ? ["--otel-endpoint", sink.url] : [])],
   env: {
     ...BENCH_UPSTREAM_ENV,
+    ...(tracing && tracing !== "default" ? { OTEL_TRACES_SAMPLER: tracing } : {}),
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${runFolder} --cpu-prof-interval=${SAMPLE_INTERVAL}`.trim(),
   },
 });
@@ -115,6 +120,7 @@ try {
   floorMicrosPerRequest = await floorCpuPerRequest(upstream.url, Number(process.env.PROFILE_SECONDS ?? 10));
 } finally {
   await upstream.stop();
+  await sink?.stop();
 }
 
 // One file per thread, CPU.<date>.<time>.<pid>.<thread id>.<sequence>.cpuprofile: thread 0 is the

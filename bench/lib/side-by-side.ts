@@ -12,13 +12,18 @@ import { loadWhole, type Target, type WholeCell } from "./load.ts";
 import { threadCpuSeconds } from "./process-cpu.ts";
 import { median, printTable } from "./report.ts";
 
-/** One gateway's figures in one round, with its thread's CPU microseconds per answered request. */
-export type SideCell = WholeCell & { cpuMicrosPerRequest: number };
+/**
+ * One gateway's figures in one round, with its thread's (or process's) CPU microseconds per answered
+ * request, and its event loop's alone when the variant names that thread's `stat` file.
+ */
+export type SideCell = WholeCell & { cpuMicrosPerRequest: number; eventLoopCpuMicrosPerRequest?: number };
 
-/** A gateway under measurement: what to load and the `stat` file of its worker thread. */
+/** A gateway under measurement: what to load and the `stat` file whose CPU time is its own (its worker thread's, or its process's). */
 export interface SideVariant {
   target: Target;
   threadStat: string;
+  /** For a gateway process measured whole: its event loop thread's `stat` file (`/proc/<pid>/task/<pid>/stat`), its share of the CPU. */
+  eventLoopStat?: string;
 }
 
 /**
@@ -31,12 +36,19 @@ export async function measureSideBySide<Name extends string>(
 ): Promise<Record<Name, SideCell>[]> {
   const names = Object.keys(variants) as Name[];
   const round = async (seconds: number): Promise<Record<Name, SideCell>> => {
+    const eventLoopSeconds = (name: Name) => {
+      const stat = variants[name].eventLoopStat;
+      return stat === undefined ? 0 : threadCpuSeconds(stat);
+    };
     const cpuBefore = names.map((name) => threadCpuSeconds(variants[name].threadStat));
+    const eventLoopBefore = names.map(eventLoopSeconds);
     const cells = await Promise.all(names.map((name) => loadWhole(variants[name].target, options.connections, seconds)));
     return Object.fromEntries(
       names.map((name, i) => {
+        const answers = Math.max(1, cells[i]!.latencies.length);
         const cpu = threadCpuSeconds(variants[name].threadStat) - cpuBefore[i]!;
-        return [name, { ...cells[i]!, cpuMicrosPerRequest: (cpu * 1e6) / Math.max(1, cells[i]!.latencies.length) }];
+        const eventLoop = variants[name].eventLoopStat === undefined ? {} : { eventLoopCpuMicrosPerRequest: ((eventLoopSeconds(name) - eventLoopBefore[i]!) * 1e6) / answers };
+        return [name, { ...cells[i]!, cpuMicrosPerRequest: (cpu * 1e6) / answers, ...eventLoop }];
       }),
     ) as Record<Name, SideCell>;
   };
@@ -58,6 +70,7 @@ export function errorsOf<Name extends string>(rounds: readonly Record<Name, Side
 
 export const requestsPerSecond = (cell: SideCell) => cell.requestsPerSecond;
 export const cpuPerRequest = (cell: SideCell) => cell.cpuMicrosPerRequest;
+export const eventLoopCpuPerRequest = (cell: SideCell) => cell.eventLoopCpuMicrosPerRequest ?? Number.NaN;
 
 /** Whole chat with each bench gateway's own key: the variants of gateways started by bench/lib/gateway-paths.ts. */
 export function wholeChatVariants<Name extends string>(gateways: Record<Name, Ready>): Record<Name, SideVariant> {
