@@ -3,7 +3,7 @@
  * unless asked, who may sign in, what the cookie is and what it may do.
  */
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
-import { accountClient, call, expectError } from "./helpers";
+import { accountClient, call, expectError, unreachableOidc } from "./helpers";
 
 let gateway: TestGateway;
 let off: TestGateway;
@@ -79,15 +79,8 @@ describe("with the provisioning-key sign-in turned off (OpenID Connect only)", (
       storage: "memory",
       console: {
         provisioningKey: false,
-        // Never reached here: the provider is discovered at the first OpenID Connect sign-in (test/console/oidc-sign-in.test.ts).
-        oidc: {
-          issuer: "https://idp.example.invalid",
-          clientId: "gateway-console",
-          clientSecret: "never-sent",
-          redirectUrl: "http://127.0.0.1/console/oidc/callback",
-          scopes: ["openid"],
-          access: [{ claim: "groups", value: "search-team", owners: ["search"] }],
-        },
+        // The provider is discovered at the first OpenID Connect sign-in (test/console/oidc-sign-in.test.ts).
+        oidc: unreachableOidc([{ claim: "groups", value: "search-team", owners: ["search"] }]),
       },
     });
   });

@@ -13,7 +13,7 @@ import { TEAM_VIEW_ROUTES } from "@gateway-keys/gateway/dist/auth/team-view";
 import type { ViewableOwner } from "@gateway-keys/gateway/dist/context";
 import { ReplyCipher } from "@gateway-keys/gateway/dist/crypto";
 import { startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
-import { call, expectError, respond } from "./helpers";
+import { call, expectError, respond, unreachableOidc } from "./helpers";
 
 const OWNER = "acme";
 const encryptionKey = randomBytes(32);
@@ -39,17 +39,8 @@ beforeAll(async () => {
   gateway = await startTestGateway({
     ownerId: OWNER,
     encryptionKey,
-    console: {
-      oidc: {
-        // Never reached: the session is sealed by the test.
-        issuer: "https://idp.example.invalid",
-        clientId: "gateway-console",
-        clientSecret: "never-sent",
-        redirectUrl: "http://127.0.0.1/console/oidc/callback",
-        scopes: ["openid"],
-        access: [{ claim: "groups", value: "everyone", owners: [OWNER] }],
-      },
-    },
+    // The session is sealed by the test.
+    console: { oidc: unreachableOidc([{ claim: "groups", value: "everyone", owners: [OWNER] }]) },
   });
   for (const name of ["search", "ads"] as const) {
     const created = await call<Team>(gateway.baseUrl, "POST", "/v1/account/teams", { bearer: gateway.provisioningKey, idempotencyKey: "auto", body: { name } });

@@ -117,3 +117,18 @@ export function responseUsage(input: number, output: number) {
     total_tokens: input + output,
   };
 }
+
+/**
+ * Console OpenID Connect settings whose provider is never reached: for tests that seal a person's
+ * session themselves (or only need the sign-in configured), not sign in through a provider.
+ */
+export function unreachableOidc(access: { claim: string; value: string; owners: string[] }[]) {
+  return {
+    issuer: "https://idp.example.invalid",
+    clientId: "gateway-console",
+    clientSecret: "never-sent",
+    redirectUrl: "http://127.0.0.1/console/oidc/callback",
+    scopes: ["openid"],
+    access,
+  };
+}
