@@ -122,7 +122,7 @@ async function instructions(upstreamUrl: string): Promise<void> {
     const perRequest = {} as Record<Variant, number>;
     for (const { name, counted, target } of gateways) {
       const total = await counted.count(
-        () => sendCounted(target, COUNTED_CONNECTIONS, Math.max(200, COUNTED / 4)),
+        () => sendCounted(target, COUNTED_CONNECTIONS, Math.max(100, COUNTED / 4)),
         () => sendCounted(target, COUNTED_CONNECTIONS, COUNTED),
       );
       perRequest[name] = total / COUNTED;
