@@ -18,7 +18,7 @@
  * Afterwards each team must show what its key spent.
  *
  * Run: npm run bench -- teams        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8, 0 to skip the side by side;
- * BENCH_COUNTED=N requests counted per gateway, default 2000, 0 to skip the instruction counts)
+ * BENCH_COUNTED=N requests counted per gateway, default 500, 0 to skip the instruction counts)
  * Target (issue 37): a key in a team costs < 5% of whole-chat throughput against a key alone.
  */
 import { rmSync, writeFileSync } from "node:fs";
@@ -32,7 +32,7 @@ import { printTable } from "./lib/report.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
-const COUNTED = Number(process.env.BENCH_COUNTED ?? 2000);
+const COUNTED = Number(process.env.BENCH_COUNTED ?? 500);
 const CONNECTIONS_EACH = 8;
 const WARM_SECONDS = 2;
 /**
