@@ -10,7 +10,7 @@
  * 1. Side by side (bench/lib/side-by-side.ts): each gateway in its own worker thread, all loaded at
  *    once, 8 connections each, round after round; throughput and each thread's CPU per request,
  *    as medians of the rounds' ratios to the baseline (the control's ratio shows the noise).
- * 2. Instructions per request (bench/lib/instructions.ts): each gateway as a process under
+ * 2. Instructions per request of the main thread (bench/lib/instructions.ts): each gateway as a process under
  *    valgrind's callgrind, the same requests counted after a warm-up. This one does not move with
  *    what else the machine runs, so it is the figure the target is judged on; the control shows
  *    how far two identical gateways' counts differ.
@@ -140,7 +140,7 @@ async function instructions(upstreamUrl: string): Promise<void> {
         "team's first window spent": teamed ? await requireCharged(name, counted.gateway.url, counted.gateway.provisioningKey!) : "",
       });
     }
-    printTable(`instructions per whole chat (callgrind, every thread of the gateway process; ${COUNTED} requests over ${COUNTED_CONNECTIONS} connections after a warm-up)`, rows);
+    printTable(`instructions per whole chat (callgrind, the gateway process's main thread; ${COUNTED} requests over ${COUNTED_CONNECTIONS} connections after a warm-up)`, rows);
   } finally {
     await Promise.all(gateways.map(({ counted }) => counted.stop()));
     rmSync(configPath, { force: true });
