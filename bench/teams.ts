@@ -11,9 +11,9 @@
  *    once, 8 connections each, round after round; throughput and each thread's CPU per request,
  *    as medians of the rounds' ratios to the baseline (the control's ratio shows the noise).
  * 2. Instructions per request of the main thread (bench/lib/instructions.ts): each gateway as a process under
- *    valgrind's callgrind, the same requests counted after a warm-up. This one does not move with
- *    what else the machine runs, so it is the figure the target is judged on; the control shows
- *    how far two identical gateways' counts differ.
+ *    valgrind's callgrind, the same requests counted after a warm-up. This one moves far less with
+ *    what else the machine runs; the control shows how far two identical gateways' counts still
+ *    differ (bench/README.md: up to 6% in one run), which bounds what one run can prove.
  *
  * Afterwards each team must show what its key spent.
  *
