@@ -10,10 +10,11 @@
  * Run: bash scripts/run node bench/profile-gateway.ts [folder]   (default /tmp/profiles; the
  * .cpuprofile stays there, for Chrome DevTools or speedscope; PROFILE_SECONDS, default 10;
  * PROFILE_MODE=streamed for streamed answers; PROFILE_CONNECTIONS, default 16; PROFILE_TEAM=1 for the
- * bench's key in a team with every team limit set (bench/teams.ts measures its cost); PROFILE_RATE_POLICY=1
- * for the bench's key with a rate limit policy, as the rate policy's cost is measured; PROFILE_TRACING=always_on,
- * or any other `OTEL_TRACES_SAMPLER` value, or `default` for the gateway's default sampling, exports spans
- * over OTLP to a receiver that keeps nothing, as bench/tracing.ts measures their cost)
+ * bench's key in a team with every team limit set, PROFILE_TEAM=spend in a team with a spend policy
+ * only (bench/teams.ts measures their cost); PROFILE_RATE_POLICY=1 for the bench's key with a rate
+ * limit policy, as the rate policy's cost is measured; PROFILE_TRACING=always_on, or any other
+ * `OTEL_TRACES_SAMPLER` value, or `default` for the gateway's default sampling, exports spans over
+ * OTLP to a receiver that keeps nothing, as bench/tracing.ts measures their cost)
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -98,7 +99,8 @@ const gateway = await startGatewayProcess({
 });
 let measured;
 try {
-  const team = process.env.PROFILE_TEAM === "1" ? { teamId: await createBenchTeam(gateway.url, gateway.provisioningKey!) } : {};
+  const profiledTeam = process.env.PROFILE_TEAM === "spend" ? "spend" : process.env.PROFILE_TEAM === "1" ? "full" : undefined;
+  const team = profiledTeam ? { teamId: await createBenchTeam(gateway.url, gateway.provisioningKey!, profiledTeam) } : {};
   const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench", { ...(process.env.PROFILE_RATE_POLICY === "1" ? UNREACHED_RATE_POLICY : {}), ...team });
   const target = chatTarget(`${gateway.url}/v1`, { authorization: `Bearer ${secret}` }, MODEL, streamed);
   await driveProfiled(target, WARM_SECONDS);

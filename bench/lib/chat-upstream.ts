@@ -54,6 +54,9 @@ export async function startChatUpstream(): Promise<{ url: string; server: Server
       next(0);
     });
   });
+  // Idle connections stay open a minute, as providers' load balancers keep them: a gateway slowed
+  // down (under valgrind, bench/lib/instructions.ts) must not meet a connection closed under it.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
   return { url: `http://127.0.0.1:${port}/v1`, server };

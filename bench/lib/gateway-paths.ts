@@ -98,7 +98,7 @@ type Role =
 /**
  * A bench gateway's settings: whether it tracks secret use, where it exports spans, its
  * environment's additions, another checkout's build (`repoRoot`), how `bench-chat` is routed,
- * and whether the `bench` key is in a team ({@link UNREACHED_TEAM}).
+ * and which team, if any, the `bench` key is in ({@link BENCH_TEAMS}).
  */
 interface GatewayRole {
   upstreamUrl: string;
@@ -107,7 +107,7 @@ interface GatewayRole {
   env?: Record<string, string>;
   repoRoot?: string;
   routing?: BenchRouting;
-  teamed?: boolean;
+  team?: BenchTeam;
 }
 
 /** What a worker reports once it listens. */
@@ -125,32 +125,40 @@ export interface Ready {
 }
 
 /**
- * A team with every team limit set and none ever reached (a spend policy of two windows, a rate
- * limit, a model ceiling): what a key in a team costs is measured with it (bench/teams.ts).
+ * The teams a bench key is measured in (bench/teams.ts), each with its limits never reached: `full`
+ * has every team limit set (a spend policy of two windows, a rate limit, a model ceiling); `spend`
+ * only a spend policy of one window, the least a team that caps anything asks of a request.
  */
-export const UNREACHED_TEAM = {
-  name: "bench team",
-  spendPolicy: { windows: [{ limitUnits: "1000000000", resetPeriod: "daily" }, { limitUnits: "1000000000", resetPeriod: "monthly" }] },
-  rateLimitPolicy: UNREACHED_RATE_POLICY.rateLimitPolicy,
-  modelPolicy: { mode: "allowList", modelIds: [MODEL] },
-};
+export const BENCH_TEAMS = {
+  full: {
+    name: "bench team",
+    spendPolicy: { windows: [{ limitUnits: "1000000000", resetPeriod: "daily" }, { limitUnits: "1000000000", resetPeriod: "monthly" }] },
+    rateLimitPolicy: UNREACHED_RATE_POLICY.rateLimitPolicy,
+    modelPolicy: { mode: "allowList", modelIds: [MODEL] },
+  },
+  spend: {
+    name: "bench spend team",
+    spendPolicy: { limitUnits: "1000000000", resetPeriod: "monthly" },
+  },
+} as const;
+export type BenchTeam = keyof typeof BENCH_TEAMS;
 
-/** Creates {@link UNREACHED_TEAM} on a gateway; its id. */
-export async function createBenchTeam(gatewayUrl: string, provisioningKey: string): Promise<string> {
+/** Creates the bench team `team` ({@link BENCH_TEAMS}) on a gateway; its id. */
+export async function createBenchTeam(gatewayUrl: string, provisioningKey: string, team: BenchTeam = "full"): Promise<string> {
   const created = await fetch(`${gatewayUrl}/v1/account/teams`, {
     method: "POST",
-    headers: { authorization: `Bearer ${provisioningKey}`, "content-type": "application/json", "idempotency-key": "bench-team" },
-    body: JSON.stringify(UNREACHED_TEAM),
+    headers: { authorization: `Bearer ${provisioningKey}`, "content-type": "application/json", "idempotency-key": `bench-team-${team}` },
+    body: JSON.stringify(BENCH_TEAMS[team]),
   });
-  if (created.status !== 201) throw new Error(`creating the bench team answered ${created.status}`);
+  if (created.status !== 201) throw new Error(`creating the bench team ${team} answered ${created.status}`);
   return ((await created.json()) as { teamId: string }).teamId;
 }
 
 /**
  * Worker side: the gateway on a fresh SQLite file, forwarding `bench-chat` to the upstream, with the
- * two bench keys; with `teamed`, the `bench` key is in {@link UNREACHED_TEAM}.
+ * two bench keys; with `team`, the `bench` key is in that bench team ({@link BENCH_TEAMS}).
  */
-async function serveGateway({ upstreamUrl, trackSecretUse = true, otelEndpoint, repoRoot, routing, teamed = false }: GatewayRole): Promise<void> {
+async function serveGateway({ upstreamUrl, trackSecretUse = true, otelEndpoint, repoRoot, routing, team: benchTeam }: GatewayRole): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "gateway-bench-"));
   Object.assign(process.env, BENCH_UPSTREAM_ENV);
   // Another checkout's build (bench/builds.ts compares two), else this one's.
@@ -164,7 +172,7 @@ async function serveGateway({ upstreamUrl, trackSecretUse = true, otelEndpoint, 
     secretUse: { track: trackSecretUse },
     ...(otelEndpoint ? { otel: { endpoint: otelEndpoint } } : {}),
   });
-  const team = teamed ? { teamId: await createBenchTeam(gateway.url, gateway.provisioningKey!) } : {};
+  const team = benchTeam ? { teamId: await createBenchTeam(gateway.url, gateway.provisioningKey!, benchTeam) } : {};
   const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench", team);
   const limitedSecret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench-limited", UNREACHED_RATE_POLICY);
   parentPort!.postMessage({ url: `${gateway.url}/v1`, secret, limitedSecret, provisioningKey: gateway.provisioningKey!, threadStat: ownThreadStatPath() } satisfies Ready);

@@ -31,6 +31,10 @@ export interface GatewayProcessOptions {
   args?: readonly string[];
   /** Variables added to the process's environment (e.g. an upstream provider's key). */
   env?: Record<string, string>;
+  /** A command the gateway's `node` runs under, e.g. `["valgrind", "--tool=callgrind"]` (bench/lib/instructions.ts). Default: none. */
+  launcher?: readonly string[];
+  /** How long it may take to listen before it is killed. Default: 15 s (a launcher such as valgrind needs more). */
+  startTimeoutMs?: number;
 }
 
 /** How a process ended: an exit code, or the signal that ended it. */
@@ -62,7 +66,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions = {}): 
   const databaseArgs = databaseUrl === undefined ? ["--db", options.dbPath ?? join(tempDir!, "gateway.db")] : [];
   const env = { ...options.env, ...(databaseUrl === undefined ? {} : { GATEWAY_DATABASE_URL: databaseUrl }) };
   const bootstrapArgs = options.bootstrap ? ["--bootstrap", "--owner", options.bootstrap.ownerId] : [];
-  const child = spawn(process.execPath, [GATEWAY_CLI, "serve", "--port", "0", ...databaseArgs, "--log-level", "silent", ...bootstrapArgs, ...(options.args ?? [])], {
+  const [command, ...launcherArgs] = [...(options.launcher ?? []), process.execPath];
+  const child = spawn(command!, [...launcherArgs, GATEWAY_CLI, "serve", "--port", "0", ...databaseArgs, "--log-level", "silent", ...bootstrapArgs, ...(options.args ?? [])], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });
@@ -95,7 +100,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions = {}): 
     // Its stdout closes when the process exits.
     lines.once("close", () => resolve());
   });
-  const timeout = setTimeout(() => child.kill("SIGKILL"), START_TIMEOUT_MS);
+  const timeout = setTimeout(() => child.kill("SIGKILL"), options.startTimeoutMs ?? START_TIMEOUT_MS);
   try {
     await started;
   } finally {

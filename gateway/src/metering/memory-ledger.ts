@@ -1,7 +1,7 @@
 import type { ResetPeriod } from "@gateway-keys/contract";
 import type { NewLogEntry, RequestOutcome, SpendRecords, MeteredKey } from "./interfaces";
 import type { Ledger, SpendReservation } from "./ledger";
-import { refusalAt, subjectsOf, type SpendRefusal, type SubjectWindow } from "./spend-windows";
+import { refusalAt, subjectsOf, type SpendRefusal, type SubjectWindow, type WindowedSubject } from "./spend-windows";
 
 /** One window of a subject as this process follows it. */
 interface WindowAccount {
@@ -15,14 +15,6 @@ interface WindowAccount {
   loaded: Promise<void>;
   /** `loaded` has resolved: a reservation need not wait for it. */
   ready: boolean;
-}
-
-/** One window of one subject, as a reservation checks it. */
-interface AccountEntry {
-  subjectId: string;
-  account: SubjectAccount;
-  window: SubjectWindow;
-  windowAccount: WindowAccount;
 }
 
 /** A key or a team: its windows, and what its requests in flight reserved (counted in every window alike). */
@@ -62,27 +54,33 @@ export class MemoryLedger implements Ledger {
   async reserve(key: MeteredKey, micros: bigint, at: number): Promise<SpendReservation | undefined> {
     const subjects = subjectsOf(key, at);
     if (subjects.length === 0) return { keyId: key.id, micros };
-    const accounts = await this.#accounts(subjects);
+    // Every window followed and loaded (the usual case): no await before the check.
+    while (!this.#followed(subjects)) await this.#follow(subjects);
     // From here to the end: synchronous, so the checks and the reservations are one step.
-    for (const { account, window, windowAccount } of accounts) {
-      if (windowAccount.spent + account.reserved + micros > window.limitMicros) return undefined;
-    }
-    const reserved = [...new Set(accounts.map((entry) => entry.subjectId))];
-    for (const id of reserved) this.#subjects.get(id)!.reserved += micros;
-    return { keyId: key.id, micros, subjects: reserved };
+    if (this.#firstShort(subjects, micros) !== -1) return undefined;
+    for (const subject of subjects) this.#subjects.get(subject.id)!.reserved += micros;
+    return { keyId: key.id, micros, subjects: subjects.map((subject) => subject.id) };
   }
 
   async headroom(key: MeteredKey, at: number): Promise<bigint | null> {
     const subjects = subjectsOf(key, at);
     if (subjects.length === 0) return null;
-    const left = (await this.#accounts(subjects)).map(({ account, window, windowAccount }) => window.limitMicros - windowAccount.spent - account.reserved);
-    return left.reduce((tightest, each) => (each < tightest ? each : tightest));
+    while (!this.#followed(subjects)) await this.#follow(subjects);
+    let tightest: bigint | null = null;
+    for (const subject of subjects) {
+      const account = this.#subjects.get(subject.id)!;
+      for (const window of subject.windows) {
+        const left = window.limitMicros - account.windows.get(window.resetPeriod)!.spent - account.reserved;
+        if (tightest === null || left < tightest) tightest = left;
+      }
+    }
+    return tightest;
   }
 
   async refusal(key: MeteredKey, micros: bigint, at: number): Promise<SpendRefusal | undefined> {
     const subjects = subjectsOf(key, at);
-    const accounts = await this.#accounts(subjects);
-    const index = accounts.findIndex(({ account, window, windowAccount }) => windowAccount.spent + account.reserved + micros > window.limitMicros);
+    while (!this.#followed(subjects)) await this.#follow(subjects);
+    const index = this.#firstShort(subjects, micros);
     return index === -1 ? undefined : refusalAt(subjects, index);
   }
 
@@ -91,11 +89,8 @@ export class MemoryLedger implements Ledger {
       await this.#store.recordRequest(entry, outcome);
       // Counted in every window followed of the key and of the team the request was charged to.
       // A request that began before a window's start (in flight over the boundary) counts in the window it began in.
-      for (const subjectId of entry.teamId === null ? [entry.keyId] : [entry.keyId, entry.teamId]) {
-        for (const window of this.#subjects.get(subjectId)?.windows.values() ?? []) {
-          if (entry.createdAt >= window.start && (window.end === null || entry.createdAt < window.end)) window.spent += entry.costMicros;
-        }
-      }
+      this.#count(entry.keyId, entry);
+      if (entry.teamId !== null) this.#count(entry.teamId, entry);
     } finally {
       // Released only now: until the charge is counted in `spent`, the reservation covers it.
       for (const subjectId of reservation.subjects ?? []) {
@@ -109,27 +104,60 @@ export class MemoryLedger implements Ledger {
     return this.#store.recordRequest(entry, outcome);
   }
 
-  /** Each window of the subjects with its accounts, every one loaded and in the window that holds the request's time. */
-  async #accounts(subjects: ReturnType<typeof subjectsOf>): Promise<AccountEntry[]> {
-    const entries: AccountEntry[] = subjects.flatMap((subject) =>
-      subject.windows.map((window) => {
-        const account = this.#subject(subject.id, subject.kind);
-        return { subjectId: subject.id, account, window, windowAccount: this.#window(subject.id, account, window) };
-      }),
-    );
-    if (!entries.every((entry) => entry.windowAccount.ready)) await Promise.all(entries.map((entry) => entry.windowAccount.loaded));
-    const rolled = entries.filter(({ window, windowAccount }) => window.start > windowAccount.start);
-    if (rolled.length > 0) {
-      // The calendar passed a boundary: the new window's spend is read again (charges of requests
-      // that began in it, which no account of the old window counted), then followed.
-      for (const { subjectId, account, window, windowAccount } of rolled) {
-        if (window.start > windowAccount.start) this.#open(subjectId, account, window, windowAccount);
-      }
-      return this.#accounts(subjects);
+  /** Counts a committed charge in each window of `subjectId` that holds the request's time. */
+  #count(subjectId: string, entry: NewLogEntry): void {
+    for (const window of this.#subjects.get(subjectId)?.windows.values() ?? []) {
+      if (entry.createdAt >= window.start && (window.end === null || entry.createdAt < window.end)) window.spent += entry.costMicros;
     }
-    // A request of an earlier window (it began before the boundary and reserves after one of the
-    // new window did) is checked against the current window, which counts every reservation anyway.
-    return entries;
+  }
+
+  /**
+   * Whether every window of the subjects is followed here, loaded, and current at the request's
+   * time. A request of an earlier window (it began before the boundary and reserves after one of
+   * the new window did) is checked against the current window, which counts every reservation anyway.
+   */
+  #followed(subjects: readonly WindowedSubject[]): boolean {
+    for (const subject of subjects) {
+      const account = this.#subjects.get(subject.id);
+      if (!account) return false;
+      for (const window of subject.windows) {
+        const followed = account.windows.get(window.resetPeriod);
+        if (!followed || !followed.ready || window.start > followed.start) return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Starts following each window of the subjects not followed yet, and waits for their spend to
+   * load. A window the calendar moved past (its account loaded) starts again: the new window's
+   * spend is read again (charges of requests that began in it, which no account of the old window
+   * counted), then followed.
+   */
+  async #follow(subjects: readonly WindowedSubject[]): Promise<void> {
+    const loading: Promise<void>[] = [];
+    for (const subject of subjects) {
+      const account = this.#subject(subject.id, subject.kind);
+      for (const window of subject.windows) {
+        const followed = this.#window(subject.id, account, window);
+        if (!followed.ready) loading.push(followed.loaded);
+        else if (window.start > followed.start) loading.push(this.#open(subject.id, account, window, followed).loaded);
+      }
+    }
+    await Promise.all(loading);
+  }
+
+  /** The index, over the subjects' windows in order, of the first that cannot afford `micros` more (followed and loaded); -1 when all can. */
+  #firstShort(subjects: readonly WindowedSubject[], micros: bigint): number {
+    let index = 0;
+    for (const subject of subjects) {
+      const account = this.#subjects.get(subject.id)!;
+      for (const window of subject.windows) {
+        if (account.windows.get(window.resetPeriod)!.spent + account.reserved + micros > window.limitMicros) return index;
+        index++;
+      }
+    }
+    return -1;
   }
 
   #subject(id: string, kind: "key" | "team"): SubjectAccount {

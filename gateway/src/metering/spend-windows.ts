@@ -76,9 +76,31 @@ export async function windowStatesOf(
 /**
  * Where a request of `key` reserves, at its time `at`: the key's windows, then its team's (a key
  * in a team reserves from both, all or none). Each window with the start of its calendar window
- * that holds `at`. Subjects without a window are left out.
+ * that holds `at`. Subjects without a window are left out. The answer is kept with the key object
+ * for as long as every one of its windows stays the same (from the latest window start to the
+ * earliest end), so requests of a key reuse it rather than compute calendars again: it is shared,
+ * never to be changed.
  */
-export function subjectsOf(key: MeteredKey, at: number): WindowedSubject[] {
+export function subjectsOf(key: MeteredKey, at: number): readonly WindowedSubject[] {
+  const kept = keptSubjects.get(key);
+  if (kept && at >= kept.from && at < kept.until) return kept.subjects;
+  const subjects = windowedSubjectsOf(key, at);
+  let from = -Infinity;
+  let until = Infinity;
+  for (const subject of subjects) {
+    for (const window of subject.windows) {
+      if (window.start > from) from = window.start;
+      if (window.endsAt !== null && window.endsAt < until) until = window.endsAt;
+    }
+  }
+  keptSubjects.set(key, { from, until, subjects });
+  return subjects;
+}
+
+/** {@link subjectsOf}'s answers by key object, with the span of request times each holds for. */
+const keptSubjects = new WeakMap<MeteredKey, { from: number; until: number; subjects: readonly WindowedSubject[] }>();
+
+function windowedSubjectsOf(key: MeteredKey, at: number): WindowedSubject[] {
   const subjects: WindowedSubject[] = [];
   const add = (id: string, kind: "key" | "team", windows: readonly StoredSpendWindow[], createdAt: number) => {
     if (windows.length === 0) return;

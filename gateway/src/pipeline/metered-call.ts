@@ -10,6 +10,7 @@ import { modelAllowed } from "../policies/model-policy";
 import type { SpendReservation } from "../metering/ledger";
 import type { RateAdmission, RequestOutcome, StoredApiKey, StoredTeam } from "../store/types";
 import type { MeteredKey } from "../metering/interfaces";
+import { meteredKeyOf } from "./metered-key";
 import { rateLimitHeaders, rateLimitRefusal } from "../metering/rate-limits";
 import type { TextUsage } from "../inference/text";
 import type { Context, Span } from "@opentelemetry/api";
@@ -63,9 +64,7 @@ export class MeteredCall {
   #admission: RateAdmission | undefined;
   /** The team's admission under its rate limit policy, beside the key's. */
   #teamAdmission: RateAdmission | undefined;
-  /** {@link #metered}'s answer for a key in a team. */
-  #meteredKey: MeteredKey | undefined;
-  /** The key's team as this request found it (read once, in {@link admit} or at the first reservation); null for none. */
+  /** The key's team as this request found it (read once, in {@link admit}); null for none. */
   #team: StoredTeam | null | undefined;
   #settled = false;
   /** The request's trace: the reservation and the charge are spans of it, and its server span gets the model, usage and cost. */
@@ -102,7 +101,9 @@ export class MeteredCall {
     if (!modelAllowed(this.#key, this.#modelId)) {
       return this.#refuse(new GatewayError("model_not_allowed", `This key's model policy does not allow ${name}.`, { param: "model" }), "rejected");
     }
-    const team = await this.#teamOf();
+    // A team in the cache is taken without an await: a key in a team costs no extra turn of the event loop.
+    if (this.#cachedTeam() === undefined) await this.#readTeam();
+    const team = this.#knownTeam();
     if (team && !modelAllowed(team, this.#modelId)) {
       return this.#refuse(
         new GatewayError("model_not_allowed", `The model policy of this key's team ${team.id} does not allow ${name}.`, { param: "model", teamId: team.id }),
@@ -148,7 +149,7 @@ export class MeteredCall {
     }
     await this.#admitRate(input.estimate + outputBound * choices);
     const affordable = await this.#releasingOnError(async () => {
-      const metered = await this.#metered();
+      const metered = this.#metered();
       this.#reservation = await this.#ctx.spend.reserve(metered, costFor(outputBound), this.#now);
       if (this.#reservation) return outputBound;
       const headroom = await this.#ctx.spend.headroom(metered, this.#now);
@@ -177,7 +178,7 @@ export class MeteredCall {
 
   async #reserveMicros(maxCostMicros: bigint, tokens: number): Promise<void> {
     await this.#admitRate(tokens);
-    const reservation = await this.#releasingOnError(async () => this.#ctx.spend.reserve(await this.#metered(), maxCostMicros, this.#now));
+    const reservation = await this.#releasingOnError(async () => this.#ctx.spend.reserve(this.#metered(), maxCostMicros, this.#now));
     if (!reservation) await this.#refuseSpend(maxCostMicros, "This request could cost up to");
     this.#reservation = reservation;
   }
@@ -187,7 +188,7 @@ export class MeteredCall {
    * window of the key's own policy (`spend_limit_reached`) or of its team's (`team_budget_exceeded`).
    */
   async #refuseSpend(micros: bigint, costs: string): Promise<never> {
-    const refusal = await this.#ctx.spend.refusal(await this.#metered(), micros, this.#now).catch(() => undefined);
+    const refusal = await this.#ctx.spend.refusal(this.#metered(), micros, this.#now).catch(() => undefined);
     const window = refusal && {
       resetPeriod: refusal.resetPeriod,
       resetsAt: refusal.resetsAt === null ? null : new Date(refusal.resetsAt).toISOString(),
@@ -213,20 +214,37 @@ export class MeteredCall {
     );
   }
 
-  /** The key's team, read once per request (through the team cache); null for a key in no team. */
-  async #teamOf(): Promise<StoredTeam | null> {
+  /**
+   * The key's team as this request found it, when known without a read: `null` for a key in no
+   * team, `undefined` until read. The first call (from {@link admit}) takes it from the team cache.
+   */
+  #cachedTeam(): StoredTeam | null | undefined {
     if (this.#team === undefined) {
-      this.#team = this.#key.teamId === null ? null : ((await this.#ctx.teams.find(this.#key.ownerId, this.#key.teamId)) ?? null);
+      const teamId = this.#key.teamId;
+      if (teamId === null) this.#team = null;
+      else {
+        const cached = this.#ctx.teams.cached(teamId);
+        if (cached) this.#team = cached.ownerId === this.#key.ownerId ? cached : null;
+      }
     }
     return this.#team;
   }
 
-  /** The key as metering takes it: with its team's windows, when it is in a team (made once per request). */
-  async #metered(): Promise<MeteredKey> {
-    const team = await this.#teamOf();
-    if (!team) return this.#key;
-    this.#meteredKey ??= { ...this.#key, team };
-    return this.#meteredKey;
+  /** Reads the key's team through the team cache (a key in a team whose team is not cached); null for a team gone. */
+  async #readTeam(): Promise<void> {
+    this.#team = (await this.#ctx.teams.find(this.#key.ownerId, this.#key.teamId!)) ?? null;
+  }
+
+  /** The key's team as {@link admit} found it (null for none): every reservation and limit of the request uses that one reading. */
+  #knownTeam(): StoredTeam | null {
+    if (this.#team === undefined) throw new Error("a model call reserved before it was admitted (its team is not known)");
+    return this.#team;
+  }
+
+  /** The key as metering takes it: with its team's windows, when it is in a team (one object per key and team version, {@link meteredKeyOf}). */
+  #metered(): MeteredKey {
+    const team = this.#knownTeam();
+    return team ? meteredKeyOf(this.#key, team) : this.#key;
   }
 
   /**
@@ -310,7 +328,7 @@ export class MeteredCall {
       this.#reply.headers(rateLimitHeaders(verdict));
     }
     // Then the team's, counted under the team's id across every process: its keys together.
-    const team = await this.#releasingOnError(() => this.#teamOf());
+    const team = this.#knownTeam();
     const teamPolicy = team?.rateLimitPolicy;
     if (!team || !teamPolicy) return;
     const verdict = await this.#releasingOnError(() => this.#ctx.rates.admit(team.id, teamPolicy, tokens, this.#now));
