@@ -146,7 +146,10 @@ describeWithBrowser("console sign-in with OpenID Connect: a group mapped to a te
     await expect(page.getByRole("alert").textContent()).resolves.toContain("No API key with this id belongs to your account.");
     expect(await visibleText(page)).not.toContain("indexer");
     await page.goto(`${gateway.url}/console#/audit`);
-    await expect(page.getByRole("alert").textContent()).resolves.toContain(`You may view only the teams ${teams.ranking!.teamId} of the owner "search"`);
+    // Only the hash changes: the key page's alert is still up until the audit page replaces it.
+    const refusal = `You may view only the teams ${teams.ranking!.teamId} of the owner "search"`;
+    await page.getByRole("alert").filter({ hasText: refusal }).waitFor({ timeout: 10_000 });
+    await expect(page.getByRole("alert").textContent()).resolves.toContain(refusal);
     await screenshot(page, "oidc-team-audit-refused");
     const answers = await page.evaluate(
       async ({ indexer, loner, adsBidder, indexing }) => {

@@ -131,13 +131,15 @@ export async function expectServing(cluster: FaultCluster): Promise<void> {
  * Runs the load of `clients` loops around `fault`, which resolves once the database is back
  * (with 1.5 s of load before and after it); returns every attempt.
  */
-export async function underLoad(cluster: FaultCluster, fault: () => Promise<void>, clients = 8): Promise<Attempt[]> {
+export async function underLoad(cluster: FaultCluster, fault: (answered: () => readonly Attempt[]) => Promise<void>, clients = 8): Promise<Attempt[]> {
   let endLoad!: () => void;
   const ended = new Promise<void>((resolve) => (endLoad = resolve));
-  const loadDone = runLoad({ urls: cluster.gateways.map((gateway) => gateway.url), provisioningKey: cluster.provisioningKey, modelKey: cluster.modelKey }, clients, ended);
+  /** Filled as the answers come: a fault may wait for what the load has seen so far. */
+  const answered: Attempt[] = [];
+  const loadDone = runLoad({ urls: cluster.gateways.map((gateway) => gateway.url), provisioningKey: cluster.provisioningKey, modelKey: cluster.modelKey }, clients, ended, undefined, answered);
   try {
     await sleep(1500);
-    await fault();
+    await fault(() => answered);
     await sleep(1500);
   } finally {
     endLoad();

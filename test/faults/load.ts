@@ -64,8 +64,7 @@ async function send(url: string, init: RequestInit): Promise<{ status: number; b
  * until `stop()` resolves, then lets every logical create finish (acknowledged) or give up after
  * `settleMs`. Returns every attempt.
  */
-export async function runLoad(target: LoadTarget, clients: number, stop: Promise<void>, settleMs = 20_000): Promise<Attempt[]> {
-  const attempts: Attempt[] = [];
+export async function runLoad(target: LoadTarget, clients: number, stop: Promise<void>, settleMs = 20_000, attempts: Attempt[] = []): Promise<Attempt[]> {
   let stopping = false;
   void stop.then(() => {
     stopping = true;
