@@ -114,6 +114,28 @@ test("the team's rate limit counts its keys together and refuses with 429 team_r
   expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
 });
 
+test("a request is admitted under its key's rate limit and its team's together or under neither: one the team refuses takes nothing from its key", async () => {
+  clock.set(Date.UTC(2030, 5, 2, 12, 0));
+  const team = await createTeam({ name: "one a minute", rateLimitPolicy: { requestsPerMinute: 1 } });
+  const key = await gateway.createRegularKey({ teamId: team.teamId, rateLimitPolicy: { requestsPerMinute: 2 } });
+  const first = await respond(gateway, key.secret, hello);
+  expect(first.status).toBe(200);
+  // The key's own figures go on the answer when it has a policy.
+  expect(first.headers.get("x-ratelimit-limit-requests")).toBe("2");
+  expect(first.headers.get("x-ratelimit-remaining-requests")).toBe("1");
+  const refused = await respond(gateway, key.secret, hello);
+  expect(expectError(refused, 429, "team_rate_limited").teamId).toBe(team.teamId);
+  // The refusal carries the refusing policy's figures: the team's.
+  expect(refused.headers.get("x-ratelimit-limit-requests")).toBe("1");
+  // Out of the team, the key has one request left of its two this minute (the clock stands still):
+  // the request its team refused was not counted against it.
+  expect((await account.patch(key.keyId, { expectedVersion: 1, teamId: null })).status).toBe(200);
+  const alone = await respond(gateway, key.secret, hello);
+  expect(alone.status).toBe(200);
+  expect(alone.headers.get("x-ratelimit-remaining-requests")).toBe("0");
+  expectError(await respond(gateway, key.secret, hello), 429, "key_rate_limited");
+});
+
 test("a key that moves keeps its own spend; its old team keeps what it spent as a member, its new team counts from the move", async () => {
   clock.set(Date.UTC(2030, 6, 1, 12, 0));
   const from = await createTeam({ name: "from", spendPolicy: { limitUnits: "1", resetPeriod: "monthly" } });

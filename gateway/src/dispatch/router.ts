@@ -157,16 +157,17 @@ export class RoutePlan {
 
   async #admit(id: string, quota: RouteQuota): Promise<void> {
     const { rates, now, metrics } = this.#deps;
-    const verdict = await rates.admit(quotaBucketOf(id), quota, this.tokens, now());
-    if (verdict.requests) metrics?.quotaRemaining(id, "requests", verdict.requests.remaining);
-    if (verdict.tokens) metrics?.quotaRemaining(id, "tokens", verdict.tokens.remaining);
+    const verdict = await rates.admit([{ id: quotaBucketOf(id), policy: quota }], this.tokens, now());
+    const [figures] = verdict.figures;
+    if (figures?.requests) metrics?.quotaRemaining(id, "requests", figures.requests.remaining);
+    if (figures?.tokens) metrics?.quotaRemaining(id, "tokens", figures.tokens.remaining);
     if (verdict.admission) {
       this.#admission = verdict.admission;
       return;
     }
     metrics?.skipped(id, "quota");
-    const which = verdict.refusedBy === "tokens" ? `tokensPerMinute (${quota.tokensPerMinute})` : `requestsPerMinute (${quota.requestsPerMinute})`;
-    throw this.#skip(verdict.retryAfterMs, `the route ${id} reached its ${which}`);
+    const which = verdict.refusal?.by === "tokens" ? `tokensPerMinute (${quota.tokensPerMinute})` : `requestsPerMinute (${quota.requestsPerMinute})`;
+    throw this.#skip(verdict.refusal?.retryAfterMs ?? 0, `the route ${id} reached its ${which}`);
   }
 
   /** The error of a route passed over, which the attempt loop goes past. */

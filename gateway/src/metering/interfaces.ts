@@ -115,14 +115,26 @@ export interface SharedHolds {
   settleHolds(holds: readonly string[], entry: NewLogEntry, outcome: RequestOutcome): Promise<void>;
 }
 
-/** A request admitted under a key's rate limit policy, to release when it ends. */
-export interface RateAdmission {
-  readonly keyId: string;
-  /** Tokens taken from the key's tokens-per-minute bucket (those the request did not use go back). */
-  readonly tokens: number;
+/** One limit a request is admitted under: a key's rate limit policy, its team's, or a route's quota, counted under `id`. */
+export interface RateSubject {
+  readonly id: string;
+  readonly policy: RateLimitPolicy;
+}
+
+/** A request's place under one subject's limit, to give back when it ends. */
+export interface HeldRate {
+  readonly id: string;
   readonly tokensPerMinute: number | undefined;
-  /** Its row among the key's requests in flight, in a shared database; null in memory or without a concurrency limit. */
+  /** Its row among the subject's requests in flight, in a shared database; null in memory or without a concurrency limit. */
   readonly slot: string | null;
+}
+
+/** A request admitted under every subject's limit, to release when it ends. */
+export interface RateAdmission {
+  /** Tokens taken from each subject's tokens-per-minute bucket (those the request did not use go back). */
+  readonly tokens: number;
+  /** Its place under each subject, in the order they were admitted under. */
+  readonly held: readonly HeldRate[];
 }
 
 /** One per-minute limit's figures, as OpenAI's `x-ratelimit-*` headers give them. */
@@ -133,26 +145,41 @@ export interface BucketFigures {
   resetMs: number;
 }
 
-/** What a key's rate limit policy says of one request. */
-export interface RateVerdict {
-  /** Set when admitted: release it when the request ends. */
-  admission: RateAdmission | null;
-  refusedBy: "requests" | "tokens" | "concurrency" | null;
-  /** When refused: until the refusing limit would admit it, ms (Infinity: never, the request is larger than the limit). */
-  retryAfterMs: number;
+/** A subject's per-minute limits as one request found them (after it, when admitted): each one set in its policy. */
+export interface RateFigures {
   requests?: BucketFigures;
   tokens?: BucketFigures;
 }
 
+/** Which subject's limit refused a request, and for how long. */
+export interface RateRefusal {
+  /** The refusing subject's place in the subjects asked. */
+  subject: number;
+  by: "requests" | "tokens" | "concurrency";
+  /** Until the refusing limit would admit it, ms (Infinity: never, the request is larger than the limit). */
+  retryAfterMs: number;
+}
+
+/** What the subjects' limits say of one request: admitted under all of them, or refused by one (and taken from none). */
+export interface RateVerdict {
+  /** Set when admitted: release it when the request ends. */
+  admission: RateAdmission | null;
+  /** Set when refused. */
+  refusal: RateRefusal | null;
+  /** Each subject's figures, in order; when refused, those up to the refusing one's. */
+  figures: readonly RateFigures[];
+}
+
 /**
- * A key's rate limit policy as model calls use it: a request is admitted (one request and its most
- * tokens taken from the key's per-minute buckets, a place among its requests in flight) before its
- * spend is reserved, and released when it ends (the tokens it did not use given back, its place
- * freed). In memory for a store one process owns; in the database when many share it.
+ * Rate limits as model calls use them: a request is admitted under its key's policy and its key's
+ * team's in one step — one request and its most tokens taken from each one's per-minute buckets,
+ * a place among each one's requests in flight — or under none, before its spend is reserved; and
+ * released when it ends (the tokens it did not use given back, its places freed). Routes' quotas
+ * are counted the same way. In memory for a store one process owns; in the database when many share it.
  */
 export interface RateLimits {
-  /** Admits a request of up to `tokens` tokens at `at` (ms, the gateway's clock), or says why not. */
-  admit(keyId: string, policy: RateLimitPolicy, tokens: number, at: number): Promise<RateVerdict>;
+  /** Admits a request of up to `tokens` tokens at `at` (ms, the gateway's clock) under every subject's limits, or says which refuses it. */
+  admit(subjects: readonly RateSubject[], tokens: number, at: number): Promise<RateVerdict>;
   /** Ends an admitted request that used `usedTokens` (at most what it was admitted with). */
   release(admission: RateAdmission, usedTokens: number, at: number): Promise<void>;
 }

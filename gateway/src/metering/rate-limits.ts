@@ -1,33 +1,76 @@
 import type { RateLimitPolicy } from "@gateway-keys/contract";
 import { GatewayError } from "../errors";
-import type { BucketFigures, RateAdmission, RateLimits, RateVerdict } from "./interfaces";
-import { drained, readBucket, type BucketLevel } from "./rate-buckets";
+import type { BucketFigures, HeldRate, RateAdmission, RateFigures, RateLimits, RateRefusal, RateSubject, RateVerdict } from "./interfaces";
+import { drained, readBucket, type BucketLevel, type BucketReading } from "./rate-buckets";
 
-interface KeyRates {
+interface SubjectRates {
   requests: BucketLevel;
   tokens: BucketLevel;
   inFlight: number;
 }
 
+/** What one subject's buckets say of a request, before anything is taken. */
+interface SubjectReading {
+  rates: SubjectRates;
+  requests: BucketReading | undefined;
+  tokens: BucketReading | undefined;
+  refusedBy: RateRefusal["by"] | null;
+}
+
 /**
  * Rate limits in this process's memory: exact while one process serves a database (SQLite); many
- * processes sharing PostgreSQL count in the database instead (`Store.sharedRates`). Keys whose
- * buckets drained and that have nothing in flight are forgotten (they read as new).
+ * processes sharing PostgreSQL count in the database instead (`Store.sharedRates`). The subjects'
+ * buckets are read, and taken from only when every one admits, in one synchronous step. Subjects
+ * whose buckets drained and that have nothing in flight are forgotten (they read as new).
  */
 export class MemoryRateLimits implements RateLimits {
-  readonly #keys = new Map<string, KeyRates>();
+  readonly #subjects = new Map<string, SubjectRates>();
   readonly #capacity: number;
 
   constructor(capacity = 10_000) {
     this.#capacity = capacity;
   }
 
-  async admit(keyId: string, policy: RateLimitPolicy, tokens: number, at: number): Promise<RateVerdict> {
-    let rates = this.#keys.get(keyId);
+  async admit(subjects: readonly RateSubject[], tokens: number, at: number): Promise<RateVerdict> {
+    const readings: SubjectReading[] = [];
+    const figures: RateFigures[] = [];
+    for (const [index, { id, policy }] of subjects.entries()) {
+      const reading = this.#read(id, policy, tokens, at);
+      readings.push(reading);
+      figures.push(figuresOf(policy, reading));
+      if (reading.refusedBy !== null) {
+        const retryAfterMs = reading.refusedBy === "requests" ? reading.requests!.retryAfterMs : reading.refusedBy === "tokens" ? reading.tokens!.retryAfterMs : 1000;
+        // A place in flight frees when a request ends: no time can be known, a second is a fair retry.
+        return { admission: null, refusal: { subject: index, by: reading.refusedBy, retryAfterMs }, figures };
+      }
+    }
+    const held: HeldRate[] = [];
+    for (const [index, reading] of readings.entries()) {
+      const { rates } = reading;
+      if (reading.requests) rates.requests = { level: reading.requests.level, at };
+      if (reading.tokens) rates.tokens = { level: reading.tokens.level, at };
+      rates.inFlight++;
+      held.push({ id: subjects[index]!.id, tokensPerMinute: subjects[index]!.policy.tokensPerMinute, slot: null });
+    }
+    return { admission: { tokens, held }, refusal: null, figures };
+  }
+
+  async release(admission: RateAdmission, usedTokens: number, at: number): Promise<void> {
+    const unused = admission.tokens - usedTokens;
+    for (const { id, tokensPerMinute } of admission.held) {
+      const rates = this.#subjects.get(id);
+      if (!rates) continue;
+      rates.inFlight--;
+      if (tokensPerMinute !== undefined && unused > 0) rates.tokens = { level: Math.max(0, drained(rates.tokens, tokensPerMinute, at) - unused), at };
+    }
+  }
+
+  #read(id: string, policy: RateLimitPolicy, tokens: number, at: number): SubjectReading {
+    let rates = this.#subjects.get(id);
     if (!rates) {
       this.#forgetIdle(at);
       rates = { requests: { level: 0, at }, tokens: { level: 0, at }, inFlight: 0 };
-      this.#keys.set(keyId, rates);
+      this.#subjects.set(id, rates);
     }
     const requests = policy.requestsPerMinute === undefined ? undefined : readBucket(rates.requests, policy.requestsPerMinute, 1, at);
     const tokenBucket = policy.tokensPerMinute === undefined ? undefined : readBucket(rates.tokens, policy.tokensPerMinute, tokens, at);
@@ -39,38 +82,24 @@ export class MemoryRateLimits implements RateLimits {
           : tokenBucket?.fits === false
             ? "tokens"
             : null;
-    if (refusedBy === null) {
-      if (requests) rates.requests = { level: requests.level, at };
-      if (tokenBucket) rates.tokens = { level: tokenBucket.level, at };
-      rates.inFlight++;
-    }
-    return {
-      admission: refusedBy === null ? { keyId, tokens, tokensPerMinute: policy.tokensPerMinute, slot: null } : null,
-      refusedBy,
-      // A place in flight frees when a request ends: no time can be known, a second is a fair retry.
-      retryAfterMs: refusedBy === "requests" ? requests!.retryAfterMs : refusedBy === "tokens" ? tokenBucket!.retryAfterMs : refusedBy ? 1000 : 0,
-      ...(requests && { requests: { limit: policy.requestsPerMinute!, remaining: requests.remaining, resetMs: requests.resetMs } }),
-      ...(tokenBucket && { tokens: { limit: policy.tokensPerMinute!, remaining: tokenBucket.remaining, resetMs: tokenBucket.resetMs } }),
-    };
-  }
-
-  async release(admission: RateAdmission, usedTokens: number, at: number): Promise<void> {
-    const rates = this.#keys.get(admission.keyId);
-    if (!rates) return;
-    rates.inFlight--;
-    const unused = admission.tokens - usedTokens;
-    if (admission.tokensPerMinute !== undefined && unused > 0) {
-      rates.tokens = { level: Math.max(0, drained(rates.tokens, admission.tokensPerMinute, at) - unused), at };
-    }
+    return { rates, requests, tokens: tokenBucket, refusedBy };
   }
 
   #forgetIdle(at: number): void {
-    if (this.#keys.size < this.#capacity) return;
-    for (const [keyId, rates] of this.#keys) {
+    if (this.#subjects.size < this.#capacity) return;
+    for (const [id, rates] of this.#subjects) {
       // A minute after its last request a bucket has drained, whatever its limit.
-      if (rates.inFlight === 0 && at - Math.max(rates.requests.at, rates.tokens.at) >= 60_000) this.#keys.delete(keyId);
+      if (rates.inFlight === 0 && at - Math.max(rates.requests.at, rates.tokens.at) >= 60_000) this.#subjects.delete(id);
     }
   }
+}
+
+/** The figures of a subject's buckets as a request read them. */
+function figuresOf(policy: RateLimitPolicy, reading: Pick<SubjectReading, "requests" | "tokens">): RateFigures {
+  return {
+    ...(reading.requests && { requests: { limit: policy.requestsPerMinute!, remaining: reading.requests.remaining, resetMs: reading.requests.resetMs } }),
+    ...(reading.tokens && { tokens: { limit: policy.tokensPerMinute!, remaining: reading.tokens.remaining, resetMs: reading.tokens.resetMs } }),
+  };
 }
 
 /** `6m0s`, `1.5s`, `20ms`: the durations of OpenAI's `x-ratelimit-reset-*` headers. */
@@ -93,35 +122,36 @@ function setLimitHeaders(headers: Record<string, string>, names: (typeof HEADER_
   headers[names.reset] = formatResetDuration(figures.resetMs);
 }
 
-/** The `x-ratelimit-*` headers of a verdict: for each per-minute limit the key has, its limit, what is left and when it resets. */
-export function rateLimitHeaders(verdict: RateVerdict): Record<string, string> {
+/** The `x-ratelimit-*` headers of a subject's figures: for each per-minute limit it has, its limit, what is left and when it resets. */
+export function rateLimitHeaders(figures: RateFigures): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (verdict.requests) setLimitHeaders(headers, HEADER_NAMES.requests, verdict.requests);
-  if (verdict.tokens) setLimitHeaders(headers, HEADER_NAMES.tokens, verdict.tokens);
+  if (figures.requests) setLimitHeaders(headers, HEADER_NAMES.requests, figures.requests);
+  if (figures.tokens) setLimitHeaders(headers, HEADER_NAMES.tokens, figures.tokens);
   return headers;
 }
 
 /**
- * The 429 of a refused verdict, with `Retry-After` (seconds), `retry-after-ms` and the `x-ratelimit-*`
- * headers: `key_rate_limited`, or `team_rate_limited` naming the team when its policy refused.
+ * The 429 of a refusal, with `Retry-After` (seconds), `retry-after-ms` and the refusing policy's
+ * `x-ratelimit-*` headers (its `figures`): `key_rate_limited`, or `team_rate_limited` naming the
+ * team when its policy (`policy`) refused.
  */
-export function rateLimitRefusal(verdict: RateVerdict, policy: RateLimitPolicy, tokens: number, teamId?: string): GatewayError {
-  const headers = rateLimitHeaders(verdict);
+export function rateLimitRefusal(refusal: RateRefusal, figures: RateFigures, policy: RateLimitPolicy, tokens: number, teamId?: string): GatewayError {
+  const headers = rateLimitHeaders(figures);
   const code = teamId === undefined ? "key_rate_limited" : "team_rate_limited";
   const whose = teamId === undefined ? "the key" : `the key's team ${teamId}`;
   const team = teamId === undefined ? {} : { teamId };
-  if (verdict.retryAfterMs === Infinity) {
+  if (refusal.retryAfterMs === Infinity) {
     return new GatewayError(
       code,
       `This request may use ${tokens} tokens, more than ${whose}'s rateLimitPolicy.tokensPerMinute (${policy.tokensPerMinute}) allows in a minute; set a smaller output bound (max_tokens, max_output_tokens) or raise tokensPerMinute.`,
       { headers, ...team },
     );
   }
-  const retryMs = Math.max(1, Math.ceil(verdict.retryAfterMs));
+  const retryMs = Math.max(1, Math.ceil(refusal.retryAfterMs));
   const reason =
-    verdict.refusedBy === "concurrency"
+    refusal.by === "concurrency"
       ? `${whose} has ${policy.maxConcurrentRequests} requests in flight, its rateLimitPolicy.maxConcurrentRequests`
-      : verdict.refusedBy === "requests"
+      : refusal.by === "requests"
         ? `${whose} reached its rateLimitPolicy.requestsPerMinute (${policy.requestsPerMinute})`
         : `${whose} reached its rateLimitPolicy.tokensPerMinute (${policy.tokensPerMinute})`;
   return new GatewayError(code, `Rate limited: ${reason}; retry after ${(retryMs / 1000).toFixed(1)} s.`, {

@@ -9,7 +9,7 @@ import { logEntryFor } from "../policies/logging-policy";
 import { modelAllowed } from "../policies/model-policy";
 import type { SpendReservation } from "../metering/ledger";
 import type { RateAdmission, RequestOutcome, StoredApiKey, StoredTeam } from "../store/types";
-import type { MeteredKey } from "../metering/interfaces";
+import type { MeteredKey, RateSubject } from "../metering/interfaces";
 import { meteredKeyOf } from "./metered-key";
 import { rateLimitHeaders, rateLimitRefusal } from "../metering/rate-limits";
 import type { TextUsage } from "../inference/text";
@@ -40,6 +40,14 @@ function tokensOf(model: PricedModel, usage: TextUsage): number {
   return model.pricing.unit === "tokens" ? usage.inputTokens + usage.outputTokens : 0;
 }
 
+/** The rate limit policies a request of `key` is admitted under, key first: its own and its team's, each when set. */
+function rateSubjectsOf(key: StoredApiKey, team: StoredTeam | null): RateSubject[] {
+  const subjects: RateSubject[] = [];
+  if (key.rateLimitPolicy) subjects.push({ id: key.id, policy: key.rateLimitPolicy });
+  if (team?.rateLimitPolicy) subjects.push({ id: team.id, policy: team.rateLimitPolicy });
+  return subjects;
+}
+
 /**
  * One model request under the key's policies, whatever its family or wire: the model must exist
  * and serve this endpoint's family, the model policy must allow it, the rate limit policy must
@@ -61,9 +69,8 @@ export class MeteredCall {
   chargedTokens: number | undefined;
   readonly #now: number;
   #reservation: SpendReservation | undefined;
+  /** The request's place under the rate limit policies of its key and its key's team. */
   #admission: RateAdmission | undefined;
-  /** The team's admission under its rate limit policy, beside the key's. */
-  #teamAdmission: RateAdmission | undefined;
   /** The key's team as this request found it (read once, in {@link admit}); null for none. */
   #team: StoredTeam | null | undefined;
   #settled = false;
@@ -318,24 +325,26 @@ export class MeteredCall {
     await this.#settle(this.#reservation, status, 0n, null, "failed", 0);
   }
 
-  /** Takes the request's place under the key's rate limit policy (none: nothing to take), or records and throws 429. */
+  /**
+   * Takes the request's place under the rate limit policies of its key and of its key's team, in
+   * one step under both or under neither (none: nothing to take), or records and throws 429
+   * naming the policy that refused. The team's is counted under the team's id across every
+   * process: its keys together.
+   */
   async #admitRate(tokens: number): Promise<void> {
-    const policy = this.#key.rateLimitPolicy;
-    if (policy) {
-      const verdict = await this.#ctx.rates.admit(this.#key.id, policy, tokens, this.#now);
-      if (!verdict.admission) return this.#refuse(rateLimitRefusal(verdict, policy, tokens), "rejected");
-      this.#admission = verdict.admission;
-      this.#reply.headers(rateLimitHeaders(verdict));
-    }
-    // Then the team's, counted under the team's id across every process: its keys together.
     const team = this.#knownTeam();
-    const teamPolicy = team?.rateLimitPolicy;
-    if (!team || !teamPolicy) return;
-    const verdict = await this.#releasingOnError(() => this.#ctx.rates.admit(team.id, teamPolicy, tokens, this.#now));
-    if (!verdict.admission) return this.#refuse(rateLimitRefusal(verdict, teamPolicy, tokens, team.id), "rejected");
-    this.#teamAdmission = verdict.admission;
-    // The key's own figures, when it has a policy; else the team's.
-    if (!policy) this.#reply.headers(rateLimitHeaders(verdict));
+    const subjects = rateSubjectsOf(this.#key, team);
+    if (subjects.length === 0) return;
+    const verdict = await this.#ctx.rates.admit(subjects, tokens, this.#now);
+    if (verdict.refusal) {
+      const refusing = subjects[verdict.refusal.subject]!;
+      const teamId = refusing.id === this.#key.id ? undefined : team!.id;
+      const figures = verdict.figures[verdict.refusal.subject] ?? {};
+      return this.#refuse(rateLimitRefusal(verdict.refusal, figures, refusing.policy, tokens, teamId), "rejected");
+    }
+    this.#admission = verdict.admission!;
+    // The first subject's figures: the key's own when it has a policy, else its team's.
+    this.#reply.headers(rateLimitHeaders(verdict.figures[0]!));
   }
 
   /** Runs `work`; should it throw (the database failed), the rate admission is given back first, so no place in flight leaks. */
@@ -348,18 +357,15 @@ export class MeteredCall {
     }
   }
 
-  /** Gives the rate admission back (the tokens not used, the place in flight); a failure only costs the key those tokens until they drain. */
+  /** Gives the rate admission back (the tokens not used, the places in flight); a failure only costs the key and team those tokens until they drain. */
   async #releaseRate(usedTokens: number | undefined): Promise<void> {
-    const admissions = [this.#admission, this.#teamAdmission];
+    const admission = this.#admission;
+    if (!admission) return;
     this.#admission = undefined;
-    this.#teamAdmission = undefined;
-    for (const admission of admissions) {
-      if (!admission) continue;
-      try {
-        await this.#ctx.rates.release(admission, Math.min(usedTokens ?? admission.tokens, admission.tokens), this.#ctx.now());
-      } catch (error) {
-        this.#reply.log.warn({ err: error }, "a rate limit release failed; its slot lapses with its lease");
-      }
+    try {
+      await this.#ctx.rates.release(admission, Math.min(usedTokens ?? admission.tokens, admission.tokens), this.#ctx.now());
+    } catch (error) {
+      this.#reply.log.warn({ err: error }, "a rate limit release failed; its slots lapse with their lease");
     }
   }
 

@@ -1,7 +1,7 @@
 import type { RateLimitPolicy } from "@gateway-keys/contract";
-import type { RateAdmission, RateLimits, RateVerdict } from "../interfaces";
+import type { HeldRate, RateAdmission, RateFigures, RateLimits, RateSubject, RateVerdict } from "../interfaces";
 
-/** What the database answers to an admission (migration 7's gateway_admit_rate). */
+/** What the database answers of one subject of an admission (functions/gateway_admit_rates.sql). */
 export interface AdmitRow {
   refused_by: "requests" | "tokens" | "concurrency" | null;
   retry_after_ms: number;
@@ -12,17 +12,19 @@ export interface AdmitRow {
 
 /** The two statements the limiter runs, bound to a database by its store. */
 export interface RateStatements {
-  admit(keyId: string, at: number, policy: RateLimitPolicy, tokens: number): Promise<AdmitRow>;
-  release(keyId: string, slot: string | null, unusedTokens: number, tokensPerMinute: number | null, at: number): Promise<void>;
+  /** One row per subject, in order, up to the first that refuses (then nothing was taken from any). */
+  admit(subjects: readonly RateSubject[], at: number, tokens: number): Promise<AdmitRow[]>;
+  /** Gives back each place: its slot freed, `unusedTokens` returned to its tokens bucket. */
+  release(held: readonly HeldRate[], unusedTokens: number, at: number): Promise<void>;
 }
 
 /**
  * Rate limits counted in a database many gateway processes share (PostgreSQL), so that together
- * they admit what one key's policy allows, not that many times it: each admission is one atomic
- * step on the key's bucket row. A request in flight under a concurrency limit holds a slot row
- * with a lease this process renews while the request lives (see {@link liveSlots}), so a killed
- * process's requests stop counting one lease later. One round trip to admit, one to release, and
- * only for keys with a rate limit policy.
+ * they admit what one key's (or team's) policy allows, not that many times it: an admission under
+ * every subject is one atomic step on their bucket rows. A request in flight under a concurrency
+ * limit holds a slot row with a lease this process renews while the request lives (see
+ * {@link liveSlots}), so a killed process's requests stop counting one lease later. One round trip
+ * to admit, one to release, and only for requests under a rate limit policy.
  */
 export class SharedRateLimits implements RateLimits {
   readonly #statements: RateStatements;
@@ -37,28 +39,38 @@ export class SharedRateLimits implements RateLimits {
     return [...this.#live];
   }
 
-  async admit(keyId: string, policy: RateLimitPolicy, tokens: number, at: number): Promise<RateVerdict> {
-    const row = await this.#statements.admit(keyId, at, policy, tokens);
-    const admitted = row.refused_by === null;
-    if (admitted && row.slot !== null) this.#live.add(String(row.slot));
-    return {
-      admission: admitted ? { keyId, tokens, tokensPerMinute: policy.tokensPerMinute, slot: row.slot === null ? null : String(row.slot) } : null,
-      refusedBy: row.refused_by,
-      retryAfterMs: row.retry_after_ms,
-      ...(policy.requestsPerMinute !== undefined && { requests: figures(policy.requestsPerMinute, row.requests_level) }),
-      ...(policy.tokensPerMinute !== undefined && { tokens: figures(policy.tokensPerMinute, row.tokens_level) }),
-    };
+  async admit(subjects: readonly RateSubject[], tokens: number, at: number): Promise<RateVerdict> {
+    const rows = await this.#statements.admit(subjects, at, tokens);
+    const figures = rows.map((row, index) => figuresOf(subjects[index]!.policy, row));
+    const refused = rows.findIndex((row) => row.refused_by !== null);
+    if (refused !== -1) {
+      return { admission: null, refusal: { subject: refused, by: rows[refused]!.refused_by!, retryAfterMs: rows[refused]!.retry_after_ms }, figures };
+    }
+    if (rows.length !== subjects.length) throw new Error(`the database admitted ${rows.length} of ${subjects.length} rate limit subjects`);
+    const held = rows.map((row, index): HeldRate => {
+      const slot = row.slot === null ? null : String(row.slot);
+      if (slot !== null) this.#live.add(slot);
+      return { id: subjects[index]!.id, tokensPerMinute: subjects[index]!.policy.tokensPerMinute, slot };
+    });
+    return { admission: { tokens, held }, refusal: null, figures };
   }
 
   async release(admission: RateAdmission, usedTokens: number, at: number): Promise<void> {
-    // Whatever the release's fate, the slot stops being renewed: at worst it lapses with its lease.
-    if (admission.slot !== null) this.#live.delete(admission.slot);
+    // Whatever the release's fate, the slots stop being renewed: at worst they lapse with their lease.
+    for (const { slot } of admission.held) if (slot !== null) this.#live.delete(slot);
     const unused = Math.max(0, admission.tokens - usedTokens);
-    if (admission.slot === null && (unused === 0 || admission.tokensPerMinute === undefined)) return;
-    await this.#statements.release(admission.keyId, admission.slot, unused, admission.tokensPerMinute ?? null, at);
+    const toGiveBack = admission.held.filter(({ slot, tokensPerMinute }) => slot !== null || (unused > 0 && tokensPerMinute !== undefined));
+    if (toGiveBack.length > 0) await this.#statements.release(toGiveBack, unused, at);
   }
 }
 
-function figures(limit: number, level: number) {
+function figuresOf(policy: RateLimitPolicy, row: AdmitRow): RateFigures {
+  return {
+    ...(policy.requestsPerMinute !== undefined && { requests: bucketFigures(policy.requestsPerMinute, row.requests_level) }),
+    ...(policy.tokensPerMinute !== undefined && { tokens: bucketFigures(policy.tokensPerMinute, row.tokens_level) }),
+  };
+}
+
+function bucketFigures(limit: number, level: number) {
   return { limit, remaining: Math.max(0, Math.floor(limit - level)), resetMs: (level * 60_000) / limit };
 }

@@ -244,21 +244,21 @@ class PostgresStore implements Store {
     this.#holdings = new SpendHoldings(this.#spend, notifications, (keyId, at) => this.#headroom(keyId, at), { leaseMs });
     this.sharedSpend = this.#holdings;
     this.sharedRates = new SharedRateLimits({
-      admit: async (keyId, at, policy, tokens) =>
+      admit: async (subjects, at, tokens) =>
         (
-          await this.#query<AdmitRow>(SQL.admitRate, [
-            keyId,
+          await this.#query<AdmitRow>(SQL.admitRates, [
+            subjects.map(({ id }) => id),
             at,
-            policy.requestsPerMinute ?? null,
-            policy.tokensPerMinute ?? null,
-            policy.maxConcurrentRequests ?? null,
+            subjects.map(({ policy }) => policy.requestsPerMinute ?? null),
+            subjects.map(({ policy }) => policy.tokensPerMinute ?? null),
+            subjects.map(({ policy }) => policy.maxConcurrentRequests ?? null),
             tokens,
             holder,
             leaseMs,
           ])
-        ).rows[0]!,
-      release: async (keyId, slot, unused, tokensPerMinute, at) => {
-        await this.#query(SQL.releaseRate, [keyId, slot, unused, tokensPerMinute, at]);
+        ).rows,
+      release: async (held, unused, at) => {
+        await this.#query(SQL.releaseRates, [held.map(({ id }) => id), held.map(({ slot }) => slot), held.map(({ tokensPerMinute }) => tokensPerMinute ?? null), unused, at]);
       },
     });
     this.sharedRouteHealth = postgresRouteHealth((statement, values) => this.#query(statement, values));

@@ -193,12 +193,12 @@ export const SQL = {
     `UPDATE spend_holds SET expires_at = clock_timestamp() + $2 * INTERVAL '1 millisecond'
     WHERE holder = $1 AND id = ANY ($3::BIGINT[]) AND expires_at > clock_timestamp()`,
   ),
-  // Rate limits (migration 7): one round trip to admit, one to release.
-  admitRate: query(
-    "admit_rate",
-    "SELECT refused_by, retry_after_ms, slot, requests_level, tokens_level FROM gateway_admit_rate($1, $2, $3, $4, $5, $6, $7, $8)",
+  // Rate limits (migrations/postgres/functions/gateway_admit_rates.sql): one round trip to admit, one to release.
+  admitRates: query(
+    "admit_rates",
+    "SELECT refused_by, retry_after_ms, slot, requests_level, tokens_level FROM gateway_admit_rates($1, $2, $3, $4, $5, $6, $7, $8)",
   ),
-  releaseRate: query("release_rate", "SELECT gateway_release_rate($1, $2, $3, $4, $5)"),
+  releaseRates: query("release_rates", "SELECT gateway_release_rates($1, $2, $3, $4, $5)"),
   // Only slots of requests still in flight here, and only live ones (as reservations).
   renewRequestSlots: query(
     "renew_request_slots",
