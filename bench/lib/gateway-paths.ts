@@ -98,7 +98,8 @@ type Role =
 /**
  * A bench gateway's settings: whether it tracks secret use, where it exports spans, its
  * environment's additions, another checkout's build (`repoRoot`), how `bench-chat` is routed,
- * and which team, if any, the `bench` key is in ({@link BENCH_TEAMS}).
+ * which team, if any, the `bench` key is in ({@link BENCH_TEAMS}), and policies the `bench` key
+ * holds beyond {@link KEY_POLICIES} (`keyPolicies`).
  */
 interface GatewayRole {
   upstreamUrl: string;
@@ -108,6 +109,7 @@ interface GatewayRole {
   repoRoot?: string;
   routing?: BenchRouting;
   team?: BenchTeam;
+  keyPolicies?: object;
 }
 
 /** What a worker reports once it listens. */
@@ -143,6 +145,9 @@ export const BENCH_TEAMS = {
 } as const;
 export type BenchTeam = keyof typeof BENCH_TEAMS;
 
+/** The `full` bench team's limits held by a key of its own (its spend windows and rate limit; the key's model policy is as narrow already). */
+export const FULL_TEAM_LIMITS_ON_A_KEY = { spendPolicy: BENCH_TEAMS.full.spendPolicy, rateLimitPolicy: BENCH_TEAMS.full.rateLimitPolicy };
+
 /** Creates the bench team `team` ({@link BENCH_TEAMS}) on a gateway; its id. */
 export async function createBenchTeam(gatewayUrl: string, provisioningKey: string, team: BenchTeam = "full"): Promise<string> {
   const created = await fetch(`${gatewayUrl}/v1/account/teams`, {
@@ -158,7 +163,7 @@ export async function createBenchTeam(gatewayUrl: string, provisioningKey: strin
  * Worker side: the gateway on a fresh SQLite file, forwarding `bench-chat` to the upstream, with the
  * two bench keys; with `team`, the `bench` key is in that bench team ({@link BENCH_TEAMS}).
  */
-async function serveGateway({ upstreamUrl, trackSecretUse = true, otelEndpoint, repoRoot, routing, team: benchTeam }: GatewayRole): Promise<void> {
+async function serveGateway({ upstreamUrl, trackSecretUse = true, otelEndpoint, repoRoot, routing, team: benchTeam, keyPolicies }: GatewayRole): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "gateway-bench-"));
   Object.assign(process.env, BENCH_UPSTREAM_ENV);
   // Another checkout's build (bench/builds.ts compares two), else this one's.
@@ -173,7 +178,7 @@ async function serveGateway({ upstreamUrl, trackSecretUse = true, otelEndpoint, 
     ...(otelEndpoint ? { otel: { endpoint: otelEndpoint } } : {}),
   });
   const team = benchTeam ? { teamId: await createBenchTeam(gateway.url, gateway.provisioningKey!, benchTeam) } : {};
-  const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench", team);
+  const secret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench", { ...team, ...keyPolicies });
   const limitedSecret = await createBenchKey(gateway.url, gateway.provisioningKey!, "bench-limited", UNREACHED_RATE_POLICY);
   parentPort!.postMessage({ url: `${gateway.url}/v1`, secret, limitedSecret, provisioningKey: gateway.provisioningKey!, threadStat: ownThreadStatPath() } satisfies Ready);
   parentPort!.once("message", async () => {
