@@ -17,11 +17,16 @@
  * 2. Instructions per answer of the main thread (bench/lib/instructions.ts): each gateway as a
  *    process under valgrind's callgrind, the same requests counted after a warm-up. The exporter
  *    encodes and sends its batches on the main thread, so its work is in the count (the batches of
- *    the warm-up's spans and of the counted ones alike: in a steady state they even out). A fifth
+ *    the warm-up's spans and of the counted ones alike: in a steady state they even out; batches
+ *    are exported when full, see COUNTED_BATCHES, as on a busy gateway). A fifth
  *    gateway, `none sampled` (`OTEL_TRACES_SAMPLER=always_off`), traces but keeps nothing: what
  *    a request the sampler drops costs, the part of the default sampling's cost that is not its
  *    tenth of every trace's. This count does not move with the machine's load; the control shows
  *    how far two identical gateways still differ, which bounds what one run can prove.
+ *
+ * 3. In process, apart from any request (bench/lib/span-costs.ts): the CPU time to make and end one
+ *    span, its attributes given in the start options or set after it started, and to encode it
+ *    for export as OTLP protobuf (the gateway's) or OTLP JSON.
  *
  * Run: npm run bench -- tracing        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8, 0 to skip the side by side;
  * BENCH_COUNTED=N requests counted per gateway, default 600, 0 to skip the instruction counts)
@@ -35,6 +40,7 @@ import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey,
 import { callgrindMissing, sendCounted, startCountedGateway } from "./lib/instructions.ts";
 import { cpuPerRequest, errorsOf, eventLoopCpuPerRequest, measureSideBySide, medianRatio, printRounds, requestsPerSecond, type SideVariant } from "./lib/side-by-side.ts";
 import { median, printTable } from "./lib/report.ts";
+import { measureSpanCosts } from "./lib/span-costs.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
@@ -55,6 +61,16 @@ const SAMPLERS = {
   "none sampled": { OTEL_TRACES_SAMPLER: "always_off" },
 } as const satisfies Record<string, Record<string, string> | undefined>;
 type Variant = keyof typeof SAMPLERS;
+/**
+ * The batch processor's settings while instructions are counted: a batch is exported when it holds
+ * 128 spans, never on the 5 s timer. Under valgrind a gateway answers some fifty times fewer requests a
+ * second, so the timer would export every few requests' spans in a batch of its own, each paying
+ * the export's fixed cost (an HTTP request) for a few spans: a cost of the measurement, not of a
+ * busy gateway, whose batches fill (512 spans by default) before the timer fires. 128 rather than
+ * 512 so that the default sampling's few spans still make several exports while counted; each
+ * costs its fixed part over fewer spans than a busy gateway's, which errs against tracing.
+ */
+const COUNTED_BATCHES = { OTEL_BSP_SCHEDULE_DELAY: "3600000", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "128" };
 /** The side by side leaves `none sampled` out: the instruction counts see its cost, a fifth loaded gateway would only thin the others' share of the machine. */
 const SIDE_BY_SIDE = ["baseline", "control", "every trace", "default sampling"] as const satisfies readonly Variant[];
 type SideName = (typeof SIDE_BY_SIDE)[number];
@@ -133,7 +149,8 @@ async function instructions(configPath: string, sinkUrl: string): Promise<void> 
   // Started together (each takes a minute or more under valgrind), counted one after another.
   const started = await Promise.allSettled(
     COUNTED_VARIANTS.map(async (name) => {
-      const counted = await startCountedGateway({ bootstrap: { ownerId: "bench" }, args: serveArgs(configPath, name, sinkUrl), env: { ...BENCH_UPSTREAM_ENV, ...SAMPLERS[name] } });
+      const env = { ...BENCH_UPSTREAM_ENV, ...(SAMPLERS[name] && { ...COUNTED_BATCHES, ...SAMPLERS[name] }) };
+      const counted = await startCountedGateway({ bootstrap: { ownerId: "bench" }, args: serveArgs(configPath, name, sinkUrl), env });
       const { url, provisioningKey } = counted.gateway;
       const secret = await createBenchKey(url, provisioningKey!, "bench");
       return { name, counted, target: chatTarget(`${url}/v1`, { authorization: `Bearer ${secret}` }, MODEL, false) };
@@ -153,7 +170,7 @@ async function instructions(configPath: string, sinkUrl: string): Promise<void> 
     }
     const untraced = (perAnswer.baseline + perAnswer.control) / 2;
     printTable(
-      `tracing: instructions per whole chat (callgrind, the gateway process's main thread, exporter included; ${COUNTED} answers over ${COUNTED_CONNECTIONS} connection after a warm-up)`,
+      `tracing: instructions per whole chat (callgrind, the gateway process's main thread, exporter included, batches of ${COUNTED_BATCHES.OTEL_BSP_MAX_EXPORT_BATCH_SIZE} spans; ${COUNTED} answers over ${COUNTED_CONNECTIONS} connection after a warm-up)`,
       COUNTED_VARIANTS.map((name) => {
         const cost = perAnswer[name] / perAnswer.baseline - 1;
         const costAgainstBoth = perAnswer[name] / untraced - 1;
@@ -172,7 +189,21 @@ async function instructions(configPath: string, sinkUrl: string): Promise<void> 
   }
 }
 
+/** One recorded span's making and encoding, in process (bench/lib/span-costs.ts): where a traced request's cost goes, and why the gateway does it this way. */
+function spanCosts(): void {
+  const { making, encoding } = measureSpanCosts();
+  printTable(
+    "tracing: one attempt span (7 attributes) made and ended, CPU ns, least of 12 rounds (in process)",
+    Object.entries(making).map(([way, nanos]) => ({ way, "ns / span": nanos.toFixed(0) })),
+  );
+  printTable(
+    "tracing: encoding for export, per span of a 512-span batch, CPU ns, least of 12 rounds (in process)",
+    Object.entries(encoding).map(([way, { nanos, bytes }]) => ({ way, "ns / span": nanos.toFixed(0), "bytes / span": bytes.toFixed(0) })),
+  );
+}
+
 export async function main(): Promise<void> {
+  spanCosts();
   const upstream = await startWorker({ role: "upstream" });
   const sink = await startWorker({ role: "trace-sink" });
   const dir = mkdtempSync(join(tmpdir(), "bench-tracing-"));
