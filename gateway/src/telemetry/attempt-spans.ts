@@ -56,6 +56,7 @@ class UnsampledAttempts implements AttemptObserver {
 
 function ignoreOutcome(): void {}
 
+/** The attempts of a recorded request: a client span each, its context in that attempt's headers. */
 class AttemptSpans implements AttemptObserver {
   constructor(
     readonly tracing: GatewayTracing,
