@@ -29,7 +29,7 @@
  *    for export as OTLP protobuf (the gateway's) or OTLP JSON.
  *
  * Run: npm run bench -- tracing        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8, 0 to skip the side by side;
- * BENCH_COUNTED=N requests counted per gateway, default 600, 0 to skip the instruction counts)
+ * BENCH_COUNTED=N requests counted per gateway, default 600, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000)
  * Targets (issue 39): every trace costs < 10% of whole-chat throughput; the default sampling < 2%.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -45,6 +45,13 @@ import { measureSpanCosts } from "./lib/span-costs.ts";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const COUNTED = Number(process.env.BENCH_COUNTED ?? 600);
+/**
+ * Requests each gateway answers under valgrind before its count: V8 optimises code by how often it
+ * ran, and at the default sampling the spans' and the exporter's code runs a tenth as often: after
+ * 300 requests most of the default sampling's count was code not yet optimised (bench/README.md
+ * says how it was found). A longer warm-up costs minutes per gateway under valgrind.
+ */
+const WARM = Number(process.env.BENCH_WARM ?? 2000);
 const CONNECTIONS_EACH = 6;
 /**
  * Connections of the counted requests: one, so that what a request does never hangs on how requests
@@ -163,14 +170,14 @@ async function instructions(configPath: string, sinkUrl: string): Promise<void> 
     const perAnswer = {} as Record<Variant, number>;
     for (const { name, counted, target } of gateways) {
       const total = await counted.count(
-        () => sendCounted(target, COUNTED_CONNECTIONS, Math.max(100, COUNTED / 2)),
+        () => sendCounted(target, COUNTED_CONNECTIONS, WARM),
         () => sendCounted(target, COUNTED_CONNECTIONS, COUNTED),
       );
       perAnswer[name] = total / COUNTED;
     }
     const untraced = (perAnswer.baseline + perAnswer.control) / 2;
     printTable(
-      `tracing: instructions per whole chat (callgrind, the gateway process's main thread, exporter included, batches of ${COUNTED_BATCHES.OTEL_BSP_MAX_EXPORT_BATCH_SIZE} spans; ${COUNTED} answers over ${COUNTED_CONNECTIONS} connection after a warm-up)`,
+      `tracing: instructions per whole chat (callgrind, the gateway process's main thread, exporter included, batches of ${COUNTED_BATCHES.OTEL_BSP_MAX_EXPORT_BATCH_SIZE} spans; ${COUNTED} answers over ${COUNTED_CONNECTIONS} connection after ${WARM} uncounted)`,
       COUNTED_VARIANTS.map((name) => {
         const cost = perAnswer[name] / perAnswer.baseline - 1;
         const costAgainstBoth = perAnswer[name] / untraced - 1;
