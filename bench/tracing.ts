@@ -1,21 +1,35 @@
 /**
- * What tracing costs (issue 39): whole Chat Completions through four gateways configured alike
- * (bench/lib/gateway-paths.ts) to the same upstream, each `gateway serve` in its own process,
- * measured side by side (bench/lib/side-by-side.ts: all loaded at once, 6 connections each): the
+ * What tracing costs (issue 39): whole Chat Completions through gateways configured alike
+ * (bench/lib/gateway-paths.ts) to the same upstream, each `gateway serve` in its own process: the
  * baseline without tracing, a control configured as the baseline (the measurement's noise), one
  * exporting every trace (`OTEL_TRACES_SAMPLER=always_on`) and one at the default sampling (unset:
  * parent-based, a tenth of the traces it starts), both over OTLP/HTTP to a receiver that takes every
  * export and keeps nothing (a worker of this process). The clients send no `traceparent`, so the
- * gateway decides every trace.
+ * gateway decides every trace. Measured two ways:
  *
- * Two measures: throughput (answers per second while all four share the machine), and the gateway
- * process's CPU per answer: user + system time of every thread of the process (the event loop, V8's
- * compiler and collector threads, SQLite's checkpointer), which moves much less than throughput
- * with whatever else the machine runs, and its event loop's alone (what requests wait for). Each is
- * a median over the rounds of the ratio to the baseline in the same round. The warm-up is long: a
- * shared machine answers few requests a second, and the exporter's code is compiled by then.
+ * 1. Side by side (bench/lib/side-by-side.ts: all loaded at once, 6 connections each): throughput
+ *    (answers per second while all four share the machine) and the gateway process's CPU per
+ *    answer: user + system time of every thread of the process (the event loop, V8's compiler and
+ *    collector threads, SQLite's checkpointer), and its event loop's alone (what requests wait
+ *    for). Each is a median over the rounds of the ratio to the baseline in the same round. The
+ *    warm-up is long: a shared machine answers few requests a second, and the exporter's code is
+ *    compiled by then.
+ * 2. Instructions per answer of the main thread (bench/lib/instructions.ts): each gateway as a
+ *    process under valgrind's callgrind, the same requests counted after a warm-up. The exporter
+ *    encodes and sends its batches on the main thread, so its work is in the count (the batches of
+ *    the warm-up's spans and of the counted ones alike: in a steady state they even out; batches
+ *    are exported when full, see COUNTED_BATCHES, as on a busy gateway). A fifth
+ *    gateway, `none sampled` (`OTEL_TRACES_SAMPLER=always_off`), traces but keeps nothing: what
+ *    a request the sampler drops costs, the part of the default sampling's cost that is not its
+ *    tenth of every trace's. This count does not move with the machine's load; the control shows
+ *    how far two identical gateways still differ, which bounds what one run can prove.
  *
- * Run: npm run bench -- tracing        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8)
+ * 3. In process, apart from any request (bench/lib/span-costs.ts): the CPU time to make and end one
+ *    span, its attributes given in the start options or set after it started, and to encode it
+ *    for export as OTLP protobuf (the gateway's) or OTLP JSON.
+ *
+ * Run: npm run bench -- tracing        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8, 0 to skip the side by side;
+ * BENCH_COUNTED=N requests counted per gateway, default 600, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000)
  * Targets (issue 39): every trace costs < 10% of whole-chat throughput; the default sampling < 2%.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -23,31 +37,73 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker } from "./lib/gateway-paths.ts";
+import { callgrindMissing, sendCounted, startCountedGateway } from "./lib/instructions.ts";
 import { cpuPerRequest, errorsOf, eventLoopCpuPerRequest, measureSideBySide, medianRatio, printRounds, requestsPerSecond, type SideVariant } from "./lib/side-by-side.ts";
 import { median, printTable } from "./lib/report.ts";
+import { measureSpanCosts } from "./lib/span-costs.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+const COUNTED = Number(process.env.BENCH_COUNTED ?? 600);
+/**
+ * Requests each gateway answers under valgrind before its count: V8 optimises code by how often it
+ * ran, and at the default sampling the spans' and the exporter's code runs a tenth as often: after
+ * 300 requests most of the default sampling's count was code not yet optimised (bench/README.md
+ * says how it was found). A longer warm-up costs minutes per gateway under valgrind.
+ */
+const WARM = Number(process.env.BENCH_WARM ?? 2000);
 const CONNECTIONS_EACH = 6;
-const VARIANTS = ["baseline", "control", "every trace", "default sampling"] as const;
-type Variant = (typeof VARIANTS)[number];
+/**
+ * Connections of the counted requests: one, so that what a request does never hangs on how requests
+ * overlap (with more, how many share a SQLite commit depends on timing, which valgrind changes).
+ */
+const COUNTED_CONNECTIONS = 1;
+
+/** Each variant's sampler (`OTEL_TRACES_*` variables), or undefined for tracing off. */
+const SAMPLERS = {
+  baseline: undefined,
+  control: undefined,
+  "every trace": { OTEL_TRACES_SAMPLER: "always_on" },
+  "default sampling": {},
+  "none sampled": { OTEL_TRACES_SAMPLER: "always_off" },
+} as const satisfies Record<string, Record<string, string> | undefined>;
+type Variant = keyof typeof SAMPLERS;
+/**
+ * The batch processor's settings while instructions are counted: a batch is exported when it holds
+ * 128 spans, never on the 5 s timer. Under valgrind a gateway answers some fifty times fewer requests a
+ * second, so the timer would export every few requests' spans in a batch of its own, each paying
+ * the export's fixed cost (an HTTP request) for a few spans: a cost of the measurement, not of a
+ * busy gateway, whose batches fill (512 spans by default) before the timer fires. 128 rather than
+ * 512 so that the default sampling's few spans still make several exports while counted; each
+ * costs its fixed part over fewer spans than a busy gateway's, which errs against tracing.
+ */
+const COUNTED_BATCHES = { OTEL_BSP_SCHEDULE_DELAY: "3600000", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "128" };
+/** The side by side leaves `none sampled` out: the instruction counts see its cost, a fifth loaded gateway would only thin the others' share of the machine. */
+const SIDE_BY_SIDE = ["baseline", "control", "every trace", "default sampling"] as const satisfies readonly Variant[];
+type SideName = (typeof SIDE_BY_SIDE)[number];
+const COUNTED_VARIANTS = Object.keys(SAMPLERS) as Variant[];
 /** The most each traced variant may cost (issue 39); the control's cost is the measurement's noise. */
 const TARGETS: Partial<Record<Variant, number>> = { "every trace": 0.1, "default sampling": 0.02 };
 
-export async function main(): Promise<void> {
-  const upstream = await startWorker({ role: "upstream" });
-  const sink = await startWorker({ role: "trace-sink" });
-  const dir = mkdtempSync(join(tmpdir(), "bench-tracing-"));
-  const configPath = join(dir, "config.json");
-  writeFileSync(configPath, JSON.stringify(benchGatewayConfigFile(upstream.url)));
+const verdict = (name: Variant, cost: number) => {
+  const target = TARGETS[name];
+  if (target === undefined) return "";
+  return cost < target ? "met" : `NOT met (by ${((cost - target) * 100).toFixed(1)} points)`;
+};
+const targetOf = (name: Variant) => (TARGETS[name] !== undefined ? `< ${TARGETS[name]! * 100}%` : name === "control" ? "0% (noise)" : "");
+const percent = (cost: number) => `${(cost * 100).toFixed(1)}%`;
+
+/** The `gateway serve` arguments of a variant: the bench's config, no rate limit to measure, spans to `sinkUrl` when it traces. */
+function serveArgs(configPath: string, name: Variant, sinkUrl: string): string[] {
+  // The default rate limit (200 req/s per key) would measure the rate limiter, not the gateway.
+  return ["--config", configPath, "--rate-limit", "1000000000", "--rate-burst", "1000000000", ...(SAMPLERS[name] ? ["--otel-endpoint", sinkUrl] : [])];
+}
+
+/** Side by side, each gateway a process: throughput and CPU per answer against the baseline. */
+async function sideBySide(configPath: string, sinkUrl: string): Promise<void> {
   const started: GatewayProcess[] = [];
-  const gateway = async (tracing: { sampler: Record<string, string> } | undefined): Promise<SideVariant> => {
-    const served = await startGatewayProcess({
-      bootstrap: { ownerId: "bench" },
-      // The default rate limit (200 req/s per key) would measure the rate limiter, not the gateway.
-      args: ["--config", configPath, "--rate-limit", "1000000000", "--rate-burst", "1000000000", ...(tracing ? ["--otel-endpoint", sink.url] : [])],
-      env: { ...BENCH_UPSTREAM_ENV, ...tracing?.sampler },
-    });
+  const gateway = async (name: SideName): Promise<SideVariant> => {
+    const served = await startGatewayProcess({ bootstrap: { ownerId: "bench" }, args: serveArgs(configPath, name, sinkUrl), env: { ...BENCH_UPSTREAM_ENV, ...SAMPLERS[name] } });
     started.push(served);
     const secret = await createBenchKey(served.url, served.provisioningKey!, "bench");
     // The process's own stat line: every thread's CPU time, those of threads that ended included.
@@ -55,40 +111,30 @@ export async function main(): Promise<void> {
     return { target: chatTarget(`${served.url}/v1`, { authorization: `Bearer ${secret}` }, MODEL, false), threadStat: `/proc/${pid}/stat`, eventLoopStat: `/proc/${pid}/task/${pid}/stat` };
   };
   try {
-    const variants: Record<Variant, SideVariant> = {
-      baseline: await gateway(undefined),
-      control: await gateway(undefined),
-      "every trace": await gateway({ sampler: { OTEL_TRACES_SAMPLER: "always_on" } }),
-      "default sampling": await gateway({ sampler: {} }),
-    };
+    const variants = {} as Record<SideName, SideVariant>;
+    for (const name of SIDE_BY_SIDE) variants[name] = await gateway(name);
     const rounds = await measureSideBySide(variants, { rounds: ROUNDS, seconds: SECONDS, warmSeconds: 8, connections: CONNECTIONS_EACH });
     printRounds(`tracing: whole chat, four gateway processes loaded at once (${CONNECTIONS_EACH} connections each), ${ROUNDS} rounds of ${SECONDS} s`, rounds);
     printTable(
       "tracing: gateway process CPU per answer, medians of the rounds (the process: all its threads; the event loop: the thread requests wait for)",
-      VARIANTS.map((name) => ({
+      SIDE_BY_SIDE.map((name) => ({
         variant: name,
         "process CPU µs/answer": median(rounds.map((cells) => cpuPerRequest(cells[name]))).toFixed(0),
         "event loop CPU µs/answer": median(rounds.map((cells) => eventLoopCpuPerRequest(cells[name]))).toFixed(0),
       })),
     );
-    const verdict = (name: Variant, cost: number) => {
-      const target = TARGETS[name];
-      if (target === undefined) return "";
-      return cost < target ? "met" : `NOT met (by ${((cost - target) * 100).toFixed(1)} points)`;
-    };
     printTable(
       "tracing: cost against the baseline, medians of the rounds' ratios (the control shows the noise)",
-      VARIANTS.filter((name) => name !== "baseline").map((name) => {
+      SIDE_BY_SIDE.filter((name) => name !== "baseline").map((name) => {
         const throughputCost = 1 - medianRatio(rounds, name, "baseline", requestsPerSecond);
         const cpuCost = medianRatio(rounds, name, "baseline", cpuPerRequest) - 1;
         const eventLoopCost = medianRatio(rounds, name, "baseline", eventLoopCpuPerRequest) - 1;
-        const target = TARGETS[name];
         return {
           variant: name,
-          "throughput cost": `${(throughputCost * 100).toFixed(1)}%`,
-          "process CPU per answer cost": `${(cpuCost * 100).toFixed(1)}%`,
-          "event loop CPU per answer cost": `${(eventLoopCost * 100).toFixed(1)}%`,
-          target: target === undefined ? "0% (noise)" : `< ${target * 100}%`,
+          "throughput cost": percent(throughputCost),
+          "process CPU per answer cost": percent(cpuCost),
+          "event loop CPU per answer cost": percent(eventLoopCost),
+          target: targetOf(name),
           "throughput target": verdict(name, throughputCost),
           "process CPU target": verdict(name, cpuCost),
         };
@@ -97,6 +143,83 @@ export async function main(): Promise<void> {
     console.log(`errors: ${errorsOf(rounds)}`);
   } finally {
     await Promise.all(started.map((served) => served.stop()));
+  }
+}
+
+/** Each variant as a process under callgrind: instructions per answer of the main thread against the baseline's. */
+async function instructions(configPath: string, sinkUrl: string): Promise<void> {
+  const missing = await callgrindMissing();
+  if (missing) {
+    console.log(`instruction counts skipped: ${missing}`);
+    return;
+  }
+  // Started together (each takes a minute or more under valgrind), counted one after another.
+  const started = await Promise.allSettled(
+    COUNTED_VARIANTS.map(async (name) => {
+      const env = { ...BENCH_UPSTREAM_ENV, ...(SAMPLERS[name] && { ...COUNTED_BATCHES, ...SAMPLERS[name] }) };
+      const counted = await startCountedGateway({ bootstrap: { ownerId: "bench" }, args: serveArgs(configPath, name, sinkUrl), env });
+      const { url, provisioningKey } = counted.gateway;
+      const secret = await createBenchKey(url, provisioningKey!, "bench");
+      return { name, counted, target: chatTarget(`${url}/v1`, { authorization: `Bearer ${secret}` }, MODEL, false) };
+    }),
+  );
+  const gateways = started.flatMap((each) => (each.status === "fulfilled" ? [each.value] : []));
+  try {
+    const failed = started.find((each) => each.status === "rejected");
+    if (failed) throw failed.reason;
+    const perAnswer = {} as Record<Variant, number>;
+    for (const { name, counted, target } of gateways) {
+      const total = await counted.count(
+        () => sendCounted(target, COUNTED_CONNECTIONS, WARM),
+        () => sendCounted(target, COUNTED_CONNECTIONS, COUNTED),
+      );
+      perAnswer[name] = total / COUNTED;
+    }
+    const untraced = (perAnswer.baseline + perAnswer.control) / 2;
+    printTable(
+      `tracing: instructions per whole chat (callgrind, the gateway process's main thread, exporter included, batches of ${COUNTED_BATCHES.OTEL_BSP_MAX_EXPORT_BATCH_SIZE} spans; ${COUNTED} answers over ${COUNTED_CONNECTIONS} connection after ${WARM} uncounted)`,
+      COUNTED_VARIANTS.map((name) => {
+        const cost = perAnswer[name] / perAnswer.baseline - 1;
+        const costAgainstBoth = perAnswer[name] / untraced - 1;
+        return {
+          variant: name,
+          "instructions / answer": Math.round(perAnswer[name]).toLocaleString("en"),
+          "cost against the baseline": name === "baseline" ? "" : percent(cost),
+          "against the mean of baseline and control": percent(costAgainstBoth),
+          target: targetOf(name),
+          "target (against the mean)": verdict(name, costAgainstBoth),
+        };
+      }),
+    );
+  } finally {
+    await Promise.all(gateways.map(({ counted }) => counted.stop()));
+  }
+}
+
+/** One recorded span's making and encoding, in process (bench/lib/span-costs.ts): where a traced request's cost goes, and why the gateway does it this way. */
+function spanCosts(): void {
+  const { making, encoding } = measureSpanCosts();
+  printTable(
+    "tracing: one attempt span (7 attributes) made and ended, CPU ns, least of 12 rounds (in process)",
+    Object.entries(making).map(([way, nanos]) => ({ way, "ns / span": nanos.toFixed(0) })),
+  );
+  printTable(
+    "tracing: encoding for export, per span of a 512-span batch, CPU ns, least of 12 rounds (in process)",
+    Object.entries(encoding).map(([way, { nanos, bytes }]) => ({ way, "ns / span": nanos.toFixed(0), "bytes / span": bytes.toFixed(0) })),
+  );
+}
+
+export async function main(): Promise<void> {
+  spanCosts();
+  const upstream = await startWorker({ role: "upstream" });
+  const sink = await startWorker({ role: "trace-sink" });
+  const dir = mkdtempSync(join(tmpdir(), "bench-tracing-"));
+  const configPath = join(dir, "config.json");
+  writeFileSync(configPath, JSON.stringify(benchGatewayConfigFile(upstream.url)));
+  try {
+    if (ROUNDS > 0) await sideBySide(configPath, sink.url);
+    if (COUNTED > 0) await instructions(configPath, sink.url);
+  } finally {
     await sink.stop();
     await upstream.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -31,7 +31,7 @@ describeWith("jaeger")("traces through a gateway process to Jaeger", () => {
   let gateway: GatewayProcess;
   let metricsUrl: string;
   let key: ApiKeyWithSecret;
-  /** Two deployments of `traced-chat`: the first answers 503 (a route failure), the second answers. */
+  /** Two deployments of `traced-chat` (and `unsampled-chat`): the first answers 503 (a route failure), the second answers. */
   let down: ScriptedProvider;
   let up: ScriptedProvider;
   let dir: string;
@@ -68,6 +68,14 @@ describeWith("jaeger")("traces through a gateway process to Jaeger", () => {
           id: "traced-chat",
           family: "chat",
           routes: [{ provider: "down", model: "down-model" }, { provider: "up", model: "up-model" }],
+          pricing: { inputUnitsPerMillionTokens: "1000", outputUnitsPerMillionTokens: "2000" },
+          maxOutputTokens: 100,
+        },
+        // The same two routes for one test alone: the first's cooldown, left by the others' failures, never skips it.
+        {
+          id: "unsampled-chat",
+          family: "chat",
+          routes: [{ provider: "down", model: "unsampled-down-model" }, { provider: "up", model: "up-model" }],
           pricing: { inputUnitsPerMillionTokens: "1000", outputUnitsPerMillionTokens: "2000" },
           maxOutputTokens: 100,
         },
@@ -222,6 +230,19 @@ describeWith("jaeger")("traces through a gateway process to Jaeger", () => {
     await client(key.secret, sampled.traceparent).chat.completions.create({ model: "traced-chat", messages: [{ role: "user", content: "hello" }] });
     await jaeger.waitForTrace(sampled.traceId, (found) => named(found, "gateway.charge").length === 1);
     expect(await jaeger.trace(unsampled.traceId)).toEqual([]);
+  });
+
+  it("a caller's trace that is not sampled goes on to every route the request tries, as not sampled, under the gateway's one span", async () => {
+    const unsampled = callerContext();
+    const [downBefore, upBefore] = [down.received.length, up.received.length];
+    await client(key.secret, `00-${unsampled.traceId}-${unsampled.spanId}-00`).chat.completions.create({ model: "unsampled-chat", messages: [{ role: "user", content: "hello" }] });
+    expect([down.received.length - downBefore, up.received.length - upBefore]).toEqual([1, 1]);
+    const failed = down.received.at(-1)!.headers.traceparent;
+    const answered = up.received.at(-1)!.headers.traceparent;
+    expect(failed).toMatch(new RegExp(`^00-${unsampled.traceId}-[0-9a-f]{16}-00$`));
+    // No attempt span is made for a trace that is not kept: both attempts name the gateway's server span, never the caller's.
+    expect(answered).toBe(failed);
+    expect(failed).not.toContain(unsampled.spanId);
   });
 
   it("records a refused key as a failed authentication under a 401 server span", async () => {

@@ -381,8 +381,9 @@ export class MeteredCall {
     this.#settled = true;
     this.chargedTokens = usedTokens;
     const entry = logEntryFor(this.#key, { model: this.#modelId, status, costMicros, input: this.#input, output, droppedFields: this.#droppedFields, route: this.#route }, this.#now);
-    const cost = this.#ctx.tracing.enabled ? { [GATEWAY_ATTRIBUTES.costUnits]: formatUnits(costMicros) } : {};
-    this.#serverSpan?.setAttributes(cost);
+    // Built only for a recorded request (its charge span is recorded too): most are not sampled.
+    const cost = this.#serverSpan ? { [GATEWAY_ATTRIBUTES.costUnits]: formatUnits(costMicros) } : undefined;
+    if (cost) this.#serverSpan!.setAttributes(cost);
     try {
       await this.#ctx.tracing.inSpan("gateway.charge", this.#trace, () => this.#ctx.spend.settle(reservation, entry, outcome), cost);
     } finally {

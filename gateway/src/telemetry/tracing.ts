@@ -64,9 +64,16 @@ export class GatewayTracing {
     return this.#propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
   }
 
-  /** Adds the span of `context` to outgoing `headers` as `traceparent` (and `tracestate`). */
-  inject(context: Context, headers: Record<string, string>): void {
+  /** The span of `context` as outgoing headers: `traceparent` (and `tracestate`). */
+  headersOf(context: Context): Record<string, string> {
+    const headers: Record<string, string> = {};
     this.#propagator.inject(context, headers, defaultTextMapSetter);
+    return headers;
+  }
+
+  /** Whether the span of `context` is recorded: its children are made (and their attributes worth building) only then. */
+  recording(context: Context): boolean {
+    return this.enabled && trace.getSpan(context)?.isRecording() === true;
   }
 
   /** A request's span, under the caller's when it sent one: where the sampler decides whether the request is traced. */
@@ -78,26 +85,29 @@ export class GatewayTracing {
    * A child of `parent`'s span; `kind` CLIENT for a call out of the process. The samplers decide a
    * request's spans as they decided its first (by its trace id, or by its parent), so the child of
    * a span that is not recorded would not be either: none is made, and the parent stands in for it
-   * (its context still goes to providers, saying "not sampled"). Give attributes to a span that
-   * {@link Span.isRecording} rather than building them for one that drops them.
+   * (its context still goes to providers, saying "not sampled"). Build `attributes` only when
+   * {@link recording} says the parent is. They are set in one call once the span has started, not
+   * in its start options: the SDK copies start options' attributes twice, and adds set ones in place.
    */
-  startSpan(name: string, parent: Context, kind: SpanKind = SpanKind.INTERNAL): Span {
+  startSpan(name: string, parent: Context, kind: SpanKind = SpanKind.INTERNAL, attributes?: Attributes): Span {
     if (!this.enabled) return UNTRACED_SPAN;
     const parentSpan = trace.getSpan(parent);
     if (parentSpan !== undefined && !parentSpan.isRecording() && parentSpan.spanContext().isRemote !== true) return parentSpan;
-    return this.#tracer.startSpan(name, { kind }, parent);
+    const span = this.#tracer.startSpan(name, { kind }, parent);
+    if (attributes !== undefined && span.isRecording()) span.setAttributes(attributes);
+    return span;
   }
 
   /**
-   * Runs `work` inside a child span of `parent`'s, ended when it settles; a failure marks the span
-   * as an error (naming the gateway's error code when it has one) and is rethrown.
+   * Runs `work` inside a child span of `parent`'s (with `attributes`), ended when it
+   * settles; a failure marks the span as an error (naming the gateway's error code when it has one)
+   * and is rethrown.
    */
-  inSpan<T>(name: string, parent: Context, work: (span: Span) => Promise<T>, attributes: Attributes = {}): Promise<T> {
+  inSpan<T>(name: string, parent: Context, work: (span: Span) => Promise<T>, attributes?: Attributes): Promise<T> {
     if (!this.enabled) return work(UNTRACED_SPAN);
-    const span = this.startSpan(name, parent);
+    const span = this.startSpan(name, parent, SpanKind.INTERNAL, attributes);
     // Most requests are not sampled: their work runs as if tracing were off, with no wrapper.
     if (!span.isRecording()) return work(span);
-    span.setAttributes(attributes);
     return endedAfter(span, work);
   }
 }
