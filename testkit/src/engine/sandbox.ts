@@ -8,6 +8,8 @@ import { REPO_ROOT } from "../repo-root.ts";
 const WORKSPACES_DIR = "testkit/.workspaces";
 /** The file in each inline program's folder naming the process that made it (its pid). */
 const WORKSPACE_OWNER_FILE = ".owner-pid";
+/** Preloaded into every Node process the CLI starts (the file says why). */
+const DEFER_UNUSED_MODULES = resolve(REPO_ROOT, "testkit/src/engine/defer-unused-modules.cjs");
 
 /**
  * The CLI, its version read once per process: a workspace made without one runs `pulumi version`
@@ -71,6 +73,9 @@ export class EngineSandbox {
       // the garbage of its start-up; a test's CLI never comes near the limit that collects instead.
       GOGC: "off",
       GOMEMLIMIT: "1GiB",
+      // The dynamic provider's process, started for every engine operation, skips loading modules
+      // it never uses; the compile cache and the warnings' settings of scripts/run still apply.
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require "${DEFER_UNUSED_MODULES}"`].filter(Boolean).join(" "),
       ...extraEnv,
     };
     return new EngineSandbox(backendDir, scratch, inlineWorkDir, env);
