@@ -27,7 +27,7 @@ export interface StackConfig {
 /**
  * A throw-away Pulumi environment for one test: its own `file://` backend, its own PULUMI_HOME,
  * passphrase secrets, no update checks and no plugin downloads, so nothing leaves the machine.
- * Every stack made through it is removed by `dispose()`.
+ * `dispose()` removes the backend and every stack's config file.
  */
 export class EngineSandbox {
   private readonly stacks: auto.Stack[] = [];
@@ -120,11 +120,13 @@ export class EngineSandbox {
     return stack;
   }
 
-  /** Removes every stack (and its Pulumi.<stack>.yaml) and every temporary folder. */
+  /**
+   * Removes every stack's Pulumi.<stack>.yaml and every temporary folder. The stacks themselves go
+   * with their backend's folder: nothing else reads that backend, so a `pulumi stack rm` (a CLI
+   * start per stack) would only delete files about to be deleted.
+   */
   async dispose(): Promise<void> {
-    for (const stack of this.stacks) {
-      await stack.workspace.removeStack(stack.name, { force: true }).catch(() => undefined);
-    }
+    await Promise.all(this.stacks.map((stack) => rm(join(stack.workspace.workDir, `Pulumi.${stack.name}.yaml`), { force: true })));
     await rm(this.inlineWorkDir, { recursive: true, force: true });
     await rm(this.scratchDir, { recursive: true, force: true });
   }
