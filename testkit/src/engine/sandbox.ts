@@ -1,6 +1,6 @@
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import * as auto from "@pulumi/pulumi/automation/index.js";
 import { REPO_ROOT } from "../repo-root.ts";
 
@@ -107,9 +107,15 @@ export class EngineSandbox {
     // A unique stack name per sandbox: the project folder is shared, and its Pulumi.<stack>.yaml
     // is the only file the engine writes there.
     const stackName = `${stackPrefix}-${this.scratchDir.split("-").pop()!.toLowerCase()}`;
+    const workDir = resolve(REPO_ROOT, projectDir);
+    // `npm run typecheck` checks the repository's own programs (test/tsconfig.json includes them), so
+    // Pulumi's TypeScript runner only transpiles them rather than type-check them again on every
+    // operation. A program outside the repository (test/e2e/outside-project) is still checked by it.
+    const checkedByTypecheck = !relative(REPO_ROOT, workDir).startsWith("..");
+    const envVars = checkedByTypecheck ? { ...this.env, PULUMI_NODEJS_TRANSPILE_ONLY: "true" } : this.env;
     const stack = await auto.LocalWorkspace.createStack(
-      { stackName, workDir: resolve(REPO_ROOT, projectDir) },
-      { pulumiCommand: await cli(), pulumiHome: this.env.PULUMI_HOME, envVars: this.env, secretsProvider: "passphrase" },
+      { stackName, workDir },
+      { pulumiCommand: await cli(), pulumiHome: this.env.PULUMI_HOME, envVars, secretsProvider: "passphrase" },
     );
     return this.track(stack, config);
   }
