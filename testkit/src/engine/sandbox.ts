@@ -1,6 +1,6 @@
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import * as auto from "@pulumi/pulumi/automation/index.js";
 import { REPO_ROOT } from "../repo-root.ts";
 
@@ -8,6 +8,8 @@ import { REPO_ROOT } from "../repo-root.ts";
 const WORKSPACES_DIR = "testkit/.workspaces";
 /** The file in each inline program's folder naming the process that made it (its pid). */
 const WORKSPACE_OWNER_FILE = ".owner-pid";
+/** Preloaded into every Node process the CLI starts (the file says why). */
+const DEFER_UNUSED_MODULES = resolve(REPO_ROOT, "testkit/src/engine/defer-unused-modules.cjs");
 
 /**
  * The CLI, its version read once per process: a workspace made without one runs `pulumi version`
@@ -25,7 +27,7 @@ export interface StackConfig {
 /**
  * A throw-away Pulumi environment for one test: its own `file://` backend, its own PULUMI_HOME,
  * passphrase secrets, no update checks and no plugin downloads, so nothing leaves the machine.
- * Every stack made through it is removed by `dispose()`.
+ * `dispose()` removes the backend and every stack's config file.
  */
 export class EngineSandbox {
   private readonly stacks: auto.Stack[] = [];
@@ -71,6 +73,9 @@ export class EngineSandbox {
       // the garbage of its start-up; a test's CLI never comes near the limit that collects instead.
       GOGC: "off",
       GOMEMLIMIT: "1GiB",
+      // The dynamic provider's process, started for every engine operation, skips loading modules
+      // it never uses; the compile cache and the warnings' settings of scripts/run still apply.
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require "${DEFER_UNUSED_MODULES}"`].filter(Boolean).join(" "),
       ...extraEnv,
     };
     return new EngineSandbox(backendDir, scratch, inlineWorkDir, env);
@@ -102,9 +107,15 @@ export class EngineSandbox {
     // A unique stack name per sandbox: the project folder is shared, and its Pulumi.<stack>.yaml
     // is the only file the engine writes there.
     const stackName = `${stackPrefix}-${this.scratchDir.split("-").pop()!.toLowerCase()}`;
+    const workDir = resolve(REPO_ROOT, projectDir);
+    // `npm run typecheck` checks the repository's own programs (test/tsconfig.json includes them), so
+    // Pulumi's TypeScript runner only transpiles them rather than type-check them again on every
+    // operation. A program outside the repository (test/e2e/outside-project) is still checked by it.
+    const checkedByTypecheck = !relative(REPO_ROOT, workDir).startsWith("..");
+    const envVars = checkedByTypecheck ? { ...this.env, PULUMI_NODEJS_TRANSPILE_ONLY: "true" } : this.env;
     const stack = await auto.LocalWorkspace.createStack(
-      { stackName, workDir: resolve(REPO_ROOT, projectDir) },
-      { pulumiCommand: await cli(), pulumiHome: this.env.PULUMI_HOME, envVars: this.env, secretsProvider: "passphrase" },
+      { stackName, workDir },
+      { pulumiCommand: await cli(), pulumiHome: this.env.PULUMI_HOME, envVars, secretsProvider: "passphrase" },
     );
     return this.track(stack, config);
   }
@@ -115,11 +126,13 @@ export class EngineSandbox {
     return stack;
   }
 
-  /** Removes every stack (and its Pulumi.<stack>.yaml) and every temporary folder. */
+  /**
+   * Removes every stack's Pulumi.<stack>.yaml and every temporary folder. The stacks themselves go
+   * with their backend's folder: nothing else reads that backend, so a `pulumi stack rm` (a CLI
+   * start per stack) would only delete files about to be deleted.
+   */
   async dispose(): Promise<void> {
-    for (const stack of this.stacks) {
-      await stack.workspace.removeStack(stack.name, { force: true }).catch(() => undefined);
-    }
+    await Promise.all(this.stacks.map((stack) => rm(join(stack.workspace.workDir, `Pulumi.${stack.name}.yaml`), { force: true })));
     await rm(this.inlineWorkDir, { recursive: true, force: true });
     await rm(this.scratchDir, { recursive: true, force: true });
   }
