@@ -21,7 +21,8 @@
  * Afterwards each team must show what its key spent.
  *
  * Run: npm run bench -- teams        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8, 0 to skip the side by side;
- * BENCH_COUNTED=N requests counted per gateway, default 500, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000; BENCH_COUNT_PASSES, default 2)
+ * BENCH_COUNTED=N requests counted per gateway, default 500, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000; BENCH_COUNT_PASSES, default 2;
+ * BENCH_VARIANTS=control,teamed to measure only those beside the baseline)
  * Target (issue 37): a key in a team costs < 5% of whole-chat throughput against a key alone.
  */
 import { rmSync, writeFileSync } from "node:fs";
@@ -68,7 +69,10 @@ const VARIANTS: Record<Variant, { team?: BenchTeam; keyPolicies?: object }> = {
   "spend-team": { team: "spend" },
   "limits-alone": { keyPolicies: FULL_TEAM_LIMITS_ON_A_KEY },
 };
-const NAMES = Object.keys(VARIANTS) as Variant[];
+/** The variants measured: all, or those `BENCH_VARIANTS` names (comma-separated; the baseline always), for longer counts of fewer. */
+const NAMES = (Object.keys(VARIANTS) as Variant[]).filter(
+  (name) => name === "baseline" || process.env.BENCH_VARIANTS === undefined || process.env.BENCH_VARIANTS.split(",").includes(name),
+);
 const TEAMED: Variant[] = ["teamed", "spend-team"];
 const teamOf = (name: Variant): BenchTeam | undefined => VARIANTS[name].team;
 const keyPoliciesOf = (name: Variant): object => VARIANTS[name].keyPolicies ?? {};
@@ -119,8 +123,10 @@ async function sideBySide(upstreamUrl: string): Promise<void> {
         "team's first window spent": TEAMED.includes(name) ? await requireCharged(name, gateways[name].url, gateways[name].provisioningKey!) : "",
       });
     }
-    const teamed = medianRatio(rounds, "teamed", "baseline", requestsPerSecond) / medianRatio(rounds, "limits-alone", "baseline", requestsPerSecond);
-    rows.push(beingInATeam(1 - teamed, "throughput cost"));
+    if (NAMES.includes("teamed") && NAMES.includes("limits-alone")) {
+      const teamed = medianRatio(rounds, "teamed", "baseline", requestsPerSecond) / medianRatio(rounds, "limits-alone", "baseline", requestsPerSecond);
+      rows.push(beingInATeam(1 - teamed, "throughput cost"));
+    }
     printTable(`side by side: medians of the rounds' ratios to a key alone (the control's: the noise); errors ${errorsOf(rounds)}`, rows);
   } finally {
     await Promise.all(NAMES.map((name) => gateways[name].stop()));
@@ -182,7 +188,7 @@ async function instructions(upstreamUrl: string): Promise<void> {
         "team's first window spent": teamed ? await requireCharged(name, counted.gateway.url, counted.gateway.provisioningKey!) : "",
       });
     }
-    rows.push(beingInATeam(perRequest.teamed / perRequest["limits-alone"] - 1, "cost against a key alone"));
+    if (NAMES.includes("teamed") && NAMES.includes("limits-alone")) rows.push(beingInATeam(perRequest.teamed / perRequest["limits-alone"] - 1, "cost against a key alone"));
     printTable(
       `instructions per whole chat (callgrind, the gateway process's main thread; ${COUNTED} requests over ${COUNTED_CONNECTIONS} connection after ${WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es))`,
       rows,
