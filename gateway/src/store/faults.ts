@@ -40,8 +40,9 @@ const POSTGRES_CLIENT_MESSAGES: readonly [pattern: RegExp, reason: string][] = [
 ];
 
 /** SQLite's primary result codes (the low byte of an extended code) that mean the file, not the request, failed. */
+const SQLITE_BUSY = 5;
 const SQLITE_UNAVAILABLE = new Map<number, string>([
-  [5, "the database is locked by another connection past the busy timeout"], // SQLITE_BUSY
+  [SQLITE_BUSY, "the database is locked by another connection past the busy timeout"], // SQLITE_BUSY
   [6, "the database is locked"], // SQLITE_LOCKED
   [8, "the database file is read-only"], // SQLITE_READONLY
   [10, "the database file could not be read or written"], // SQLITE_IOERR
@@ -58,6 +59,12 @@ export class DatabaseUnavailableError extends Error {
     this.name = "DatabaseUnavailableError";
     this.reason = reason;
   }
+}
+
+/** Whether `error` is SQLite's SQLITE_BUSY: the file stayed locked by another connection past the busy timeout. */
+export function isSqliteBusy(error: unknown): boolean {
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  return code === "ERR_SQLITE_ERROR" && typeof errcode === "number" && (errcode & 0xff) === SQLITE_BUSY;
 }
 
 /** Why the database cannot serve now, when `error` is such a fault; `undefined` for any other error. */

@@ -24,7 +24,7 @@ import type {
   UsageLine,
 } from "../types";
 import { WEBHOOK_HISTORY_DAYS, type PurgedRecords } from "../types";
-import { databaseFaultReason } from "../faults";
+import { DatabaseUnavailableError, databaseFaultReason, isSqliteBusy } from "../faults";
 import { EventTables } from "../events/event-tables";
 import { SecretUseTables } from "../secret-use-tables";
 import { TeamTables } from "../team-tables";
@@ -106,6 +106,15 @@ class SqliteStore implements Store {
   readonly #meteringFull: boolean;
   readonly #checkpointer: { stop(): Promise<void> } | undefined;
   readonly #gate = new ConnectionGate();
+  readonly #busyTimeoutMs: number;
+  /**
+   * While set, writes are refused at once (503): the last write found the file locked by another
+   * connection past the busy timeout. Waiting for SQLite's lock holds the event loop (node:sqlite is
+   * synchronous), so writes queued behind a lock held for long would each wait it out in turn, and
+   * every request — reads and health checks too — would stall for seconds; instead one write a busy
+   * timeout later tries again.
+   */
+  #locked: { until: number; reason: string } | undefined;
   /**
    * Metering writes of concurrent requests share one commit: each request's log row, and the usage
    * and day counters of the batch added up per key and model (per key and day), one upsert each.
@@ -125,7 +134,8 @@ class SqliteStore implements Store {
     this.location = inMemory ? undefined : path;
     this.#db = new DatabaseSync(inMemory ? ":memory:" : path);
     this.#meteringFull = options.meteringDurability === "full";
-    this.#db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+    this.#busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
+    this.#db.exec(`PRAGMA busy_timeout = ${this.#busyTimeoutMs}`);
     if (!inMemory) {
       this.#db.exec("PRAGMA journal_mode = WAL");
       // Keep a WAL file that grew under a burst from staying that large on disk.
@@ -176,6 +186,10 @@ class SqliteStore implements Store {
 
   /** Opens a write transaction (synchronous=FULL around it when durable); its commit passes a result through. */
   #begin(durable: boolean): { commit<T>(result: T): T; rollback(): void } {
+    if (this.#locked) {
+      if (performance.now() < this.#locked.until) throw new DatabaseUnavailableError(this.#locked.reason);
+      this.#locked = undefined;
+    }
     const full = durable && this.location !== undefined;
     if (full) this.#sql.syncFull.run();
     const restore = () => {
@@ -185,6 +199,7 @@ class SqliteStore implements Store {
       this.#sql.begin.run();
     } catch (error) {
       restore();
+      if (isSqliteBusy(error)) this.#locked = { until: performance.now() + this.#busyTimeoutMs, reason: databaseFaultReason(error)! };
       throw error;
     }
     return {
