@@ -39,8 +39,8 @@ export class MemoryRateLimits implements RateLimits {
       readings.push(reading);
       figures.push(figuresOf(policy, reading));
       if (reading.refusedBy !== null) {
-        const retryAfterMs = reading.refusedBy === "requests" ? reading.requests!.retryAfterMs : reading.refusedBy === "tokens" ? reading.tokens!.retryAfterMs : 1000;
         // A place in flight frees when a request ends: no time can be known, a second is a fair retry.
+        const retryAfterMs = reading.refusedBy === "requests" ? reading.requests!.retryAfterMs : reading.refusedBy === "tokens" ? reading.tokens!.retryAfterMs : 1000;
         return { admission: null, refusal: { subject: index, by: reading.refusedBy, retryAfterMs }, figures };
       }
     }
