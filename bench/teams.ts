@@ -21,7 +21,7 @@
  * Afterwards each team must show what its key spent.
  *
  * Run: npm run bench -- teams        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8, 0 to skip the side by side;
- * BENCH_COUNTED=N requests counted per gateway, default 500, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000; BENCH_COUNT_PASSES, default 2;
+ * BENCH_COUNTED=N requests counted per gateway, default 500, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000; BENCH_COUNT_PASSES, default 1;
  * BENCH_VARIANTS=control,teamed to measure only those beside the baseline)
  * Target (issue 37): a key in a team costs < 5% of whole-chat throughput against a key alone.
  */
@@ -41,23 +41,18 @@ import {
   type BenchTeam,
   type Ready,
 } from "./lib/gateway-paths.ts";
-import { callgrindMissing, sendCounted, startCountedGateway } from "./lib/instructions.ts";
+import { callgrindMissing, countEach, startCountedGateway } from "./lib/instructions.ts";
 import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, printRounds, requestsPerSecond, wholeChatVariants } from "./lib/side-by-side.ts";
 import { printTable } from "./lib/report.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const COUNTED = Number(process.env.BENCH_COUNTED ?? 500);
-const COUNT_PASSES = Number(process.env.BENCH_COUNT_PASSES ?? 2);
+const COUNT_PASSES = Number(process.env.BENCH_COUNT_PASSES ?? 1);
 /** Requests each gateway answers uncounted before its first count: a gateway's count keeps falling for a thousand requests and more as V8 optimises. */
 const WARM = Number(process.env.BENCH_WARM ?? 2000);
 const CONNECTIONS_EACH = 8;
 const WARM_SECONDS = 2;
-/**
- * Connections of the counted requests: one, so that what a request does never hangs on how requests
- * overlap (with more, how many share a SQLite commit depends on timing, which valgrind changes).
- */
-const COUNTED_CONNECTIONS = 1;
 const TARGET_COST = 0.05;
 
 /** Each variant: the team its key is in (none for a key alone), and what its key holds beyond the bench key's policies. */
@@ -161,20 +156,8 @@ async function instructions(upstreamUrl: string): Promise<void> {
   try {
     const failed = started.find((each) => each.status === "rejected");
     if (failed) throw failed.reason;
-    // Each gateway counted in every pass, the passes one after another: a count can only come out
-    // high (requests that ran before their code was optimised, a collection of garbage that fell in
-    // the count), so each gateway's lowest is its figure.
-    const perRequest = {} as Record<Variant, number>;
-    for (let pass = 0; pass < COUNT_PASSES; pass++) {
-      // Every other pass in the reverse order, so no gateway is always counted first.
-      for (const { name, counted, target } of pass % 2 === 0 ? gateways : [...gateways].reverse()) {
-        const total = await counted.count(
-          () => sendCounted(target, COUNTED_CONNECTIONS, pass === 0 ? WARM : Math.max(100, COUNTED / 4)),
-          () => sendCounted(target, COUNTED_CONNECTIONS, COUNTED),
-        );
-        perRequest[name] = Math.min(perRequest[name] ?? Infinity, total / COUNTED);
-      }
-    }
+    const counts = await countEach(gateways, { warm: WARM, counted: COUNTED, passes: COUNT_PASSES });
+    const perRequest = Object.fromEntries(NAMES.map((name) => [name, counts[name].instructions])) as Record<Variant, number>;
     const rows = [];
     for (const { name, counted } of gateways) {
       const ratio = perRequest[name] / perRequest.baseline;
@@ -182,6 +165,7 @@ async function instructions(upstreamUrl: string): Promise<void> {
       rows.push({
         variant: name,
         "instructions / request": Math.round(perRequest[name]).toLocaleString("en"),
+        "passes' spread": percent(1 + counts[name].spread),
         "/ baseline": ratio.toFixed(3),
         "cost against a key alone": name === "baseline" ? "" : percent(ratio),
         target: teamed ? `< ${TARGET_COST * 100}%: ${verdict(ratio - 1)}` : "",
@@ -190,7 +174,7 @@ async function instructions(upstreamUrl: string): Promise<void> {
     }
     if (NAMES.includes("teamed") && NAMES.includes("limits-alone")) rows.push(beingInATeam(perRequest.teamed / perRequest["limits-alone"] - 1, "cost against a key alone"));
     printTable(
-      `instructions per whole chat (callgrind, the gateway process's main thread; ${COUNTED} requests over ${COUNTED_CONNECTIONS} connection after ${WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es))`,
+      `instructions per whole chat (callgrind, the gateway process's main thread; ${COUNTED} requests over 1 connection after ${WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
       rows,
     );
   } finally {

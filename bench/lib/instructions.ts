@@ -8,18 +8,29 @@
  * total in the second dump over the requests answered is the figure (the event loop, where a
  * request's own work runs; see `lastDump` for why the other threads are left out).
  *
+ * Every count starts from the same heap: all garbage is collected just before the counts are
+ * zeroed (collect-garbage-on-signal.cjs), and V8 collects on the main thread alone
+ * (`--single-threaded-gc`, so no share of a collection lands on threads left out). The count then
+ * holds the young-generation collections the requests' garbage causes, and a full collection only
+ * when the requests themselves fill the old generation. Without that, a full collection (its
+ * marking alone weighs about as much as a few hundred requests) fell inside some counts and not
+ * others, and two identical gateways' figures differed by tens of percent.
+ *
  * Needs valgrind (the Debian package `valgrind`, with `callgrind_control`); {@link callgrindMissing} says when it is absent.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Pool } from "undici";
 import { startGatewayProcess, type GatewayProcess, type GatewayProcessOptions } from "@gateway-keys/testkit/gateway-process";
 import type { Target } from "./load.ts";
 
 const run = promisify(execFile);
+const COLLECT_ON_SIGNAL = fileURLToPath(new URL("./collect-garbage-on-signal.cjs", import.meta.url));
 
 /** Why instructions cannot be counted here (valgrind or callgrind_control missing), or undefined when they can. */
 export async function callgrindMissing(): Promise<string | undefined> {
@@ -44,15 +55,26 @@ export interface CountedGateway {
 export async function startCountedGateway(options: GatewayProcessOptions): Promise<CountedGateway> {
   const folder = mkdtempSync(join(tmpdir(), "gateway-callgrind-"));
   const outFile = join(folder, "callgrind.out");
+  const collectedFile = join(folder, "collections");
   const gateway = await startGatewayProcess({
     ...options,
     // Threads counted apart: only the main thread's count is the figure (see lastDump).
     launcher: ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${outFile}`, "--log-file=/dev/null"],
+    // The memory reducer starts collections on a timer, which valgrind's slowness would make fire at random.
+    nodeFlags: ["--expose-gc", "--single-threaded-gc", "--no-memory-reducer", "--require", COLLECT_ON_SIGNAL],
+    env: { ...options.env, BENCH_GC_DONE_FILE: collectedFile },
     // Node starts tens of times slower under valgrind, more on a busy machine.
     startTimeoutMs: 600_000,
   });
   const pid = String(gateway.child.pid!);
   const control = (...args: string[]) => run("callgrind_control", [...args, pid]);
+  let collections = 0;
+  /** Has the gateway collect all its garbage, and waits until it has. */
+  const collectGarbage = async () => {
+    collections++;
+    gateway.child.kill("SIGUSR2");
+    while (!existsSync(collectedFile) || Number(readFileSync(collectedFile, "utf8")) < collections) await sleep(50);
+  };
   /**
    * The main thread's total in the newest dump (callgrind.out.<n>-01: n counts dumps from 1, 01 is
    * the main thread). The other threads' work follows wall time more than requests (SQLite's
@@ -72,6 +94,7 @@ export async function startCountedGateway(options: GatewayProcessOptions): Promi
     async count(warm, work) {
       await control("--instr=on");
       await warm();
+      await collectGarbage();
       // A dump zeroes the counts: the next one holds `work` alone.
       await control("--dump");
       await work();
@@ -106,4 +129,45 @@ export async function sendCounted(target: Target, connections: number, count: nu
   } finally {
     await pool.close();
   }
+}
+
+/** A counted gateway and the request it is counted on. */
+export interface CountedSubject<Name extends string> {
+  name: Name;
+  counted: CountedGateway;
+  target: Target;
+}
+
+/** Each gateway's instructions per request: the lowest of its passes, and how far its highest pass was above that. */
+export interface PerRequest {
+  instructions: number;
+  /** (highest − lowest) / lowest over the passes: 0 with one pass. */
+  spread: number;
+}
+
+/**
+ * Counts each gateway in `passes` passes, one gateway at a time (1 connection, so that what a
+ * request does never hangs on how requests overlap), `warm` uncounted requests before each count
+ * (V8 keeps optimising for a thousand requests and more; after minutes idle while the others were
+ * counted, a gateway warmed by a few hundred counted some 15% more), every other pass in the
+ * reverse order so that no gateway is always first. A count can only come out high (code not yet
+ * optimised), so the lowest pass is the figure; the spread says how far the passes disagreed.
+ */
+export async function countEach<Name extends string>(subjects: readonly CountedSubject<Name>[], options: { warm: number; counted: number; passes: number }): Promise<Record<Name, PerRequest>> {
+  const passes = {} as Record<Name, number[]>;
+  for (let pass = 0; pass < options.passes; pass++) {
+    for (const { name, counted, target } of pass % 2 === 0 ? subjects : [...subjects].reverse()) {
+      const total = await counted.count(
+        () => sendCounted(target, 1, options.warm),
+        () => sendCounted(target, 1, options.counted),
+      );
+      (passes[name] ??= []).push(total / options.counted);
+    }
+  }
+  const perRequest = {} as Record<Name, PerRequest>;
+  for (const { name } of subjects) {
+    const lowest = Math.min(...passes[name]);
+    perRequest[name] = { instructions: lowest, spread: Math.max(...passes[name]) / lowest - 1 };
+  }
+  return perRequest;
 }

@@ -33,6 +33,8 @@ export interface GatewayProcessOptions {
   env?: Record<string, string>;
   /** A command the gateway's `node` runs under, e.g. `["valgrind", "--tool=callgrind"]` (bench/lib/instructions.ts). Default: none. */
   launcher?: readonly string[];
+  /** Flags for `node` itself, before the gateway's script (V8 flags that NODE_OPTIONS refuses, such as `--single-threaded-gc`). Default: none. */
+  nodeFlags?: readonly string[];
   /** How long it may take to listen before it is killed. Default: 15 s (a launcher such as valgrind needs more). */
   startTimeoutMs?: number;
 }
@@ -67,7 +69,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions = {}): 
   const env = { ...options.env, ...(databaseUrl === undefined ? {} : { GATEWAY_DATABASE_URL: databaseUrl }) };
   const bootstrapArgs = options.bootstrap ? ["--bootstrap", "--owner", options.bootstrap.ownerId] : [];
   const [command, ...launcherArgs] = [...(options.launcher ?? []), process.execPath];
-  const child = spawn(command!, [...launcherArgs, GATEWAY_CLI, "serve", "--port", "0", ...databaseArgs, "--log-level", "silent", ...bootstrapArgs, ...(options.args ?? [])], {
+  const child = spawn(command!, [...launcherArgs, ...(options.nodeFlags ?? []), GATEWAY_CLI, "serve", "--port", "0", ...databaseArgs, "--log-level", "silent", ...bootstrapArgs, ...(options.args ?? [])], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });
