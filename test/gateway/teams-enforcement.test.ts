@@ -6,7 +6,9 @@
  */
 import { createTestClock, type TestGateway } from "@gateway-keys/testkit/test-gateway";
 import { TeamBudgetThresholdEvent, type Team } from "@gateway-keys/contract";
+import OpenAI from "openai";
 import { call, expectError, respond, useGateway, type accountClient } from "./helpers";
+import { openaiFor, rejection } from "./model-api-sdks-support";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
 
 const clock = createTestClock(Date.UTC(2030, 0, 31, 12, 0));
@@ -99,6 +101,22 @@ test("the team's model ceiling refuses a model its key allows, naming the team",
   // Widening the ceiling applies to the next request.
   expect((await patchTeam(team.teamId, { expectedVersion: 1, modelPolicy: { mode: "all" } })).status).toBe(200);
   expect((await respond(gateway, key.secret, hello)).status).toBe(200);
+});
+
+test("GET /v1/models lists to a key in a team only what its team's ceiling allows too, and one it does not is not found", async () => {
+  const team = await createTeam({ name: "listed ceiling", modelPolicy: { mode: "allowList", modelIds: ["echo-1", "reverse-1"] } });
+  const key = await gateway.createRegularKey({ teamId: team.teamId, modelPolicy: { mode: "allowList", modelIds: ["echo-1", "count-1"] } });
+  const openai = openaiFor(gateway, key.secret);
+  const ids: string[] = [];
+  for await (const model of openai.models.list()) ids.push(model.id);
+  // Only echo-1 is allowed by both the key's policy and its team's.
+  expect(ids).toEqual(["echo-1"]);
+  expect((await openai.models.retrieve("echo-1")).id).toBe("echo-1");
+  for (const hidden of ["count-1", "reverse-1"]) {
+    const error = await rejection(openai.models.retrieve(hidden));
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(error).toMatchObject({ status: 404, code: "model_not_found" });
+  }
 });
 
 test("the team's rate limit counts its keys together and refuses with 429 team_rate_limited and Retry-After", async () => {
