@@ -64,6 +64,19 @@ describe("the team resource", () => {
     expectError(await call(gateway.baseUrl, "POST", "/v1/account/teams", { ...auth(), body: { name: "no key" } }), 400, "missing_idempotency_key");
   });
 
+  test("on create, a policy sent as null and one left out are the same request: the retry replays", async () => {
+    const first = await createTeam({ name: "nulls" }, "team-create-nulls");
+    const again = await createTeam({ name: "nulls", spendPolicy: null, rateLimitPolicy: null }, "team-create-nulls");
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.teamId).toBe(first.body.teamId);
+    // And the other way round.
+    const nullFirst = await createTeam({ name: "nulls 2", spendPolicy: null, rateLimitPolicy: null }, "team-create-nulls-2");
+    const leftOut = await createTeam({ name: "nulls 2" }, "team-create-nulls-2");
+    expect(leftOut.headers.get("idempotent-replayed")).toBe("true");
+    expect(leftOut.body.teamId).toBe(nullFirst.body.teamId);
+  });
+
   test("bad fields are refused by name and create nothing", async () => {
     const before = (await listTeams("?limit=100")).body.data.length;
     const cases: [unknown, string][] = [
