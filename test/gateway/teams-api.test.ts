@@ -159,6 +159,18 @@ describe("keys in a team", () => {
     expect((await account.get(key.keyId)).body).toMatchObject({ teamId: null, version: 3 });
   });
 
+  test("a move into a team that is not there keeps the key's order of checks: unknown key 404, revoked 409, stale 409, then the team", async () => {
+    const gone = "team_doesnotexist0000000";
+    expectError(await account.patch("key_doesnotexist00000000", { expectedVersion: 1, teamId: gone }), 404, "key_not_found");
+    const revoked = await gateway.createRegularKey({ name: "revoked mover" });
+    await account.revoke(revoked.keyId, { expectedVersion: 1 });
+    expectError(await account.patch(revoked.keyId, { expectedVersion: 2, teamId: gone }), 409, "key_revoked");
+    const stale = await gateway.createRegularKey({ name: "stale mover" });
+    expect(expectError(await account.patch(stale.keyId, { expectedVersion: 5, teamId: gone }), 409, "conflict").currentVersion).toBe(1);
+    expect(expectError(await account.patch(stale.keyId, { expectedVersion: 1, teamId: gone }), 400, "validation_failed").param).toBe("teamId");
+    expect((await account.get(stale.keyId)).body).toMatchObject({ teamId: null, version: 1 });
+  });
+
   test("a key of several windows reads them back in order, each with its spend", async () => {
     const key = await gateway.createRegularKey({
       name: "windows",
