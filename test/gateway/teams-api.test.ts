@@ -106,6 +106,12 @@ describe("the team resource", () => {
     expect(stale.currentVersion).toBe(2);
     expect((await getTeam(team.teamId)).body.name).toBe("patched 2");
     expectError(await patchTeam(team.teamId, { expectedVersion: 2 }), 400, "validation_failed");
+    // The refusal of a missing or bad version speaks of the record at hand: this is a team, not a key.
+    for (const [send, body] of [[patchTeam, { name: "unversioned" }], [deleteTeam, { expectedVersion: 0 }]] as const) {
+      const unversioned = expectError(await send(team.teamId, body), 400, "validation_failed");
+      expect(unversioned.param).toBe("expectedVersion");
+      expect(unversioned.message).toBe("Invalid fields: expectedVersion: expected the version you last read (the record's version), an integer >= 1.");
+    }
   });
 
   test("lists teams oldest first, a page at a time", async () => {
