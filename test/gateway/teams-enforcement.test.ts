@@ -298,6 +298,8 @@ describe("a key's own limit holds while it moves into or out of a team with a re
   test.each([
     ["into a team", (teamId: string) => ({ create: {}, move: { teamId } })],
     ["out of its team", (teamId: string) => ({ create: { teamId }, move: { teamId: null } })],
+    // Several windows reserve the way a team does: the same change of way, with no team.
+    ["to a second window", () => ({ create: {}, move: { spendPolicy: { windows: [{ limitUnits: "200", resetPeriod: "never" }, { limitUnits: "1000", resetPeriod: "monthly" }] } } })],
   ])("moving %s: the request in flight still counts against the key's limit, which is never passed", async (_how, moves) => {
     const team = await call<Team>(movingGateway.baseUrl, "POST", "/v1/account/teams", { bearer: movingGateway.provisioningKey, body: { name: "far cap", spendPolicy: { limitUnits: "1000000" } }, idempotencyKey: "auto" });
     const { create, move } = moves(team.body.teamId);
