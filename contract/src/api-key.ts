@@ -12,11 +12,11 @@ export const SettableKeyState = z.enum(["active", "disabled"], {
 });
 export type SettableKeyState = z.infer<typeof SettableKeyState>;
 
-/** The key version callers send back as `expectedVersion`: an integer that starts at 1. */
-export const KeyVersion = z
-  .number({ error: "expected the key's current version, an integer >= 1" })
-  .int({ error: "expected the key's current version, an integer >= 1" })
-  .min(1, { error: "expected the key's current version, an integer >= 1" });
+/** What a bad `expectedVersion` is told; one schema serves keys, teams and webhook endpoints, so it names none. */
+const VERSION_MESSAGE = "expected the version you last read (the record's version), an integer >= 1";
+
+/** The version callers send back as `expectedVersion` (of a key, a team, a webhook endpoint): an integer that starts at 1. */
+export const KeyVersion = z.number({ error: VERSION_MESSAGE }).int({ error: VERSION_MESSAGE }).min(1, { error: VERSION_MESSAGE });
 
 const KEY_ID_MESSAGE = "expected a key id such as key_0r4B9TXiCfin7DT82uB3";
 

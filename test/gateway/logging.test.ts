@@ -80,6 +80,23 @@ test("a secret put in a path, a query and a header never reaches the log; the ro
   expect(urls.map((req) => req.url)).toContain("/v1/account/api-keys?after=[redacted]&limit=5");
 });
 
+test("a team's and a webhook endpoint's ids, issued by the gateway too, are logged in their paths", async () => {
+  const team = await call(gateway.baseUrl, "POST", "/v1/account/teams", { bearer: gateway.provisioningKey, body: { name: "logged team" }, idempotencyKey: "auto" });
+  expect(team.status).toBe(201);
+  const hook = await call(gateway.baseUrl, "POST", "/v1/account/webhooks", {
+    bearer: gateway.provisioningKey,
+    body: { url: "https://hooks.example.com/logged", events: ["key.expired"] },
+    idempotencyKey: "auto",
+  });
+  expect(hook.status).toBe(201);
+  const from = lines.length;
+  await call(gateway.baseUrl, "GET", `/v1/account/teams/${team.body.teamId}`, { bearer: gateway.provisioningKey });
+  await call(gateway.baseUrl, "GET", `/v1/account/webhooks/${hook.body.webhookId}`, { bearer: gateway.provisioningKey });
+  const urls = lines.slice(from).map((line) => JSON.parse(line) as { req?: { url: string } }).flatMap((line) => (line.req ? [line.req.url] : []));
+  expect(urls).toContain(`/v1/account/teams/${team.body.teamId}`);
+  expect(urls).toContain(`/v1/account/webhooks/${hook.body.webhookId}`);
+});
+
 /**
  * Runs a gateway in a child process, as a deployment would, and returns everything the process
  * wrote to its real stdout and stderr (pino writes to file descriptors, not through

@@ -64,6 +64,19 @@ describe("the team resource", () => {
     expectError(await call(gateway.baseUrl, "POST", "/v1/account/teams", { ...auth(), body: { name: "no key" } }), 400, "missing_idempotency_key");
   });
 
+  test("on create, a policy sent as null and one left out are the same request: the retry replays", async () => {
+    const first = await createTeam({ name: "nulls" }, "team-create-nulls");
+    const again = await createTeam({ name: "nulls", spendPolicy: null, rateLimitPolicy: null }, "team-create-nulls");
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.teamId).toBe(first.body.teamId);
+    // And the other way round.
+    const nullFirst = await createTeam({ name: "nulls 2", spendPolicy: null, rateLimitPolicy: null }, "team-create-nulls-2");
+    const leftOut = await createTeam({ name: "nulls 2" }, "team-create-nulls-2");
+    expect(leftOut.headers.get("idempotent-replayed")).toBe("true");
+    expect(leftOut.body.teamId).toBe(nullFirst.body.teamId);
+  });
+
   test("bad fields are refused by name and create nothing", async () => {
     const before = (await listTeams("?limit=100")).body.data.length;
     const cases: [unknown, string][] = [
@@ -93,6 +106,12 @@ describe("the team resource", () => {
     expect(stale.currentVersion).toBe(2);
     expect((await getTeam(team.teamId)).body.name).toBe("patched 2");
     expectError(await patchTeam(team.teamId, { expectedVersion: 2 }), 400, "validation_failed");
+    // The refusal of a missing or bad version speaks of the record at hand: this is a team, not a key.
+    for (const [send, body] of [[patchTeam, { name: "unversioned" }], [deleteTeam, { expectedVersion: 0 }]] as const) {
+      const unversioned = expectError(await send(team.teamId, body), 400, "validation_failed");
+      expect(unversioned.param).toBe("expectedVersion");
+      expect(unversioned.message).toBe("Invalid fields: expectedVersion: expected the version you last read (the record's version), an integer >= 1.");
+    }
   });
 
   test("lists teams oldest first, a page at a time", async () => {
@@ -144,6 +163,18 @@ describe("keys in a team", () => {
     expect((await getTeam(b.teamId)).body.keyCount).toBe(0);
     expectError(await account.patch(key.keyId, { expectedVersion: 3, teamId: "team_doesnotexist0000000" }), 400, "validation_failed");
     expect((await account.get(key.keyId)).body).toMatchObject({ teamId: null, version: 3 });
+  });
+
+  test("a move into a team that is not there keeps the key's order of checks: unknown key 404, revoked 409, stale 409, then the team", async () => {
+    const gone = "team_doesnotexist0000000";
+    expectError(await account.patch("key_doesnotexist00000000", { expectedVersion: 1, teamId: gone }), 404, "key_not_found");
+    const revoked = await gateway.createRegularKey({ name: "revoked mover" });
+    await account.revoke(revoked.keyId, { expectedVersion: 1 });
+    expectError(await account.patch(revoked.keyId, { expectedVersion: 2, teamId: gone }), 409, "key_revoked");
+    const stale = await gateway.createRegularKey({ name: "stale mover" });
+    expect(expectError(await account.patch(stale.keyId, { expectedVersion: 5, teamId: gone }), 409, "conflict").currentVersion).toBe(1);
+    expect(expectError(await account.patch(stale.keyId, { expectedVersion: 1, teamId: gone }), 400, "validation_failed").param).toBe("teamId");
+    expect((await account.get(stale.keyId)).body).toMatchObject({ teamId: null, version: 1 });
   });
 
   test("a key of several windows reads them back in order, each with its spend", async () => {

@@ -4,9 +4,13 @@
  * team's model ceiling and rate limit apply to its keys together; a key that moves keeps its spend
  * and its old team keeps what it spent as a member; a window resets at its calendar boundary.
  */
-import { createTestClock, type TestGateway } from "@gateway-keys/testkit/test-gateway";
-import { TeamBudgetThresholdEvent, type Team } from "@gateway-keys/contract";
+import { createTestClock, startTestGateway, type TestGateway } from "@gateway-keys/testkit/test-gateway";
+import { startScriptedProvider, type ScriptedProvider } from "@gateway-keys/testkit/scripted-provider";
+import { GatewayConfig } from "@gateway-keys/gateway";
+import { parseUnits, TeamBudgetThresholdEvent, type Team } from "@gateway-keys/contract";
+import OpenAI from "openai";
 import { call, expectError, respond, useGateway, type accountClient } from "./helpers";
+import { openaiFor, rejection } from "./model-api-sdks-support";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
 
 const clock = createTestClock(Date.UTC(2030, 0, 31, 12, 0));
@@ -99,6 +103,22 @@ test("the team's model ceiling refuses a model its key allows, naming the team",
   // Widening the ceiling applies to the next request.
   expect((await patchTeam(team.teamId, { expectedVersion: 1, modelPolicy: { mode: "all" } })).status).toBe(200);
   expect((await respond(gateway, key.secret, hello)).status).toBe(200);
+});
+
+test("GET /v1/models lists to a key in a team only what its team's ceiling allows too, and one it does not is not found", async () => {
+  const team = await createTeam({ name: "listed ceiling", modelPolicy: { mode: "allowList", modelIds: ["echo-1", "reverse-1"] } });
+  const key = await gateway.createRegularKey({ teamId: team.teamId, modelPolicy: { mode: "allowList", modelIds: ["echo-1", "count-1"] } });
+  const openai = openaiFor(gateway, key.secret);
+  const ids: string[] = [];
+  for await (const model of openai.models.list()) ids.push(model.id);
+  // Only echo-1 is allowed by both the key's policy and its team's.
+  expect(ids).toEqual(["echo-1"]);
+  expect((await openai.models.retrieve("echo-1")).id).toBe("echo-1");
+  for (const hidden of ["count-1", "reverse-1"]) {
+    const error = await rejection(openai.models.retrieve(hidden));
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(error).toMatchObject({ status: 404, code: "model_not_found" });
+  }
 });
 
 test("the team's rate limit counts its keys together and refuses with 429 team_rate_limited and Retry-After", async () => {
@@ -215,4 +235,85 @@ test("a key of several windows sends key.budget_threshold for each window that c
     ["key.budget_threshold", "daily", "0.006"],
     ["key.budget_threshold", "monthly", "0.012"],
   ]);
+});
+
+describe("a key's own limit holds while it moves into or out of a team with a request in flight", () => {
+  /** A provider whose streamed answers wait, after their first piece, until the test lets them end. */
+  let provider: ScriptedProvider;
+  let movingGateway: TestGateway;
+  let finish: (() => void) | undefined;
+  beforeAll(async () => {
+    provider = await startScriptedProvider();
+    provider.answer(() => ({
+      handle: (_request, response) => {
+        const chunk = (delta: object, finishReason: string | null) => ({ id: "c", object: "chat.completion.chunk", created: 1, model: "held-up", choices: [{ index: 0, delta, finish_reason: finishReason }] });
+        const send = (data: unknown) => response.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        send(chunk({ role: "assistant", content: "ten tokens" }, null));
+        finish = () => {
+          send(chunk({}, "length"));
+          // More than the reservation's bound: the charge stops at the reservation, so the request costs all it held.
+          send({ id: "c", object: "chat.completion.chunk", created: 1, model: "held-up", choices: [], usage: { prompt_tokens: 1000, completion_tokens: 10, total_tokens: 1010 } });
+          send("[DONE]");
+          response.end();
+        };
+      },
+    }));
+    process.env.GATEWAY_TEST_HELD_PROVIDER_KEY = "sk-held";
+    const config = GatewayConfig.parse({
+      providers: { held: { kind: "openai", baseUrl: `${provider.origin}/v1`, apiKeyEnv: "GATEWAY_TEST_HELD_PROVIDER_KEY", timeoutMs: 30_000 } },
+      // 1 credit an input token, 2 an output token: a request of 10 output tokens reserves its JSON's bytes (the input's bound) + 20, under 200.
+      models: [{ id: "held", family: "chat", routes: [{ provider: "held", model: "held-up" }], pricing: { inputUnitsPerMillionTokens: "1000000", outputUnitsPerMillionTokens: "2000000" }, maxOutputTokens: 100 }],
+    });
+    movingGateway = await startTestGateway({ config });
+  });
+  afterAll(async () => {
+    await movingGateway?.stop();
+    await provider?.close();
+    delete process.env.GATEWAY_TEST_HELD_PROVIDER_KEY;
+  });
+
+  /** Starts a streamed request of `held` that stays in flight until `finish()`, holding its reservation; resolves once its first piece arrived. */
+  async function heldRequest(secret: string): Promise<{ ended: Promise<void> }> {
+    const stream = await openaiFor(movingGateway, secret).chat.completions.create({
+      model: "held",
+      messages: [{ role: "user", content: "hi" }],
+      max_tokens: 10,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const iterator = stream[Symbol.asyncIterator]();
+    await iterator.next();
+    // Wrapped: an async function returning the promise itself would wait for it.
+    return {
+      ended: (async () => {
+        while (!(await iterator.next()).done);
+      })(),
+    };
+  }
+
+  // 100,000 one-token words in and 4,096 out: echo-1 reserves and charges 100 + 8.192 credits.
+  const large = { model: "echo-1", input: "word ".repeat(100_000), max_output_tokens: 4096 };
+
+  test.each([
+    ["into a team", (teamId: string) => ({ create: {}, move: { teamId } })],
+    ["out of its team", (teamId: string) => ({ create: { teamId }, move: { teamId: null } })],
+    // Several windows reserve the way a team does: the same change of way, with no team.
+    ["to a second window", () => ({ create: {}, move: { spendPolicy: { windows: [{ limitUnits: "200", resetPeriod: "never" }, { limitUnits: "1000", resetPeriod: "monthly" }] } } })],
+  ])("moving %s: the request in flight still counts against the key's limit, which is never passed", async (_how, moves) => {
+    const team = await call<Team>(movingGateway.baseUrl, "POST", "/v1/account/teams", { bearer: movingGateway.provisioningKey, body: { name: "far cap", spendPolicy: { limitUnits: "1000000" } }, idempotencyKey: "auto" });
+    const { create, move } = moves(team.body.teamId);
+    // 200 credits: the request in flight and the large one do not fit together; each alone does.
+    const key = await movingGateway.createRegularKey({ spendPolicy: { limitUnits: "200" }, ...create });
+    const inFlight = await heldRequest(key.secret);
+    const moved = await call(movingGateway.baseUrl, "PATCH", `/v1/account/api-keys/${key.keyId}`, { bearer: movingGateway.provisioningKey, body: { expectedVersion: 1, ...move }, idempotencyKey: "auto" });
+    expect(moved.status).toBe(200);
+    const refused = await respond(movingGateway, key.secret, large);
+    finish!();
+    await inFlight.ended;
+    expectError(refused, 402, "spend_limit_reached");
+    const spent = (await call(movingGateway.baseUrl, "GET", `/v1/account/api-keys/${key.keyId}`, { bearer: movingGateway.provisioningKey })).body.spentUnits;
+    expect(parseUnits(spent)).toBeGreaterThan(parseUnits("100"));
+    expect(parseUnits(spent)).toBeLessThanOrEqual(parseUnits("200"));
+  });
 });

@@ -26,8 +26,8 @@ export const REDACTED_PATHS = [
 ];
 
 const REDACTED = "[redacted]";
-/** Ids the gateway issues (`key_…`, `log_…`): safe to log, and what an operator searches for. */
-const ISSUED_ID = /^(key|log|pk|resp)_[A-Za-z0-9]{1,60}$/;
+/** Ids the gateway issues in paths (`key_…`, `team_…`, `wh_…`): safe to log, and what an operator searches for. */
+const ISSUED_ID = /^(key|log|pk|resp|team|wh)_[A-Za-z0-9]{1,60}$/;
 /** Path segments of our own routes (`v1`, `api-keys`): words, never a credential (those hold `_`). */
 const ROUTE_WORD = /^[A-Za-z0-9-]{1,32}$/;
 const QUERY_NAME = /^[A-Za-z0-9_.-]{1,32}$/;

@@ -140,9 +140,12 @@ export const accountKeyRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async
     handler: async (request, reply) => {
       const now = ctx.now();
       const outcome = await runIdempotent(ctx, request, { status: 200, body: ApiKey }, async (tx) => {
+        const updated = await changeKey(tx, request, "update", request.params.keyId, (current) => applyUpdate(current, request.body, now));
+        // After the key's own checks (404, key_revoked, conflict), as the order of checks has it; a
+        // refusal here rolls the change back with the rest of the unit of work.
         const { teamId } = request.body;
         if (teamId !== undefined && teamId !== null) await assertTeamOf(tx, accountOf(request).ownerId, teamId);
-        return wireKey(tx, await changeKey(tx, request, "update", request.params.keyId, (current) => applyUpdate(current, request.body, now)), now);
+        return wireKey(tx, updated, now);
       });
       return sendOutcome(reply, outcome);
     },

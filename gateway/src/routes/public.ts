@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { GatewayInfo, ListPage, Model, ROUTES } from "@gateway-keys/contract";
 import { GatewayError } from "../errors";
 import { modelAllowed } from "../policies/model-policy";
+import type { StoredApiKey } from "../store/types";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 
 /** What this gateway offers beyond the seed contract; clients may check before using it. */
@@ -42,12 +43,22 @@ export const publicRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (ap
     extensions: [...EXTENSIONS],
   };
 
+  /**
+   * Whether a model is one `key` may call: its own model policy and, for a key in a team, its
+   * team's ceiling too (as a model request is admitted); without a key, every model.
+   */
+  const callableBy = async (key: StoredApiKey | null): Promise<(modelId: string) => boolean> => {
+    if (!key) return () => true;
+    const team = key.teamId === null ? undefined : await ctx.teams.find(key.ownerId, key.teamId);
+    return (modelId) => modelAllowed(key, modelId) && (!team || modelAllowed(team, modelId));
+  };
+
   app.route({
     ...routeOf(ctx, ROUTES.models),
     handler: async (request): Promise<ListPage<Model>> => {
-      const key = request.apiKey;
+      const mayCall = await callableBy(request.apiKey);
       // With a key, list what that key may call; without one, everything.
-      const data = ctx.models.list().filter((model) => !key || modelAllowed(key, model.id));
+      const data = ctx.models.list().filter((model) => mayCall(model.id));
       return { object: "list", data, has_more: false, next_cursor: null };
     },
   });
@@ -55,10 +66,10 @@ export const publicRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (ap
   app.route({
     ...routeOf(ctx, ROUTES.model),
     handler: async (request): Promise<Model> => {
-      const key = request.apiKey;
+      const mayCall = await callableBy(request.apiKey);
       const model = ctx.models.list().find((listed) => listed.id === request.params.model);
       // A model the key may not call is not shown to it, as in the list.
-      if (!model || (key && !modelAllowed(key, model.id))) {
+      if (!model || !mayCall(model.id)) {
         throw new GatewayError("model_not_found", `No model ${JSON.stringify(request.params.model)}; GET /v1/models lists the models.`, { param: "model" });
       }
       return model;

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { DeletedTeam, ROUTES, Team } from "@gateway-keys/contract";
+import { DeletedTeam, ROUTES, Team, type CreateTeamParams } from "@gateway-keys/contract";
 import { fieldChanges } from "../audit/key-changes";
 import { originOf } from "../audit/origin";
 import { recordChange } from "../audit/record";
@@ -13,6 +13,17 @@ import { sendOutcome } from "./account-keys";
 import { decodeCursor, pageOf } from "./pagination";
 import { routeOf, type RoutePluginOptions } from "./route-table";
 import { viewedTeam } from "./viewed-records";
+
+/**
+ * A team create as its idempotency fingerprint reads it: a policy sent as null and one left out are
+ * one request (no cap, no rate limit), read as the one that leaves it out — so answers recorded for
+ * a create that left them out still replay.
+ */
+function createTeamMeaning(body: CreateTeamParams): Record<string, unknown> {
+  const meaning: Record<string, unknown> = { ...body };
+  for (const field of ["spendPolicy", "rateLimitPolicy"] as const) if (meaning[field] === null) delete meaning[field];
+  return meaning;
+}
 
 /**
  * `/v1/account/teams`: teams as owned resources (list, create, read, change, delete). Each mutation
@@ -77,7 +88,7 @@ export const teamRoutes: FastifyPluginAsyncZod<RoutePluginOptions> = async (app,
         const inserted = await tx.teams.insertTeam(team);
         await audit(tx, request, "team_create", null, inserted, now);
         return wireTeam(tx, inserted, now);
-      });
+      }, createTeamMeaning(request.body));
       return sendOutcome(reply, outcome);
     },
   });

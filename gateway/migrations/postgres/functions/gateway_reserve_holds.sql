@@ -10,6 +10,11 @@
 -- seen whole or not at all. Reservations of one subject queue on its spend_subjects row, locked
 -- in subject order. Returns the hold ids (one per subject) or, when a window cannot afford
 -- p_micros, NULL ids and the index (1-based, over the flattened windows) of the first that cannot.
+--
+-- A key's requests in flight may also hold reservations of the other path (spend_reservations,
+-- gateway_spend_batch's): made before the key joined a team with a spend policy, or took its
+-- several windows. They count in the key's windows too, and its spend account is locked (after the
+-- subjects, before anything else) so that neither path reserves past the other's back.
 CREATE OR REPLACE FUNCTION gateway_reserve_holds(
   p_subjects TEXT[], p_is_team BOOLEAN[], p_window_counts INTEGER[], p_starts BIGINT[], p_limits BIGINT[],
   p_micros BIGINT, p_holder TEXT, p_lease_ms BIGINT, OUT holds BIGINT[], OUT refused_window INTEGER)
@@ -24,6 +29,7 @@ BEGIN
   refused_window := NULL;
   INSERT INTO spend_subjects (subject) SELECT unnest(p_subjects) ORDER BY 1 ON CONFLICT DO NOTHING;
   PERFORM 1 FROM spend_subjects WHERE subject = ANY (p_subjects) ORDER BY subject FOR UPDATE;
+  PERFORM 1 FROM spend_accounts WHERE key_id = ANY (p_subjects) ORDER BY key_id FOR UPDATE;
   -- Holds of a process that died (its lease ran out) stop counting.
   DELETE FROM spend_holds WHERE subject = ANY (p_subjects) AND expires_at <= clock_timestamp();
   FOR s IN 1 .. cardinality(p_subjects) LOOP
@@ -36,6 +42,7 @@ BEGIN
       ELSE
         SELECT (SELECT COALESCE(SUM(d.spent_micros), 0) FROM spend_days d WHERE d.key_id = p_subjects[s] AND d.day >= p_starts[w]),
                (SELECT COALESCE(SUM(h.micros), 0) FROM spend_holds h WHERE h.subject = p_subjects[s])
+                 + (SELECT COALESCE(SUM(r.micros), 0) FROM spend_reservations r WHERE r.key_id = p_subjects[s] AND r.expires_at > clock_timestamp())
           INTO spent, held;
       END IF;
       IF spent + held + p_micros > p_limits[w] THEN
@@ -54,8 +61,9 @@ BEGIN
 END
 $$;
 
--- What each window could still reserve: its limit less its spend and its subject's live holds
--- (a reading, not a hold), over the same flattened windows as gateway_reserve_holds.
+-- What each window could still reserve: its limit less its spend and its subject's live holds (a
+-- key's live spend_reservations too), a reading, not a hold, over the same flattened windows as
+-- gateway_reserve_holds.
 CREATE OR REPLACE FUNCTION gateway_hold_headroom(
   p_subjects TEXT[], p_is_team BOOLEAN[], p_window_counts INTEGER[], p_starts BIGINT[], p_limits BIGINT[])
 RETURNS BIGINT[] LANGUAGE plpgsql STABLE AS $$
@@ -71,6 +79,8 @@ BEGIN
           THEN (SELECT COALESCE(SUM(d.spent_micros), 0) FROM team_spend_days d WHERE d.team_id = p_subjects[s] AND d.day >= p_starts[w])
           ELSE (SELECT COALESCE(SUM(d.spent_micros), 0) FROM spend_days d WHERE d.key_id = p_subjects[s] AND d.day >= p_starts[w]) END
         + (SELECT COALESCE(SUM(h.micros), 0) FROM spend_holds h WHERE h.subject = p_subjects[s] AND h.expires_at > clock_timestamp())
+        + CASE WHEN p_is_team[s] THEN 0
+            ELSE (SELECT COALESCE(SUM(r.micros), 0) FROM spend_reservations r WHERE r.key_id = p_subjects[s] AND r.expires_at > clock_timestamp()) END
         INTO used;
       result := array_append(result, p_limits[w] - used);
     END LOOP;

@@ -25,7 +25,9 @@
 -- Windows: settles also count their charge on their request's day and, when
 -- the request began in the account's window, in the window's spend; each reservation first rolls
 -- its key's account to the window that holds r_at (the request's time, the gateway's clock) and
--- checks the window's spend instead of the lifetime's.
+-- checks the window's spend instead of the lifetime's. A key's live spend_holds (the other path's,
+-- gateway_reserve_holds': requests that began while the key was in a team with a spend policy,
+-- or had several windows) count against its limit too; that path locks the key's account too.
 CREATE OR REPLACE FUNCTION gateway_spend_batch(
   s_logs JSON, s_reservation BIGINT[], s_take BIGINT[], s_succeeded INTEGER[], s_rejected INTEGER[],
   h_id BIGINT[], h_key TEXT[],
@@ -110,7 +112,9 @@ BEGIN
         FROM api_keys k
         WHERE a.key_id = r_key[i] AND k.id = r_key[i]
           AND (k.spend_limit_micros IS NULL
-            OR a.window_spent_micros + a.reserved_micros + r_micros[i] + COALESCE(r_floor[i], 0) <= k.spend_limit_micros);
+            OR a.window_spent_micros + a.reserved_micros + r_micros[i] + COALESCE(r_floor[i], 0)
+              + (SELECT COALESCE(SUM(h.micros), 0) FROM spend_holds h WHERE h.subject = r_key[i] AND h.expires_at > clock_timestamp())
+              <= k.spend_limit_micros);
       IF FOUND THEN
         IF r_holding[i] IS NOT NULL AND r_holding[i] <> 0 THEN
           -- Only a live holding grows: one whose lease ran out may be swept by now, or soon.

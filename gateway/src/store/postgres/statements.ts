@@ -116,14 +116,15 @@ export const SQL = {
   ),
   spendDays: query("spend_days", "SELECT day, requests, spent_micros FROM spend_days WHERE key_id = $1 AND day >= $2 ORDER BY day"),
   // What a key may still reserve at $2: its limit less its window's spend (read from the days when
-  // the account is not at that window) and every reservation row, live or not yet swept.
+  // the account is not at that window), every reservation row, live or not yet swept, and the live
+  // holds of the other path (requests that began while the key was in a team with a spend policy).
   spendHeadroom: query(
     "spend_headroom",
     `SELECT k.spend_limit_micros - a.reserved_micros - CASE
         WHEN a.window_start = gateway_window_start(k.reset_period, $2) THEN a.window_spent_micros
         ELSE (SELECT COALESCE(SUM(d.spent_micros), 0) FROM spend_days d
           WHERE d.key_id = k.id AND d.day >= gateway_window_start(k.reset_period, $2))::BIGINT
-      END AS headroom
+      END - (SELECT COALESCE(SUM(h.micros), 0) FROM spend_holds h WHERE h.subject = k.id AND h.expires_at > clock_timestamp())::BIGINT AS headroom
     FROM api_keys k JOIN spend_accounts a ON a.key_id = k.id WHERE k.id = $1`,
   ),
 
