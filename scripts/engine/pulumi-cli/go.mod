@@ -284,3 +284,9 @@ require (
 )
 
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
+
+// Two password-strength modules whose package init parsed their word lists at every CLI start, copied
+// from the module cache and patched to do it on first use: see ../patched-modules/README.md.
+replace github.com/nbutton23/zxcvbn-go => ../patched-modules/nbutton23-zxcvbn-go
+
+replace github.com/ccojocar/zxcvbn-go => ../patched-modules/ccojocar-zxcvbn-go

@@ -1,0 +1,55 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { EngineSandbox } from "@gateway-keys/testkit/engine";
+
+const run = promisify(execFile);
+
+/**
+ * The CLI that scripts/setup builds links two password-strength modules patched to build their word
+ * lists on first use rather than at every start (scripts/engine/patched-modules/README.md): these
+ * check the `pulumi` the tests run, on PATH through scripts/run.
+ */
+describe("the Pulumi CLI's start-up", () => {
+  it("parses no password-strength word lists when nothing asks for them", async () => {
+    const { stderr } = await run("pulumi", ["version"], { env: { ...process.env, GODEBUG: "inittrace=1" } });
+    // `init <package> @<start> ms, <clock> ms clock, <bytes> bytes, <allocs> allocs`, one line per package.
+    const inits = [...stderr.matchAll(/^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, \d+ allocs$/gm)];
+    const wordLists = inits
+      .filter(([, name]) => /\/zxcvbn-go\/(frequency|matching)$/.test(name!))
+      .map(([, name, bytes]) => ({ name, bytes: Number(bytes) }));
+    // Both modules' packages are linked and traced: the check below is about something.
+    expect(wordLists.map(({ name }) => name).sort()).toEqual([
+      "github.com/ccojocar/zxcvbn-go/frequency",
+      "github.com/ccojocar/zxcvbn-go/matching",
+      "github.com/nbutton23/zxcvbn-go/frequency",
+      "github.com/nbutton23/zxcvbn-go/matching",
+    ]);
+    // Unpatched, each of these inits allocates 8–10 MB (the parsed lists and their matchers).
+    expect(wordLists.filter(({ bytes }) => bytes > 100_000)).toEqual([]);
+  });
+
+  it("still refuses a plaintext config value that looks like a secret, and takes one that does not", async () => {
+    const sandbox = await EngineSandbox.create();
+    const project = await mkdtemp(join(tmpdir(), "gateway-keys-start-up-"));
+    try {
+      await writeFile(join(project, "Pulumi.yaml"), "name: start-up\nruntime: nodejs\n");
+      const pulumi = (...args: string[]) => run("pulumi", [...args, "--non-interactive"], { cwd: project, env: { ...process.env, ...sandbox.env } });
+      await pulumi("stack", "init", "start-up");
+      // The password-strength check runs here, on first use: a random-looking value under a key named like a secret.
+      const refused = await pulumi("config", "set", "apiToken", "Zq8#vR2!mW9$kL4@").then(
+        () => "accepted",
+        (error: { stderr: string }) => error.stderr,
+      );
+      expect(refused).toContain("config value for 'start-up:apiToken' looks like a secret");
+      await pulumi("config", "set", "apiToken", "aaaaaaaa");
+      const { stdout } = await pulumi("config", "get", "apiToken");
+      expect(stdout.trim()).toBe("aaaaaaaa");
+    } finally {
+      await rm(project, { recursive: true, force: true });
+      await sandbox.dispose();
+    }
+  });
+});
