@@ -43,3 +43,5 @@ JAEGER_BIN=$JAEGER_DIR/bin
 # Links to the exact node and pulumi binaries setup chose; scripts/run puts only this folder first
 # on PATH, so nothing else from their folders (another node, another pulumi) moves ahead.
 SHIM_BIN=$REPO_ROOT/.toolchain/bin
+# Go modules of the CLI as scripts/engine/patched-modules patches them, for its build (scripts/setup).
+PATCHED_MODULES_DIR=$REPO_ROOT/.toolchain/patched-modules
