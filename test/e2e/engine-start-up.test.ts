@@ -4,16 +4,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { EngineSandbox } from "@gateway-keys/testkit/engine";
+import { testWith } from "../support/needs";
 
 const run = promisify(execFile);
 
 /**
  * The CLI that scripts/setup builds links modules patched to do on first use the work their package
- * inits did at every start (scripts/engine/patched-modules/README.md): these check the `pulumi` the
- * tests run, on PATH through scripts/run.
+ * inits did at every start (scripts/engine/patched-modules/README.md): the first test checks that it is
+ * the one the tests run, and the others that what the patched code does still happens, with any CLI.
  */
 describe("the Pulumi CLI's start-up", () => {
-  it("parses no password-strength word lists and compiles no JSON schemas when nothing asks for them", async () => {
+  testWith("built-pulumi")("parses no password-strength word lists and compiles no JSON schemas when nothing asks for them", async () => {
     const { stderr } = await run("pulumi", ["version"], { env: { ...process.env, GODEBUG: "inittrace=1" } });
     // `init <package> @<start> ms, <clock> ms clock, <bytes> bytes, <allocs> allocs`, one line per package.
     const inits = [...stderr.matchAll(/^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, \d+ allocs$/gm)];
