@@ -48,13 +48,15 @@ function onPath(command: string): boolean {
  */
 function builtPulumiMissing(): string | undefined {
   const engineBin = execFileSync("bash", ["-c", 'source scripts/toolchain.sh && printf %s "$ENGINE_BIN"'], { cwd: REPO_ROOT, encoding: "utf8" });
+  if (!existsSync(join(engineBin, "pulumi"))) return `scripts/setup has not built the CLI (${engineBin}): it found a pulumi of your own`;
   let pulumi: string;
   try {
     pulumi = realpathSync(execFileSync("sh", ["-c", "command -v pulumi"], { encoding: "utf8" }).trim());
   } catch {
     return "no pulumi on PATH (run the tests through scripts/run or npm test)";
   }
-  return pulumi === join(engineBin, "pulumi") ? undefined : `the pulumi on PATH is ${pulumi}, your own install, not the CLI scripts/setup builds in ${engineBin}`;
+  const built = realpathSync(join(engineBin, "pulumi"));
+  return pulumi === built ? undefined : `the pulumi on PATH is ${pulumi}, not the CLI scripts/setup builds (${built})`;
 }
 
 interface Dependency {

@@ -55,8 +55,8 @@ async function run<T>(step: string, operation: (streams: Streams) => Promise<T>)
 /**
  * After an `up`, `refresh` or `destroy`, the Automation API reads the update's summary with `pulumi stack
  * history`, by default with `--show-secrets`: that CLI start then derives the passphrase's key (a million
- * PBKDF2 rounds, about 0.3 s of CPU) to decrypt the summary's config, which no test reads. A caller that
- * wants it decrypted passes `showSecrets: true`.
+ * PBKDF2 rounds, more CPU than the rest of the command) to decrypt the summary's config, which no test
+ * reads. A caller that wants it decrypted passes `showSecrets: true`.
  */
 const SUMMARY_MASKED = { showSecrets: false };
 
