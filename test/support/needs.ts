@@ -20,7 +20,7 @@
  * type stripping (test/support/postgres-project.js).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { chromiumUnavailableReason } from "@gateway-keys/testkit/chromium";
 import { postgresUnavailableReason } from "@gateway-keys/testkit/postgres";
@@ -41,6 +41,24 @@ function onPath(command: string): boolean {
   }
 }
 
+/**
+ * Why the `pulumi` on PATH is not the CLI scripts/setup builds (with the module patches of
+ * scripts/engine/patched-modules), or `undefined` when it is: setup uses a new enough install of
+ * your own instead.
+ */
+function builtPulumiMissing(): string | undefined {
+  const engineBin = execFileSync("bash", ["-c", 'source scripts/toolchain.sh && printf %s "$ENGINE_BIN"'], { cwd: REPO_ROOT, encoding: "utf8" });
+  if (!existsSync(join(engineBin, "pulumi"))) return `scripts/setup has not built the CLI (${engineBin}): it found a pulumi of your own`;
+  let pulumi: string;
+  try {
+    pulumi = realpathSync(execFileSync("sh", ["-c", "command -v pulumi"], { encoding: "utf8" }).trim());
+  } catch {
+    return "no pulumi on PATH (run the tests through scripts/run or npm test)";
+  }
+  const built = realpathSync(join(engineBin, "pulumi"));
+  return pulumi === built ? undefined : `the pulumi on PATH is ${pulumi}, not the CLI scripts/setup builds (${built})`;
+}
+
 interface Dependency {
   /** Why it is missing here, or `undefined` when it is not. */
   missing(): string | undefined;
@@ -54,6 +72,8 @@ const DEPENDENCIES = {
   "espeak-ng": { missing: () => (onPath("espeak-ng") ? undefined : "no espeak-ng on PATH (scripts/setup espeak installs it, as root)"), part: "espeak" },
   jaeger: { missing: () => (onPath(jaegerBinary()) ? undefined : "no jaeger on PATH (scripts/setup jaeger builds it from its Go module)"), part: "jaeger" },
   go: { missing: () => (onPath("go") ? undefined : "no go on PATH (install Go: https://go.dev/dl/)") },
+  // No part: scripts/run and npm test always run setup's pulumi part, which builds it unless you have your own.
+  "built-pulumi": { missing: builtPulumiMissing },
   "openai-document": { missing: () => (existsSync(OPENAI_DOCUMENT) ? undefined : `${OPENAI_DOCUMENT} is absent`) },
   root: {
     missing: () => (typeof process.getuid === "function" && process.getuid() === 0 ? undefined : "not running as root (mounting a tmpfs needs root)"),

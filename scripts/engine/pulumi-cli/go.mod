@@ -284,3 +284,11 @@ require (
 )
 
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
+
+// Modules whose package inits did work at every CLI start that few commands need, copied from the
+// module cache by scripts/setup and patched to do it on first use: see ../patched-modules/README.md.
+replace github.com/pulumi/pulumi/pkg/v3 => ../../../.toolchain/patched-modules/pulumi-pkg-v3
+
+replace github.com/nbutton23/zxcvbn-go => ../../../.toolchain/patched-modules/nbutton23-zxcvbn-go
+
+replace github.com/ccojocar/zxcvbn-go => ../../../.toolchain/patched-modules/ccojocar-zxcvbn-go
