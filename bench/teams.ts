@@ -16,7 +16,7 @@
  * 2. Instructions per request of the main thread (bench/lib/instructions.ts): each gateway as a process under
  *    valgrind's callgrind, the same requests counted after a warm-up. This one moves far less with
  *    what else the machine runs; the control shows how far two identical gateways' counts still
- *    differ (bench/README.md: up to 6% in one run), which bounds what one run can prove.
+ *    differ (bench/README.md has the runs), which bounds what one run can prove.
  *
  * Afterwards each team must show what its key spent.
  *

@@ -10,8 +10,8 @@
  * gateway's timers did meanwhile (`IDLE_MS`).
  *
  * Every count starts from the same heap: all garbage is collected just before the counts are
- * zeroed (collect-garbage-on-signal.cjs), and V8 collects on the main thread alone
- * (`--single-threaded-gc`, so no share of a collection lands on threads left out). The count then
+ * zeroed (collect-garbage-on-signal.cjs), and V8 compiles and collects on the main thread alone
+ * (its predictable mode, so no share of that work lands on threads left out). The count then
  * holds the young-generation collections the requests' garbage causes, and a full collection only
  * when the requests themselves fill the old generation. Without that, a full collection (its
  * marking alone weighs about as much as a few hundred requests) fell inside some counts and not
@@ -70,8 +70,10 @@ export async function startCountedGateway(options: GatewayProcessOptions): Promi
     ...options,
     // Threads counted apart: only the main thread's count is the figure (see lastDump).
     launcher: ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${outFile}`, "--log-file=/dev/null"],
-    // The memory reducer starts collections on a timer, which valgrind's slowness would make fire at random.
-    nodeFlags: ["--expose-gc", "--single-threaded-gc", "--no-memory-reducer", "--require", COLLECT_ON_SIGNAL],
+    // V8 in its predictable mode: no background compiling or collecting (under valgrind a
+    // background thread's progress, and so which code gets optimised when, is a matter of
+    // scheduling), fixed seeds, and a heap that grows by a fixed schedule, not by timers.
+    nodeFlags: ["--predictable", "--predictable-gc-schedule", "--expose-gc", "--require", COLLECT_ON_SIGNAL],
     env: { ...options.env, BENCH_GC_DONE_FILE: collectedFile },
     // Node starts tens of times slower under valgrind, more on a busy machine.
     startTimeoutMs: 600_000,
