@@ -33,7 +33,7 @@ export interface GatewayProcessOptions {
   env?: Record<string, string>;
   /** A command the gateway's `node` runs under, e.g. `["valgrind", "--tool=callgrind"]` (bench/lib/instructions.ts). Default: none. */
   launcher?: readonly string[];
-  /** Flags for `node` itself, before the gateway's script (V8 flags that NODE_OPTIONS refuses, such as `--single-threaded-gc`). Default: none. */
+  /** Flags for `node` itself, before the gateway's script (V8 flags that NODE_OPTIONS refuses, such as `--predictable`). Default: none. */
   nodeFlags?: readonly string[];
   /** How long it may take to listen before it is killed. Default: 15 s (a launcher such as valgrind needs more). */
   startTimeoutMs?: number;
