@@ -123,7 +123,9 @@ export async function startCountedGateway(options: GatewayProcessOptions): Promi
     },
     async stop() {
       await gateway.stop();
-      rmSync(folder, { recursive: true, force: true });
+      // Kept for callgrind_annotate (which native functions a variant's count adds) when asked.
+      if (process.env.BENCH_KEEP_DUMPS) console.log(`callgrind dumps of gateway ${pid} kept in ${folder}`);
+      else rmSync(folder, { recursive: true, force: true });
     },
   };
 }
