@@ -21,7 +21,7 @@
  * Afterwards each team must show what its key spent.
  *
  * Run: npm run bench -- teams        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8, 0 to skip the side by side;
- * BENCH_COUNTED=N requests counted per gateway, default 500, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000; BENCH_COUNT_PASSES, default 1;
+ * BENCH_COUNTED=N requests counted per gateway, default 500, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 10000; BENCH_COUNT_PASSES, default 1;
  * BENCH_VARIANTS=control,teamed to measure only those beside the baseline)
  * Target (issue 37): a key in a team costs < 5% of whole-chat throughput against a key alone.
  */
@@ -41,7 +41,7 @@ import {
   type BenchTeam,
   type Ready,
 } from "./lib/gateway-paths.ts";
-import { callgrindMissing, countEach, startCountedGateway } from "./lib/instructions.ts";
+import { callgrindMissing, COUNT_WARM, compilingColumn, countEach, startCountedGateway } from "./lib/instructions.ts";
 import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, printRounds, requestsPerSecond, wholeChatVariants } from "./lib/side-by-side.ts";
 import { printTable } from "./lib/report.ts";
 
@@ -49,8 +49,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const COUNTED = Number(process.env.BENCH_COUNTED ?? 500);
 const COUNT_PASSES = Number(process.env.BENCH_COUNT_PASSES ?? 1);
-/** Requests each gateway answers uncounted before its first count: a gateway's count keeps falling for a thousand requests and more as V8 optimises. */
-const WARM = Number(process.env.BENCH_WARM ?? 2000);
 const CONNECTIONS_EACH = 8;
 const WARM_SECONDS = 2;
 const TARGET_COST = 0.05;
@@ -156,7 +154,7 @@ async function instructions(upstreamUrl: string): Promise<void> {
   try {
     const failed = started.find((each) => each.status === "rejected");
     if (failed) throw failed.reason;
-    const counts = await countEach(gateways, { warm: WARM, counted: COUNTED, passes: COUNT_PASSES });
+    const counts = await countEach(gateways, { warm: COUNT_WARM, counted: COUNTED, passes: COUNT_PASSES });
     const perRequest = Object.fromEntries(NAMES.map((name) => [name, counts[name].instructions])) as Record<Variant, number>;
     const rows = [];
     for (const { name, counted } of gateways) {
@@ -166,6 +164,7 @@ async function instructions(upstreamUrl: string): Promise<void> {
         variant: name,
         "instructions / request": Math.round(perRequest[name]).toLocaleString("en"),
         "passes' spread": percent(1 + counts[name].spread),
+        "of which V8 compiling": compilingColumn(counts[name]),
         "/ baseline": ratio.toFixed(3),
         "cost against a key alone": name === "baseline" ? "" : percent(ratio),
         target: teamed ? `< ${TARGET_COST * 100}%: ${verdict(ratio - 1)}` : "",
@@ -174,7 +173,7 @@ async function instructions(upstreamUrl: string): Promise<void> {
     }
     if (NAMES.includes("teamed") && NAMES.includes("limits-alone")) rows.push(beingInATeam(perRequest.teamed / perRequest["limits-alone"] - 1, "cost against a key alone"));
     printTable(
-      `instructions per whole chat (callgrind, the gateway process's main thread; ${COUNTED} requests over 1 connection after ${WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
+      `instructions per whole chat (callgrind, the gateway process's main thread; ${COUNTED} requests over 1 connection after ${COUNT_WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
       rows,
     );
   } finally {
