@@ -21,7 +21,7 @@
  * Afterwards each team must show what its key spent.
  *
  * Run: npm run bench -- teams        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8, 0 to skip the side by side;
- * BENCH_COUNTED=N requests counted per gateway, default 500, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 10000; BENCH_COUNT_PASSES, default 1;
+ * BENCH_COUNTED=N requests counted per gateway, default 500, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000; BENCH_COUNT_PASSES, default 1;
  * BENCH_VARIANTS=control,teamed to measure only those beside the baseline)
  * Target (issue 37): a key in a team costs < 5% of whole-chat throughput against a key alone.
  */
@@ -41,7 +41,7 @@ import {
   type BenchTeam,
   type Ready,
 } from "./lib/gateway-paths.ts";
-import { callgrindMissing, COUNT_WARM, compilingColumn, countEach, startCountedGateway } from "./lib/instructions.ts";
+import { callgrindMissing, COUNT_WARM, compilingColumn, countEach, startCountedGateway, withoutCompiling } from "./lib/instructions.ts";
 import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, printRounds, requestsPerSecond, wholeChatVariants } from "./lib/side-by-side.ts";
 import { printTable } from "./lib/report.ts";
 
@@ -156,22 +156,31 @@ async function instructions(upstreamUrl: string): Promise<void> {
     if (failed) throw failed.reason;
     const counts = await countEach(gateways, { warm: COUNT_WARM, counted: COUNTED, passes: COUNT_PASSES });
     const perRequest = Object.fromEntries(NAMES.map((name) => [name, counts[name].instructions])) as Record<Variant, number>;
+    const eventLoop = Object.fromEntries(NAMES.map((name) => [name, withoutCompiling(counts[name])])) as Record<Variant, number>;
     const rows = [];
     for (const { name, counted } of gateways) {
       const ratio = perRequest[name] / perRequest.baseline;
+      const eventLoopRatio = eventLoop[name] / eventLoop.baseline;
       const teamed = TEAMED.includes(name);
       rows.push({
         variant: name,
         "instructions / request": Math.round(perRequest[name]).toLocaleString("en"),
         "passes' spread": percent(1 + counts[name].spread),
-        "of which V8 compiling": compilingColumn(counts[name]),
-        "/ baseline": ratio.toFixed(3),
         "cost against a key alone": name === "baseline" ? "" : percent(ratio),
         target: teamed ? `< ${TARGET_COST * 100}%: ${verdict(ratio - 1)}` : "",
+        "of which V8 compiling": compilingColumn(counts[name]),
+        "without compiling": Math.round(eventLoop[name]).toLocaleString("en"),
+        "cost without compiling": name === "baseline" ? "" : percent(eventLoopRatio),
+        "target without compiling": teamed ? `< ${TARGET_COST * 100}%: ${verdict(eventLoopRatio - 1)}` : "",
         "team's first window spent": teamed ? await requireCharged(name, counted.gateway.url, counted.gateway.provisioningKey!) : "",
       });
     }
-    if (NAMES.includes("teamed") && NAMES.includes("limits-alone")) rows.push(beingInATeam(perRequest.teamed / perRequest["limits-alone"] - 1, "cost against a key alone"));
+    if (NAMES.includes("teamed") && NAMES.includes("limits-alone")) {
+      rows.push({
+        ...beingInATeam(perRequest.teamed / perRequest["limits-alone"] - 1, "cost against a key alone"),
+        "cost without compiling": percent(eventLoop.teamed / eventLoop["limits-alone"]),
+      });
+    }
     printTable(
       `instructions per whole chat (callgrind, the gateway process's main thread; ${COUNTED} requests over 1 connection after ${COUNT_WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
       rows,

@@ -29,7 +29,7 @@
  *    for export as OTLP protobuf (the gateway's) or OTLP JSON.
  *
  * Run: npm run bench -- tracing        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8, 0 to skip the side by side;
- * BENCH_COUNTED=N requests counted per gateway, default 600, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 10000; BENCH_COUNT_PASSES, default 1)
+ * BENCH_COUNTED=N requests counted per gateway, default 600, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000; BENCH_COUNT_PASSES, default 1)
  * Targets (issue 39): every trace costs < 10% of whole-chat throughput; the default sampling < 2%.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -37,7 +37,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker } from "./lib/gateway-paths.ts";
-import { callgrindMissing, COUNT_WARM, compilingColumn, countEach, startCountedGateway } from "./lib/instructions.ts";
+import { callgrindMissing, COUNT_WARM, compilingColumn, countEach, startCountedGateway, withoutCompiling } from "./lib/instructions.ts";
 import { cpuPerRequest, errorsOf, eventLoopCpuPerRequest, measureSideBySide, medianRatio, printRounds, requestsPerSecond, type SideVariant } from "./lib/side-by-side.ts";
 import { median, printTable } from "./lib/report.ts";
 import { measureSpanCosts } from "./lib/span-costs.ts";
@@ -161,6 +161,7 @@ async function instructions(configPath: string, sinkUrl: string): Promise<void> 
     const counts = await countEach(gateways, { warm: COUNT_WARM, counted: COUNTED, passes: COUNT_PASSES });
     const perAnswer = Object.fromEntries(COUNTED_VARIANTS.map((name) => [name, counts[name].instructions])) as Record<Variant, number>;
     const untraced = (perAnswer.baseline + perAnswer.control) / 2;
+    const untracedWithoutCompiling = (withoutCompiling(counts.baseline) + withoutCompiling(counts.control)) / 2;
     printTable(
       `tracing: instructions per whole chat (callgrind, the gateway process's main thread, exporter included, batches of ${COUNTED_BATCHES.OTEL_BSP_MAX_EXPORT_BATCH_SIZE} spans; ${COUNTED} answers over 1 connection after ${COUNT_WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
       COUNTED_VARIANTS.map((name) => {
@@ -171,6 +172,7 @@ async function instructions(configPath: string, sinkUrl: string): Promise<void> 
           "instructions / answer": Math.round(perAnswer[name]).toLocaleString("en"),
           "passes' spread": percent(counts[name].spread),
           "of which V8 compiling": compilingColumn(counts[name]),
+          "against the mean, without compiling": percent(withoutCompiling(counts[name]) / untracedWithoutCompiling - 1),
           "cost against the baseline": name === "baseline" ? "" : percent(cost),
           "against the mean of baseline and control": percent(costAgainstBoth),
           target: targetOf(name),

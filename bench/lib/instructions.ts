@@ -2,10 +2,9 @@
  * Instructions a gateway process executes per request, counted by valgrind's callgrind: a measure
  * that does not move with what else the machine runs (throughput and CPU time on a shared 2-core
  * machine do), so two gateways' counts can be compared run after run. The gateway runs as
- * `gateway serve` under `valgrind --tool=callgrind` with instrumentation off while it starts and
- * warms up (so it starts in tens of seconds rather than minutes, and warms several times faster);
- * `callgrind_control` then turns it on, dumps (which zeroes the counts), and dumps again after the
- * measured requests: the main thread's
+ * `gateway serve` under `valgrind --tool=callgrind` with instrumentation off while it starts (so
+ * it starts in tens of seconds rather than minutes); `callgrind_control` turns it on for a warm-up,
+ * dumps (which zeroes the counts), and dumps again after the measured requests: the main thread's
  * total in the second dump over the requests answered is the figure (the event loop, where a
  * request's own work runs; see `lastDump` for why the other threads are left out), less what the
  * gateway's timers did meanwhile (`IDLE_MS`).
@@ -34,18 +33,22 @@ import type { Target } from "./load.ts";
 const run = promisify(execFile);
 
 /**
- * Requests each counted gateway answers uncounted before each count (`BENCH_WARM`): V8 goes on
- * optimising for thousands of requests, and a wave of deoptimisations and recompiles falls a
- * little after the two-thousandth; after ten thousand, few compiles are left in a count (the
- * compilers' share, printed beside it, shows how few). Uninstrumented, so it costs seconds.
+ * Requests each counted gateway answers uncounted before each count (`BENCH_WARM`): a gateway's
+ * count keeps falling for a thousand requests and more as V8 optimises, and V8 still compiles in
+ * every count after (the compilers' share, printed beside each count, says how much).
  */
-export const COUNT_WARM = Number(process.env.BENCH_WARM ?? 10_000);
-
-/** Requests sent between the two full collections before a count (see `count`). */
-const SETTLE_REQUESTS = 1000;
+export const COUNT_WARM = Number(process.env.BENCH_WARM ?? 2000);
 
 /** The compilers' share of a count per request, as a table shows it. */
 export const compilingColumn = (perRequest: PerRequest): string => `${Math.round(perRequest.compiling).toLocaleString("en")} (${((perRequest.compiling / perRequest.instructions) * 100).toFixed(1)}%)`;
+
+/**
+ * A count without V8's optimising compilers: what the event loop does per request when V8
+ * compiles on its background threads, as it does outside predictable mode. Which code V8 happens
+ * to recompile within a count differs from gateway to gateway by tens of thousands of
+ * instructions a request, so this is the steadier figure; both are printed.
+ */
+export const withoutCompiling = (perRequest: PerRequest): number => perRequest.instructions - perRequest.compiling;
 const COLLECT_ON_SIGNAL = fileURLToPath(new URL("./collect-garbage-on-signal.cjs", import.meta.url));
 
 /** Why instructions cannot be counted here (valgrind or callgrind_control missing), or undefined when they can. */
@@ -74,7 +77,7 @@ export interface CountedGateway {
   /**
    * Instructions the process's main thread executed for `requests.counted` requests (`send`
    * sends them; its timers' share taken out), and of those V8's compilers' (`compiling`), after
-   * `requests.warm` ran uncounted with instrumentation off.
+   * `requests.warm` ran uncounted.
    */
   count(send: (requests: number) => Promise<unknown>, requests: { warm: number; counted: number }): Promise<{ instructions: number; compiling: number }>;
   stop(): Promise<void>;
@@ -127,15 +130,11 @@ export async function startCountedGateway(options: GatewayProcessOptions): Promi
   return {
     gateway,
     async count(send, requests) {
-      // Uninstrumented, valgrind runs the warm-up several times faster, and V8 optimises alike.
-      await send(requests.warm);
-      // The first full collection after a warm-up clears type feedback that V8 then gathers and
-      // compiles again: a wave of some fifty recompiles in the next few hundred requests. It
-      // passes uncounted, and the second collection leaves no such wave.
-      await collectGarbage();
-      await send(SETTLE_REQUESTS);
-      await collectGarbage();
+      // Instrumented: a warm-up run several times faster uninstrumented left V8 compiling more
+      // in the count after it, not less (bench/README.md).
       await control("--instr=on");
+      await send(requests.warm);
+      await collectGarbage();
       // A dump zeroes the counts: the next one holds the counted requests alone.
       await control("--dump");
       const started = performance.now();
