@@ -29,7 +29,8 @@
  *    for export as OTLP protobuf (the gateway's) or OTLP JSON.
  *
  * Run: npm run bench -- tracing        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8, 0 to skip the side by side;
- * BENCH_COUNTED=N requests counted per gateway, default 600, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000; BENCH_COUNT_PASSES, default 1)
+ * BENCH_COUNTED=N requests counted per gateway, default 600, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000; BENCH_COUNT_PASSES, default 1;
+ * BENCH_VARIANTS="default sampling,none sampled" to measure only those beside the baseline and the control)
  * Targets (issue 39): every trace costs < 10% of whole-chat throughput; the default sampling < 2%.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -64,6 +65,9 @@ const SAMPLERS = {
   "none sampled": { OTEL_TRACES_SAMPLER: "always_off" },
 } as const satisfies Record<string, Record<string, string> | undefined>;
 type Variant = keyof typeof SAMPLERS;
+/** The variants measured: all, or those `BENCH_VARIANTS` names (comma-separated; the baseline and the control always), for fewer gateways under valgrind. */
+const measured = (name: Variant) =>
+  name === "baseline" || name === "control" || process.env.BENCH_VARIANTS === undefined || process.env.BENCH_VARIANTS.split(",").includes(name);
 /**
  * The batch processor's settings while instructions are counted: a batch is exported when it holds
  * 128 spans, never on the 5 s timer. Under valgrind a gateway answers some fifty times fewer requests a
@@ -75,9 +79,10 @@ type Variant = keyof typeof SAMPLERS;
  */
 const COUNTED_BATCHES = { OTEL_BSP_SCHEDULE_DELAY: "3600000", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "128" };
 /** The side by side leaves `none sampled` out: the instruction counts see its cost, a fifth loaded gateway would only thin the others' share of the machine. */
-const SIDE_BY_SIDE = ["baseline", "control", "every trace", "default sampling"] as const satisfies readonly Variant[];
-type SideName = (typeof SIDE_BY_SIDE)[number];
-const COUNTED_VARIANTS = Object.keys(SAMPLERS) as Variant[];
+const SIDE_BY_SIDE_ALL = ["baseline", "control", "every trace", "default sampling"] as const satisfies readonly Variant[];
+type SideName = (typeof SIDE_BY_SIDE_ALL)[number];
+const SIDE_BY_SIDE: readonly SideName[] = SIDE_BY_SIDE_ALL.filter(measured);
+const COUNTED_VARIANTS = (Object.keys(SAMPLERS) as Variant[]).filter(measured);
 /** The most each traced variant may cost (issue 39); the control's cost is the measurement's noise. */
 const TARGETS: Partial<Record<Variant, number>> = { "every trace": 0.1, "default sampling": 0.02 };
 
