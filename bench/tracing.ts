@@ -3,7 +3,7 @@
  * (bench/lib/gateway-paths.ts) to the same upstream, each `gateway serve` in its own process: the
  * baseline without tracing, a control configured as the baseline (the measurement's noise), one
  * exporting every trace (`OTEL_TRACES_SAMPLER=always_on`) and one at the default sampling (unset:
- * parent-based, a tenth of the traces it starts), both over OTLP/HTTP to a receiver that takes every
+ * parent-based, one in a hundred of the traces it starts), both over OTLP/HTTP to a receiver that takes every
  * export and keeps nothing (a worker of this process). The clients send no `traceparent`, so the
  * gateway decides every trace. Measured two ways:
  *
@@ -21,7 +21,7 @@
  *    are exported when full, see COUNTED_BATCHES, as on a busy gateway). A fifth
  *    gateway, `none sampled` (`OTEL_TRACES_SAMPLER=always_off`), traces but keeps nothing: what
  *    a request the sampler drops costs, the part of the default sampling's cost that is not its
- *    tenth of every trace's. This count does not move with the machine's load; the control shows
+ *    hundredth of every trace's. This count does not move with the machine's load; the control shows
  *    how far two identical gateways still differ, which bounds what one run can prove.
  *
  * 3. In process, apart from any request (bench/lib/span-costs.ts): the CPU time to make and end one
@@ -48,9 +48,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const COUNTED = Number(process.env.BENCH_COUNTED ?? 600);
 /**
  * Requests each gateway answers under valgrind before its count: V8 optimises code by how often it
- * ran, and at the default sampling the spans' and the exporter's code runs a tenth as often: after
- * 300 requests most of the default sampling's count was code not yet optimised (bench/README.md
- * says how it was found). A longer warm-up costs minutes per gateway under valgrind.
+ * ran, and at the default sampling the spans' and the exporter's code runs a hundredth as often:
+ * after 300 requests most of the default sampling's count (a tenth sampled then) was code not yet
+ * optimised (bench/README.md says how it was found). A longer warm-up costs minutes per gateway under valgrind.
  */
 const WARM = Number(process.env.BENCH_WARM ?? 2000);
 const COUNT_PASSES = Number(process.env.BENCH_COUNT_PASSES ?? 1);
@@ -74,8 +74,11 @@ const measured = (name: Variant) =>
  * second, so the timer would export every few requests' spans in a batch of its own, each paying
  * the export's fixed cost (an HTTP request) for a few spans: a cost of the measurement, not of a
  * busy gateway, whose batches fill (512 spans by default) before the timer fires. 128 rather than
- * 512 so that the default sampling's few spans still make several exports while counted; each
- * costs its fixed part over fewer spans than a busy gateway's, which errs against tracing.
+ * 512 so that sampled spans make several exports while counted; each costs its fixed part over
+ * fewer spans than a busy gateway's, which errs against tracing. At the default sampling (one in a
+ * hundred, five spans a chat) a batch fills once in some 2,500 requests: its count holds one
+ * export or none, and what it keeps is a handful of requests, so its row is read beside
+ * `none sampled` plus a hundredth of `every trace`'s cost (bench/README.md).
  */
 const COUNTED_BATCHES = { OTEL_BSP_SCHEDULE_DELAY: "3600000", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "128" };
 /** The side by side leaves `none sampled` out: the instruction counts see its cost, a fifth loaded gateway would only thin the others' share of the machine. */

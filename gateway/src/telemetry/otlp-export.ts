@@ -13,7 +13,7 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic
 import { GatewayTracerProvider } from "./started-traces";
 
 /** The ratio of traces the gateway starts itself when `OTEL_TRACES_SAMPLER` names none (docs/operators/operations.md#traces). */
-export const DEFAULT_TRACE_RATIO = 0.1;
+export const DEFAULT_TRACE_RATIO = 0.01;
 
 /** What decides whether and where spans go: the `--otel-endpoint` flag and the standard `OTEL_*` variables. */
 export interface OtlpExportOptions {
