@@ -41,7 +41,7 @@ import {
   type BenchTeam,
   type Ready,
 } from "./lib/gateway-paths.ts";
-import { callgrindMissing, countEach, startCountedGateway } from "./lib/instructions.ts";
+import { callgrindMissing, COUNT_WARM, compilingColumn, countEach, startCountedGateway, withoutCompiling } from "./lib/instructions.ts";
 import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, printRounds, requestsPerSecond, wholeChatVariants } from "./lib/side-by-side.ts";
 import { printTable } from "./lib/report.ts";
 
@@ -49,8 +49,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const COUNTED = Number(process.env.BENCH_COUNTED ?? 500);
 const COUNT_PASSES = Number(process.env.BENCH_COUNT_PASSES ?? 1);
-/** Requests each gateway answers uncounted before its first count: a gateway's count keeps falling for a thousand requests and more as V8 optimises. */
-const WARM = Number(process.env.BENCH_WARM ?? 2000);
 const CONNECTIONS_EACH = 8;
 const WARM_SECONDS = 2;
 const TARGET_COST = 0.05;
@@ -156,25 +154,35 @@ async function instructions(upstreamUrl: string): Promise<void> {
   try {
     const failed = started.find((each) => each.status === "rejected");
     if (failed) throw failed.reason;
-    const counts = await countEach(gateways, { warm: WARM, counted: COUNTED, passes: COUNT_PASSES });
+    const counts = await countEach(gateways, { warm: COUNT_WARM, counted: COUNTED, passes: COUNT_PASSES });
     const perRequest = Object.fromEntries(NAMES.map((name) => [name, counts[name].instructions])) as Record<Variant, number>;
+    const eventLoop = Object.fromEntries(NAMES.map((name) => [name, withoutCompiling(counts[name])])) as Record<Variant, number>;
     const rows = [];
     for (const { name, counted } of gateways) {
       const ratio = perRequest[name] / perRequest.baseline;
+      const eventLoopRatio = eventLoop[name] / eventLoop.baseline;
       const teamed = TEAMED.includes(name);
       rows.push({
         variant: name,
         "instructions / request": Math.round(perRequest[name]).toLocaleString("en"),
         "passes' spread": percent(1 + counts[name].spread),
-        "/ baseline": ratio.toFixed(3),
         "cost against a key alone": name === "baseline" ? "" : percent(ratio),
         target: teamed ? `< ${TARGET_COST * 100}%: ${verdict(ratio - 1)}` : "",
+        "of which V8 compiling": compilingColumn(counts[name]),
+        "without compiling": Math.round(eventLoop[name]).toLocaleString("en"),
+        "cost without compiling": name === "baseline" ? "" : percent(eventLoopRatio),
+        "target without compiling": teamed ? `< ${TARGET_COST * 100}%: ${verdict(eventLoopRatio - 1)}` : "",
         "team's first window spent": teamed ? await requireCharged(name, counted.gateway.url, counted.gateway.provisioningKey!) : "",
       });
     }
-    if (NAMES.includes("teamed") && NAMES.includes("limits-alone")) rows.push(beingInATeam(perRequest.teamed / perRequest["limits-alone"] - 1, "cost against a key alone"));
+    if (NAMES.includes("teamed") && NAMES.includes("limits-alone")) {
+      rows.push({
+        ...beingInATeam(perRequest.teamed / perRequest["limits-alone"] - 1, "cost against a key alone"),
+        "cost without compiling": percent(eventLoop.teamed / eventLoop["limits-alone"]),
+      });
+    }
     printTable(
-      `instructions per whole chat (callgrind, the gateway process's main thread; ${COUNTED} requests over 1 connection after ${WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
+      `instructions per whole chat (callgrind, the gateway process's main thread; ${COUNTED} requests over 1 connection after ${COUNT_WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
       rows,
     );
   } finally {

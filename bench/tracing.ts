@@ -38,7 +38,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker } from "./lib/gateway-paths.ts";
-import { callgrindMissing, countEach, startCountedGateway } from "./lib/instructions.ts";
+import { callgrindMissing, COUNT_WARM, compilingColumn, countEach, startCountedGateway, withoutCompiling } from "./lib/instructions.ts";
 import { cpuPerRequest, errorsOf, eventLoopCpuPerRequest, measureSideBySide, medianRatio, printRounds, requestsPerSecond, type SideVariant } from "./lib/side-by-side.ts";
 import { median, printTable } from "./lib/report.ts";
 import { measureSpanCosts } from "./lib/span-costs.ts";
@@ -46,13 +46,8 @@ import { measureSpanCosts } from "./lib/span-costs.ts";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const COUNTED = Number(process.env.BENCH_COUNTED ?? 600);
-/**
- * Requests each gateway answers under valgrind before its count: V8 optimises code by how often it
- * ran, and at the default sampling the spans' and the exporter's code runs a hundredth as often:
- * after 300 requests most of the default sampling's count (a tenth sampled then) was code not yet
- * optimised (bench/README.md says how it was found). A longer warm-up costs minutes per gateway under valgrind.
- */
-const WARM = Number(process.env.BENCH_WARM ?? 2000);
+// The warm-up before each count (COUNT_WARM) matters more here: V8 optimises code by how often it
+// ran, and at the default sampling the spans' and the exporter's code runs a hundredth as often.
 const COUNT_PASSES = Number(process.env.BENCH_COUNT_PASSES ?? 1);
 const CONNECTIONS_EACH = 6;
 
@@ -171,11 +166,12 @@ async function instructions(configPath: string, sinkUrl: string): Promise<void> 
   try {
     const failed = started.find((each) => each.status === "rejected");
     if (failed) throw failed.reason;
-    const counts = await countEach(gateways, { warm: WARM, counted: COUNTED, passes: COUNT_PASSES });
+    const counts = await countEach(gateways, { warm: COUNT_WARM, counted: COUNTED, passes: COUNT_PASSES });
     const perAnswer = Object.fromEntries(COUNTED_VARIANTS.map((name) => [name, counts[name].instructions])) as Record<Variant, number>;
     const untraced = (perAnswer.baseline + perAnswer.control) / 2;
+    const untracedWithoutCompiling = (withoutCompiling(counts.baseline) + withoutCompiling(counts.control)) / 2;
     printTable(
-      `tracing: instructions per whole chat (callgrind, the gateway process's main thread, exporter included, batches of ${COUNTED_BATCHES.OTEL_BSP_MAX_EXPORT_BATCH_SIZE} spans; ${COUNTED} answers over 1 connection after ${WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
+      `tracing: instructions per whole chat (callgrind, the gateway process's main thread, exporter included, batches of ${COUNTED_BATCHES.OTEL_BSP_MAX_EXPORT_BATCH_SIZE} spans; ${COUNTED} answers over 1 connection after ${COUNT_WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
       COUNTED_VARIANTS.map((name) => {
         const cost = perAnswer[name] / perAnswer.baseline - 1;
         const costAgainstBoth = perAnswer[name] / untraced - 1;
@@ -183,6 +179,8 @@ async function instructions(configPath: string, sinkUrl: string): Promise<void> 
           variant: name,
           "instructions / answer": Math.round(perAnswer[name]).toLocaleString("en"),
           "passes' spread": percent(counts[name].spread),
+          "of which V8 compiling": compilingColumn(counts[name]),
+          "against the mean, without compiling": percent(withoutCompiling(counts[name]) / untracedWithoutCompiling - 1),
           "cost against the baseline": name === "baseline" ? "" : percent(cost),
           "against the mean of baseline and control": percent(costAgainstBoth),
           target: targetOf(name),

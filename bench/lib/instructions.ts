@@ -31,6 +31,24 @@ import { startGatewayProcess, type GatewayProcess, type GatewayProcessOptions } 
 import type { Target } from "./load.ts";
 
 const run = promisify(execFile);
+
+/**
+ * Requests each counted gateway answers uncounted before each count (`BENCH_WARM`): a gateway's
+ * count keeps falling for a thousand requests and more as V8 optimises, and V8 still compiles in
+ * every count after (the compilers' share, printed beside each count, says how much).
+ */
+export const COUNT_WARM = Number(process.env.BENCH_WARM ?? 2000);
+
+/** The compilers' share of a count per request, as a table shows it. */
+export const compilingColumn = (perRequest: PerRequest): string => `${Math.round(perRequest.compiling).toLocaleString("en")} (${((perRequest.compiling / perRequest.instructions) * 100).toFixed(1)}%)`;
+
+/**
+ * A count without V8's optimising compilers: what the event loop does per request when V8
+ * compiles on its background threads, as it does outside predictable mode. Which code V8 happens
+ * to recompile within a count differs from gateway to gateway by tens of thousands of
+ * instructions a request, so this is the steadier figure; both are printed.
+ */
+export const withoutCompiling = (perRequest: PerRequest): number => perRequest.instructions - perRequest.compiling;
 const COLLECT_ON_SIGNAL = fileURLToPath(new URL("./collect-garbage-on-signal.cjs", import.meta.url));
 
 /** Why instructions cannot be counted here (valgrind or callgrind_control missing), or undefined when they can. */
@@ -56,8 +74,12 @@ const IDLE_MS = 20_000;
 /** A gateway process under callgrind, its instructions counted on request. */
 export interface CountedGateway {
   gateway: GatewayProcess;
-  /** Instructions the process's main thread executed for `work` (its timers' share taken out), after `warm` ran uncounted with instrumentation on. */
-  count(warm: () => Promise<unknown>, work: () => Promise<unknown>): Promise<number>;
+  /**
+   * Instructions the process's main thread executed for `requests.counted` requests (`send`
+   * sends them; its timers' share taken out), and of those V8's compilers' (`compiling`), after
+   * `requests.warm` ran uncounted.
+   */
+  count(send: (requests: number) => Promise<unknown>, requests: { warm: number; counted: number }): Promise<{ instructions: number; compiling: number }>;
   stop(): Promise<void>;
 }
 
@@ -93,33 +115,40 @@ export async function startCountedGateway(options: GatewayProcessOptions): Promi
    * checkpointer wakes every 100 ms, V8 compiles in the background as it gets to it), and under
    * valgrind wall time stretches with the machine's load: counted, they made two runs disagree.
    */
-  const lastDump = (): number => {
+  const newestDump = (): string => {
     const dumps = readdirSync(folder).filter((name) => /^callgrind\.out\.\d+-01$/.test(name));
     const number = (name: string) => Number(/\.(\d+)-01$/.exec(name)![1]);
     const newest = dumps.sort((a, b) => number(a) - number(b)).at(-1);
-    const totals = newest && /^totals: (\d+)/m.exec(readFileSync(join(folder, newest), "utf8"));
-    if (!totals) throw new Error(`callgrind wrote no dump with totals into ${folder}`);
+    if (!newest) throw new Error(`callgrind wrote no dump into ${folder}`);
+    return join(folder, newest);
+  };
+  const lastDump = (): number => {
+    const totals = /^totals: (\d+)/m.exec(readFileSync(newestDump(), "utf8"));
+    if (!totals) throw new Error(`callgrind's newest dump in ${folder} has no totals`);
     return Number(totals[1]);
   };
   return {
     gateway,
-    async count(warm, work) {
+    async count(send, requests) {
+      // Instrumented: a warm-up run several times faster uninstrumented left V8 compiling more
+      // in the count after it, not less (bench/README.md).
       await control("--instr=on");
-      await warm();
+      await send(requests.warm);
       await collectGarbage();
-      // A dump zeroes the counts: the next one holds `work` alone.
+      // A dump zeroes the counts: the next one holds the counted requests alone.
       await control("--dump");
       const started = performance.now();
-      await work();
+      await send(requests.counted);
       const workMs = performance.now() - started;
       await control("--dump");
       const busy = lastDump();
+      const compiling = await compilersShare(newestDump());
       // What the timers alone cost while nothing else runs, per millisecond (see IDLE_MS).
       await sleep(IDLE_MS);
       await control("--dump");
       const idlePerMs = lastDump() / IDLE_MS;
       await control("--instr=off");
-      return busy - idlePerMs * workMs;
+      return { instructions: busy - idlePerMs * workMs, compiling };
     },
     async stop() {
       await gateway.stop();
@@ -128,6 +157,22 @@ export async function startCountedGateway(options: GatewayProcessOptions): Promi
       else rmSync(folder, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The instructions of a callgrind dump spent in V8's optimising compilers (TurboFan, Turboshaft,
+ * Maglev), read from callgrind_annotate's self costs. In predictable mode they compile on the main
+ * thread (elsewhere on a background thread), so code that V8 still optimises while a count runs
+ * lands in it: shown beside the count, it says how far the count is from the gateway's steady state.
+ */
+async function compilersShare(dump: string): Promise<number> {
+  const { stdout } = await run("callgrind_annotate", ["--inclusive=no", "--threshold=100", dump], { maxBuffer: 256 * 1024 * 1024 });
+  let total = 0;
+  for (const line of stdout.split("\n")) {
+    const cost = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line);
+    if (cost && /v8::internal::(compiler|maglev)::/.test(cost[2]!)) total += Number(cost[1]!.replaceAll(",", ""));
+  }
+  return total;
 }
 
 /**
@@ -162,6 +207,8 @@ export interface CountedSubject<Name extends string> {
 /** Each gateway's instructions per request: the lowest of its passes, and how far its highest pass was above that. */
 export interface PerRequest {
   instructions: number;
+  /** Of `instructions`, V8's compilers' in the same pass ({@link compilersShare}). */
+  compiling: number;
   /** (highest − lowest) / lowest over the passes: 0 with one pass. */
   spread: number;
 }
@@ -169,26 +216,25 @@ export interface PerRequest {
 /**
  * Counts each gateway in `passes` passes, one gateway at a time (1 connection, so that what a
  * request does never hangs on how requests overlap), `warm` uncounted requests before each count
- * (V8 keeps optimising for a thousand requests and more; after minutes idle while the others were
- * counted, a gateway warmed by a few hundred counted some 15% more), every other pass in the
+ * (V8 keeps optimising for thousands of requests: the compilers' share of a count says how far it
+ * still is; after minutes idle while the others were counted, a gateway warmed by a few hundred
+ * counted some 15% more), every other pass in the
  * reverse order so that no gateway is always first. A count can only come out high (code not yet
  * optimised), so the lowest pass is the figure; the spread says how far the passes disagreed.
  */
 export async function countEach<Name extends string>(subjects: readonly CountedSubject<Name>[], options: { warm: number; counted: number; passes: number }): Promise<Record<Name, PerRequest>> {
-  const passes = {} as Record<Name, number[]>;
+  const passes = {} as Record<Name, { instructions: number; compiling: number }[]>;
   for (let pass = 0; pass < options.passes; pass++) {
     for (const { name, counted, target } of pass % 2 === 0 ? subjects : [...subjects].reverse()) {
-      const total = await counted.count(
-        () => sendCounted(target, 1, options.warm),
-        () => sendCounted(target, 1, options.counted),
-      );
-      (passes[name] ??= []).push(total / options.counted);
+      const { instructions, compiling } = await counted.count((requests) => sendCounted(target, 1, requests), options);
+      (passes[name] ??= []).push({ instructions: instructions / options.counted, compiling: compiling / options.counted });
     }
   }
   const perRequest = {} as Record<Name, PerRequest>;
   for (const { name } of subjects) {
-    const lowest = Math.min(...passes[name]);
-    perRequest[name] = { instructions: lowest, spread: Math.max(...passes[name]) / lowest - 1 };
+    const lowest = passes[name].reduce((low, each) => (each.instructions < low.instructions ? each : low));
+    const highest = Math.max(...passes[name].map((each) => each.instructions));
+    perRequest[name] = { ...lowest, spread: highest / lowest.instructions - 1 };
   }
   return perRequest;
 }
