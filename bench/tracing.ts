@@ -3,7 +3,7 @@
  * (bench/lib/gateway-paths.ts) to the same upstream, each `gateway serve` in its own process: the
  * baseline without tracing, a control configured as the baseline (the measurement's noise), one
  * exporting every trace (`OTEL_TRACES_SAMPLER=always_on`) and one at the default sampling (unset:
- * parent-based, a tenth of the traces it starts), both over OTLP/HTTP to a receiver that takes every
+ * parent-based, one in a hundred of the traces it starts), both over OTLP/HTTP to a receiver that takes every
  * export and keeps nothing (a worker of this process). The clients send no `traceparent`, so the
  * gateway decides every trace. Measured two ways:
  *
@@ -21,7 +21,7 @@
  *    are exported when full, see COUNTED_BATCHES, as on a busy gateway). A fifth
  *    gateway, `none sampled` (`OTEL_TRACES_SAMPLER=always_off`), traces but keeps nothing: what
  *    a request the sampler drops costs, the part of the default sampling's cost that is not its
- *    tenth of every trace's. This count does not move with the machine's load; the control shows
+ *    hundredth of every trace's. This count does not move with the machine's load; the control shows
  *    how far two identical gateways still differ, which bounds what one run can prove.
  *
  * 3. In process, apart from any request (bench/lib/span-costs.ts): the CPU time to make and end one
@@ -29,7 +29,8 @@
  *    for export as OTLP protobuf (the gateway's) or OTLP JSON.
  *
  * Run: npm run bench -- tracing        (BENCH_SECONDS=N per round, default 5; BENCH_ROUNDS, default 8, 0 to skip the side by side;
- * BENCH_COUNTED=N requests counted per gateway, default 600, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000; BENCH_COUNT_PASSES, default 1)
+ * BENCH_COUNTED=N requests counted per gateway, default 600, 0 to skip the instruction counts; BENCH_WARM=N uncounted before, default 2000; BENCH_COUNT_PASSES, default 1;
+ * BENCH_VARIANTS="default sampling,none sampled" to measure only those beside the baseline and the control)
  * Targets (issue 39): every trace costs < 10% of whole-chat throughput; the default sampling < 2%.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -46,7 +47,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const COUNTED = Number(process.env.BENCH_COUNTED ?? 600);
 // The warm-up before each count (COUNT_WARM) matters more here: V8 optimises code by how often it
-// ran, and at the default sampling the spans' and the exporter's code runs a tenth as often.
+// ran, and at the default sampling the spans' and the exporter's code runs a hundredth as often.
 const COUNT_PASSES = Number(process.env.BENCH_COUNT_PASSES ?? 1);
 const CONNECTIONS_EACH = 6;
 
@@ -59,20 +60,27 @@ const SAMPLERS = {
   "none sampled": { OTEL_TRACES_SAMPLER: "always_off" },
 } as const satisfies Record<string, Record<string, string> | undefined>;
 type Variant = keyof typeof SAMPLERS;
+/** The variants measured: all, or those `BENCH_VARIANTS` names (comma-separated; the baseline and the control always), for fewer gateways under valgrind. */
+const measured = (name: Variant) =>
+  name === "baseline" || name === "control" || process.env.BENCH_VARIANTS === undefined || process.env.BENCH_VARIANTS.split(",").includes(name);
 /**
  * The batch processor's settings while instructions are counted: a batch is exported when it holds
  * 128 spans, never on the 5 s timer. Under valgrind a gateway answers some fifty times fewer requests a
  * second, so the timer would export every few requests' spans in a batch of its own, each paying
  * the export's fixed cost (an HTTP request) for a few spans: a cost of the measurement, not of a
  * busy gateway, whose batches fill (512 spans by default) before the timer fires. 128 rather than
- * 512 so that the default sampling's few spans still make several exports while counted; each
- * costs its fixed part over fewer spans than a busy gateway's, which errs against tracing.
+ * 512 so that sampled spans make several exports while counted; each costs its fixed part over
+ * fewer spans than a busy gateway's, which errs against tracing. At the default sampling (one in a
+ * hundred, five spans a chat) a batch fills once in some 2,500 requests: its count holds one
+ * export or none, and what it keeps is a handful of requests, so its row is read beside
+ * `none sampled` plus a hundredth of `every trace`'s cost (bench/README.md).
  */
 const COUNTED_BATCHES = { OTEL_BSP_SCHEDULE_DELAY: "3600000", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "128" };
 /** The side by side leaves `none sampled` out: the instruction counts see its cost, a fifth loaded gateway would only thin the others' share of the machine. */
-const SIDE_BY_SIDE = ["baseline", "control", "every trace", "default sampling"] as const satisfies readonly Variant[];
-type SideName = (typeof SIDE_BY_SIDE)[number];
-const COUNTED_VARIANTS = Object.keys(SAMPLERS) as Variant[];
+const SIDE_BY_SIDE_ALL = ["baseline", "control", "every trace", "default sampling"] as const satisfies readonly Variant[];
+type SideName = (typeof SIDE_BY_SIDE_ALL)[number];
+const SIDE_BY_SIDE: readonly SideName[] = SIDE_BY_SIDE_ALL.filter(measured);
+const COUNTED_VARIANTS = (Object.keys(SAMPLERS) as Variant[]).filter(measured);
 /** The most each traced variant may cost (issue 39); the control's cost is the measurement's noise. */
 const TARGETS: Partial<Record<Variant, number>> = { "every trace": 0.1, "default sampling": 0.02 };
 

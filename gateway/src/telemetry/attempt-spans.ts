@@ -32,10 +32,11 @@ interface AttemptObserver {
  * A streamed answer's attempt ends at its first piece: its `gen_ai.response.time_to_first_chunk`.
  *
  * A request that is not sampled makes no span: every attempt carries its server span's context
- * (which tells the provider the trace is not sampled), put into headers once for all of them.
+ * (which tells the provider the trace is not sampled), put into headers once for all of them; in a
+ * trace the gateway started and dropped, there is no context to carry and no observer.
  */
 export function attemptSpans(tracing: GatewayTracing, parent: Context, operation: string, requestedModel: string, streamed: boolean): AttemptObserver | undefined {
-  if (!tracing.enabled) return undefined;
+  if (!tracing.propagated(parent)) return undefined;
   if (!tracing.recording(parent)) return new UnsampledAttempts(tracing, parent);
   return new AttemptSpans(tracing, parent, operation, requestedModel, streamed);
 }

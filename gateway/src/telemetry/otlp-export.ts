@@ -7,13 +7,13 @@ import {
   BatchSpanProcessor,
   ParentBasedSampler,
   TraceIdRatioBasedSampler,
-  TracerProvider,
   type Sampler,
 } from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
+import { GatewayTracerProvider } from "./started-traces";
 
 /** The ratio of traces the gateway starts itself when `OTEL_TRACES_SAMPLER` names none (docs/operators/operations.md#traces). */
-export const DEFAULT_TRACE_RATIO = 0.1;
+export const DEFAULT_TRACE_RATIO = 0.01;
 
 /** What decides whether and where spans go: the `--otel-endpoint` flag and the standard `OTEL_*` variables. */
 export interface OtlpExportOptions {
@@ -119,10 +119,10 @@ function droppedSpansMeters(onDropped: OtlpExportOptions["onDropped"]): MeterPro
  * certificates…) itself. Exporting runs off the request path; a receiver that is down or slow costs
  * only the spans the queue cannot hold, reported to `onDropped`. Shut it down to send what is queued.
  */
-export function otlpTracerProvider(options: OtlpExportOptions): TracerProvider {
+export function otlpTracerProvider(options: OtlpExportOptions): GatewayTracerProvider {
   const env = options.env ?? process.env;
   const exporter = new OTLPTraceExporter(options.endpoint ? { url: `${options.endpoint.replace(/\/+$/, "")}/v1/traces` } : {});
-  return new TracerProvider({
+  return new GatewayTracerProvider({
     sampler: samplerFromEnv(env),
     resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME?.trim() || "gateway-keys",

@@ -2,12 +2,12 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ROOT_CONTEXT, SpanStatusCode, type Context, type Span } from "@opentelemetry/api";
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_URL_PATH, ATTR_URL_SCHEME } from "@opentelemetry/semantic-conventions";
 import { UNMATCHED_ROUTE } from "../ops/request-tracking";
-import { contextWith, type GatewayTracing } from "./tracing";
+import { DROPPED_TRACE, contextWith, type GatewayTracing } from "./tracing";
 
 /** A request's server span and the context its work runs under (the span as parent). */
 export interface RequestTrace {
-  span: Span;
-  context: Context;
+  readonly span: Span;
+  readonly context: Context;
 }
 
 /** Before the hooks ran (a framework error): no span, and no parent but a new trace. */
@@ -26,6 +26,10 @@ export function traceRequests(app: FastifyInstance, tracing: GatewayTracing): vo
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     const parent = tracing.extract(request.headers);
     const span = tracing.startServerSpan(`${request.method} ${route}`, parent);
+    if (span === DROPPED_TRACE.span) {
+      request.trace = DROPPED_TRACE;
+      return done();
+    }
     if (span.isRecording()) {
       span.setAttributes({
         [ATTR_HTTP_REQUEST_METHOD]: request.method,

@@ -13,6 +13,7 @@ import {
   type TracerProvider,
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { GatewayTracerProvider, type StartedTraces } from "./started-traces";
 
 /**
  * The gateway's own span attributes, beside the OpenTelemetry conventions' (`http.*`, `gen_ai.*`):
@@ -34,8 +35,11 @@ export const GATEWAY_ATTRIBUTES = {
 
 const INSTRUMENTATION = "@gateway-keys/gateway";
 
-/** A span that records nothing, for work traced while tracing is off. */
+/** A span that records nothing and belongs to no trace, for work traced while tracing is off or in a trace the gateway started and its sampler dropped. */
 const UNTRACED_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/** A request in a trace the gateway started and its sampler dropped: its span and the context its work runs under, one for all such requests. */
+export const DROPPED_TRACE: { readonly span: Span; readonly context: Context } = { span: UNTRACED_SPAN, context: trace.setSpan(ROOT_CONTEXT, UNTRACED_SPAN) };
 
 /**
  * Spans of one gateway. Each request's context is carried explicitly (on the request, and handed
@@ -53,10 +57,13 @@ export class GatewayTracing {
   readonly enabled: boolean;
   readonly #tracer: Tracer;
   readonly #propagator = new W3CTraceContextPropagator();
+  /** The sampler's decision on a trace the gateway starts, before its first span: known of the gateway's own tracer provider only. */
+  readonly #startedTraces: StartedTraces | undefined;
 
   constructor(provider: TracerProvider | undefined, version: string) {
     this.enabled = provider !== undefined;
     this.#tracer = (provider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION, version);
+    this.#startedTraces = provider instanceof GatewayTracerProvider ? provider.startedTraces : undefined;
   }
 
   /** The caller's trace context from a request's headers (none: a new trace). */
@@ -76,8 +83,20 @@ export class GatewayTracing {
     return this.enabled && trace.getSpan(context)?.isRecording() === true;
   }
 
-  /** A request's span, under the caller's when it sent one: where the sampler decides whether the request is traced. */
+  /** Whether `context` is in a trace whose context goes on to providers, recorded or not: not when tracing is off, nor in a {@link DROPPED_TRACE}. */
+  propagated(context: Context): boolean {
+    return this.enabled && trace.getSpan(context) !== UNTRACED_SPAN;
+  }
+
+  /**
+   * A request's span, under the caller's when it sent one: where the sampler decides whether the
+   * request is traced. A trace the gateway starts itself is decided before any span is made
+   * ({@link StartedTraces}); a dropped one gets {@link DROPPED_TRACE}'s span, which belongs to no
+   * trace, makes no children and sends no trace context on. A caller's trace always gets the SDK's span, recorded or not, so
+   * its context goes on to providers.
+   */
   startServerSpan(name: string, parent: Context): Span {
+    if (this.#startedTraces !== undefined && trace.getSpan(parent) === undefined && !this.#startedTraces.keeps(name)) return UNTRACED_SPAN;
     return this.#tracer.startSpan(name, { kind: SpanKind.SERVER }, parent);
   }
 
