@@ -46,7 +46,8 @@ export const compilingColumn = (perRequest: PerRequest): string => `${Math.round
  * A count without V8's optimising compilers: what the event loop does per request when V8
  * compiles on its background threads, as it does outside predictable mode. Which code V8 happens
  * to recompile within a count differs from gateway to gateway by tens of thousands of
- * instructions a request, so this is the steadier figure; both are printed.
+ * instructions a request; taking that out does not make runs agree either (what was compiled
+ * also decides what ran unoptimised, bench/README.md), so both figures are printed.
  */
 export const withoutCompiling = (perRequest: PerRequest): number => perRequest.instructions - perRequest.compiling;
 const COLLECT_ON_SIGNAL = fileURLToPath(new URL("./collect-garbage-on-signal.cjs", import.meta.url));
