@@ -78,9 +78,13 @@ export interface CountedGateway {
   /**
    * Instructions the process's main thread executed for `requests.counted` requests (`send`
    * sends them; its timers' share taken out), and of those V8's compilers' (`compiling`), after
-   * `requests.warm` ran uncounted.
+   * `requests.warm` ran uncounted (sent by `sendWarm`, by default `send`).
    */
-  count(send: (requests: number) => Promise<unknown>, requests: { warm: number; counted: number }): Promise<{ instructions: number; compiling: number }>;
+  count(
+    send: (requests: number) => Promise<unknown>,
+    requests: { warm: number; counted: number },
+    sendWarm?: (requests: number) => Promise<unknown>,
+  ): Promise<{ instructions: number; compiling: number }>;
   stop(): Promise<void>;
 }
 
@@ -130,11 +134,11 @@ export async function startCountedGateway(options: GatewayProcessOptions): Promi
   };
   return {
     gateway,
-    async count(send, requests) {
+    async count(send, requests, sendWarm = send) {
       // Instrumented: a warm-up run several times faster uninstrumented left V8 compiling more
       // in the count after it, not less (bench/README.md).
       await control("--instr=on");
-      await send(requests.warm);
+      await sendWarm(requests.warm);
       await collectGarbage();
       // A dump zeroes the counts: the next one holds the counted requests alone.
       await control("--dump");
@@ -198,11 +202,12 @@ export async function sendCounted(target: Target, connections: number, count: nu
   }
 }
 
-/** A counted gateway and the request it is counted on. */
+/** A counted gateway and the request it is counted on (and warmed with, unless `warmTarget` says otherwise). */
 export interface CountedSubject<Name extends string> {
   name: Name;
   counted: CountedGateway;
   target: Target;
+  warmTarget?: Target;
 }
 
 /** Each gateway's instructions per request: the lowest of its passes, and how far its highest pass was above that. */
@@ -226,8 +231,9 @@ export interface PerRequest {
 export async function countEach<Name extends string>(subjects: readonly CountedSubject<Name>[], options: { warm: number; counted: number; passes: number }): Promise<Record<Name, PerRequest>> {
   const passes = {} as Record<Name, { instructions: number; compiling: number }[]>;
   for (let pass = 0; pass < options.passes; pass++) {
-    for (const { name, counted, target } of pass % 2 === 0 ? subjects : [...subjects].reverse()) {
-      const { instructions, compiling } = await counted.count((requests) => sendCounted(target, 1, requests), options);
+    for (const { name, counted, target, warmTarget = target } of pass % 2 === 0 ? subjects : [...subjects].reverse()) {
+      const send = (on: Target) => (requests: number) => sendCounted(on, 1, requests);
+      const { instructions, compiling } = await counted.count(send(target), options, send(warmTarget));
       (passes[name] ??= []).push({ instructions: instructions / options.counted, compiling: compiling / options.counted });
     }
   }
