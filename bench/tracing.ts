@@ -73,9 +73,10 @@ const measured = (name: Variant) =>
  * busy gateway, whose batches fill (512 spans by default) before the timer fires. 128 rather than
  * 512 so that sampled spans make several exports while counted; each costs its fixed part over
  * fewer spans than a busy gateway's, which errs against tracing. At the default sampling (one in a
- * hundred, five spans a chat) a batch fills once in some 2,500 requests: its count holds one
- * export or none, and what it keeps is a handful of requests, so its row is read beside
- * `none sampled` plus a hundredth of `every trace`'s cost (bench/README.md).
+ * hundred, five spans a chat) a batch fills once in some 2,500 requests, so its count holds a whole
+ * export or none; after its warm-up (WARMED_WITH_KEPT_TRACES) none, and an export's share, some
+ * 0.2% of a whole chat at one in a hundred, is added in reading it (bench/README.md, which also
+ * has a run with a batch per kept chat).
  */
 const COUNTED_BATCHES = { OTEL_BSP_SCHEDULE_DELAY: "3600000", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "128" };
 /**
