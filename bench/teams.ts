@@ -41,7 +41,7 @@ import {
   type BenchTeam,
   type Ready,
 } from "./lib/gateway-paths.ts";
-import { callgrindMissing, COUNT_WARM, compilingColumn, countEach, startCountedGateway, withoutCompiling } from "./lib/instructions.ts";
+import { callgrindMissing, COUNT_CONNECTIONS, COUNT_WARM, compilingColumn, countEach, startCountedGateway, withoutCompiling } from "./lib/instructions.ts";
 import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, printRounds, requestsPerSecond, wholeChatVariants } from "./lib/side-by-side.ts";
 import { printTable } from "./lib/report.ts";
 
@@ -182,7 +182,7 @@ async function instructions(upstreamUrl: string): Promise<void> {
       });
     }
     printTable(
-      `instructions per whole chat (callgrind, the gateway process's main thread; ${COUNTED} requests over 1 connection after ${COUNT_WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
+      `instructions per whole chat (callgrind, the gateway process's main thread; ${COUNTED} requests over ${COUNT_CONNECTIONS} connection(s) after ${COUNT_WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
       rows,
     );
   } finally {

@@ -40,7 +40,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startGatewayProcess, type GatewayProcess } from "@gateway-keys/testkit/gateway-process";
 import { BENCH_UPSTREAM_ENV, benchGatewayConfigFile, chatTarget, createBenchKey, MODEL, startWorker } from "./lib/gateway-paths.ts";
-import { callgrindMissing, COUNT_WARM, compilingColumn, countEach, startCountedGateway, withoutCompiling } from "./lib/instructions.ts";
+import { callgrindMissing, COUNT_CONNECTIONS, COUNT_WARM, compilingColumn, countEach, startCountedGateway, withoutCompiling } from "./lib/instructions.ts";
 import { cpuPerRequest, errorsOf, eventLoopCpuPerRequest, measureSideBySide, medianRatio, printRounds, requestsPerSecond, type SideVariant } from "./lib/side-by-side.ts";
 import { median, printTable } from "./lib/report.ts";
 import { measureSpanCosts } from "./lib/span-costs.ts";
@@ -186,7 +186,7 @@ async function instructions(configPath: string, sinkUrl: string): Promise<void> 
     const untraced = (perAnswer.baseline + perAnswer.control) / 2;
     const untracedWithoutCompiling = (withoutCompiling(counts.baseline) + withoutCompiling(counts.control)) / 2;
     printTable(
-      `tracing: instructions per whole chat (callgrind, the gateway process's main thread, exporter included, batches of ${COUNTED_BATCHES.OTEL_BSP_MAX_EXPORT_BATCH_SIZE} spans; ${COUNTED} answers over 1 connection after ${COUNT_WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
+      `tracing: instructions per whole chat (callgrind, the gateway process's main thread, exporter included, batches of ${COUNTED_BATCHES.OTEL_BSP_MAX_EXPORT_BATCH_SIZE} spans; ${COUNTED} answers over ${COUNT_CONNECTIONS} connection(s) after ${COUNT_WARM} uncounted, the lowest of ${COUNT_PASSES} pass(es), each from a collected heap)`,
       COUNTED_VARIANTS.map((name) => {
         const cost = perAnswer[name] / perAnswer.baseline - 1;
         const costAgainstBoth = perAnswer[name] / untraced - 1;

@@ -39,6 +39,13 @@ const run = promisify(execFile);
  */
 export const COUNT_WARM = Number(process.env.BENCH_WARM ?? 2000);
 
+/**
+ * Connections the counted requests come over (`BENCH_COUNT_CONNECTIONS`, default 1, so that what a
+ * request does never hangs on how requests overlap); more shows the work that concurrency shares
+ * out (one commit for several requests' rows) as a loaded gateway does it.
+ */
+export const COUNT_CONNECTIONS = Number(process.env.BENCH_COUNT_CONNECTIONS ?? 1);
+
 /** The compilers' share of a count per request, as a table shows it. */
 export const compilingColumn = (perRequest: PerRequest): string => `${Math.round(perRequest.compiling).toLocaleString("en")} (${((perRequest.compiling / perRequest.instructions) * 100).toFixed(1)}%)`;
 
@@ -220,8 +227,7 @@ export interface PerRequest {
 }
 
 /**
- * Counts each gateway in `passes` passes, one gateway at a time (1 connection, so that what a
- * request does never hangs on how requests overlap), `warm` uncounted requests before each count
+ * Counts each gateway in `passes` passes, one gateway at a time ({@link COUNT_CONNECTIONS}), `warm` uncounted requests before each count
  * (V8 keeps optimising for thousands of requests: the compilers' share of a count says how far it
  * still is; after minutes idle while the others were counted, a gateway warmed by a few hundred
  * counted some 15% more), every other pass in the
@@ -232,7 +238,7 @@ export async function countEach<Name extends string>(subjects: readonly CountedS
   const passes = {} as Record<Name, { instructions: number; compiling: number }[]>;
   for (let pass = 0; pass < options.passes; pass++) {
     for (const { name, counted, target, warmTarget = target } of pass % 2 === 0 ? subjects : [...subjects].reverse()) {
-      const send = (on: Target) => (requests: number) => sendCounted(on, 1, requests);
+      const send = (on: Target) => (requests: number) => sendCounted(on, COUNT_CONNECTIONS, requests);
       const { instructions, compiling } = await counted.count(send(target), options, send(warmTarget));
       (passes[name] ??= []).push({ instructions: instructions / options.counted, compiling: compiling / options.counted });
     }
