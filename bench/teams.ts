@@ -44,6 +44,7 @@ import {
 import { callgrindMissing, COUNT_CONNECTIONS, COUNT_WARM, compilingColumn, countEach, startCountedGateway, withoutCompiling } from "./lib/instructions.ts";
 import { cpuPerRequest, errorsOf, measureSideBySide, medianRatio, printRounds, requestsPerSecond, wholeChatVariants } from "./lib/side-by-side.ts";
 import { printTable } from "./lib/report.ts";
+import { variantMeasured } from "./lib/variants.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
@@ -62,10 +63,8 @@ const VARIANTS: Record<Variant, { team?: BenchTeam; keyPolicies?: object }> = {
   "spend-team": { team: "spend" },
   "limits-alone": { keyPolicies: FULL_TEAM_LIMITS_ON_A_KEY },
 };
-/** The variants measured: all, or those `BENCH_VARIANTS` names (comma-separated; the baseline always), for longer counts of fewer. */
-const NAMES = (Object.keys(VARIANTS) as Variant[]).filter(
-  (name) => name === "baseline" || process.env.BENCH_VARIANTS === undefined || process.env.BENCH_VARIANTS.split(",").includes(name),
-);
+/** The variants measured: all, or those `BENCH_VARIANTS` names beside the baseline. */
+const NAMES = (Object.keys(VARIANTS) as Variant[]).filter((name) => variantMeasured(name, ["baseline"]));
 const TEAMED: Variant[] = ["teamed", "spend-team"];
 const teamOf = (name: Variant): BenchTeam | undefined => VARIANTS[name].team;
 const keyPoliciesOf = (name: Variant): object => VARIANTS[name].keyPolicies ?? {};

@@ -44,6 +44,7 @@ import { callgrindMissing, COUNT_CONNECTIONS, COUNT_WARM, compilingColumn, count
 import { cpuPerRequest, errorsOf, eventLoopCpuPerRequest, measureSideBySide, medianRatio, printRounds, requestsPerSecond, type SideVariant } from "./lib/side-by-side.ts";
 import { median, printTable } from "./lib/report.ts";
 import { measureSpanCosts } from "./lib/span-costs.ts";
+import { variantMeasured } from "./lib/variants.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
@@ -62,9 +63,8 @@ const SAMPLERS = {
   "none sampled": { OTEL_TRACES_SAMPLER: "always_off" },
 } as const satisfies Record<string, Record<string, string> | undefined>;
 type Variant = keyof typeof SAMPLERS;
-/** The variants measured: all, or those `BENCH_VARIANTS` names (comma-separated; the baseline and the control always), for fewer gateways under valgrind. */
-const measured = (name: Variant) =>
-  name === "baseline" || name === "control" || process.env.BENCH_VARIANTS === undefined || process.env.BENCH_VARIANTS.split(",").includes(name);
+/** The variants measured: all, or those `BENCH_VARIANTS` names beside the baseline and the control (fewer gateways under valgrind). */
+const measured = (name: Variant) => variantMeasured(name, ["baseline", "control"]);
 /**
  * The batch processor's settings while instructions are counted: a batch is exported when it holds
  * 128 spans, never on the 5 s timer. Under valgrind a gateway answers some fifty times fewer requests a

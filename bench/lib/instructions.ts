@@ -236,9 +236,9 @@ export interface PerRequest {
  */
 export async function countEach<Name extends string>(subjects: readonly CountedSubject<Name>[], options: { warm: number; counted: number; passes: number }): Promise<Record<Name, PerRequest>> {
   const passes = {} as Record<Name, { instructions: number; compiling: number }[]>;
+  const send = (on: Target) => (requests: number) => sendCounted(on, COUNT_CONNECTIONS, requests);
   for (let pass = 0; pass < options.passes; pass++) {
     for (const { name, counted, target, warmTarget = target } of pass % 2 === 0 ? subjects : [...subjects].reverse()) {
-      const send = (on: Target) => (requests: number) => sendCounted(on, COUNT_CONNECTIONS, requests);
       const { instructions, compiling } = await counted.count(send(target), options, send(warmTarget));
       (passes[name] ??= []).push({ instructions: instructions / options.counted, compiling: compiling / options.counted });
     }
