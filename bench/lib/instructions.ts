@@ -35,7 +35,8 @@ const run = promisify(execFile);
 /**
  * Requests each counted gateway answers uncounted before each count (`BENCH_WARM`): a gateway's
  * count keeps falling for a thousand requests and more as V8 optimises, and V8 still compiles in
- * every count after (the compilers' share, printed beside each count, says how much).
+ * every count after, a tenth of it even after 10,000 (the compilers' share, printed beside each
+ * count, says how much): a count measures code on its way up V8's tiers, not its steady state.
  */
 export const COUNT_WARM = Number(process.env.BENCH_WARM ?? 2000);
 
