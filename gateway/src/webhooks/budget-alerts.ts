@@ -4,6 +4,7 @@ import type { MeteredKey } from "../metering/interfaces";
 import { keyWindowsOf } from "../metering/spend-windows";
 import type { Store } from "../store/types";
 import { budgetThresholdAlert, sendAlertOnce, thresholdMicros, type AlertSubject } from "./alerts";
+import { ThresholdWatches } from "./threshold-watches";
 
 /** A key as the alerts need it: what metering knows, and who it is for the event's `data`. */
 export type AlertedKey = MeteredKey & AlertSubject;
@@ -14,122 +15,39 @@ function isAlertedKey(key: MeteredKey): key is AlertedKey {
   return typeof subject.ownerId === "string" && typeof subject.name === "string" && typeof subject.labels === "object" && typeof subject.createdAt === "number";
 }
 
-/** What this process knows of one key's current window. */
-interface WindowWatch {
-  key: AlertedKey;
-  windowStart: number;
-  thresholds: readonly number[];
-  /** The window's spend as last read from the database, plus this process's charges since. */
-  estimateMicros: bigint;
-  /** How many of `thresholds` (in order) are known to be sent. */
-  sent: number;
-  /** When the database was last read (monotonic ms: a freshness heuristic, not business time). */
-  readAt: number;
-  checking: boolean;
-  /** A charge came while a check ran: decide again when it ends. */
-  dirty: boolean;
-  /** The trailing check that follows a burst's last charge. */
-  timer: NodeJS.Timeout | undefined;
-}
-
 /**
- * Watches charges for crossed budget thresholds, off the hot path: a settle adds its cost to this
- * process's estimate of the key's window spend, and only when that estimate reaches the next
- * threshold — or the estimate is older than `refreshMs`, since other processes spend too — is the
- * window's spend read from the database and each crossed threshold sent once (the database's
- * alert marks decide "once", not this memory, so a restart or another process never repeats one).
- * A charge that does not lead to a read at once is followed by one within `refreshMs`, so the last
- * charge of a burst — this process's or, through the database, another's — is never left unchecked.
+ * Sends `key.budget_threshold` off the hot path: each settled charge goes to the key's window
+ * watches (threshold-watches.ts), which read the window's spend from the database only when the
+ * next threshold may be reached or their estimate is stale, and send each threshold reached once.
  * The periodic scan (alert-scan.ts) checks every key with thresholds too, as a backstop.
  */
 export class BudgetAlerts {
-  readonly #store: Store;
-  readonly #now: () => number;
-  readonly #refreshMs: number;
-  readonly #watches = new Map<string, WindowWatch>();
-  #closed = false;
+  readonly #watches: ThresholdWatches<AlertedKey>;
   /** Called once an alert is committed (the deliverer's nudge). */
   onSent: () => void = () => undefined;
 
   constructor(store: Store, now: () => number, refreshMs = 1000) {
-    this.#store = store;
-    this.#now = now;
-    this.#refreshMs = refreshMs;
+    this.#watches = new ThresholdWatches<AlertedKey>(
+      (key, window, alreadySent) => sendCrossedThresholds(store, key, window.limitMicros, window.start, window.thresholds, now, () => this.onSent(), alreadySent),
+      refreshMs,
+    );
   }
 
   /** A settled charge of `micros` on `key` for a request that began at `at`: watched in each window of its spend policy. */
   charged(key: AlertedKey, micros: bigint, at: number): void {
-    const windows = keyWindowsOf({ spendLimitMicros: key.spendLimitMicros, resetPeriod: key.resetPeriod, spendWindows: key.spendWindows ?? null });
-    if (windows.length <= 1) return this.#chargedIn(key, key.id, micros, at);
-    for (const window of windows) {
-      this.#chargedIn({ ...key, spendLimitMicros: window.limitMicros, resetPeriod: window.resetPeriod }, `${key.id}\0${window.resetPeriod}`, micros, at);
-    }
-  }
-
-  /** A charge in the one window `key`'s limit and period name, watched under `watchId`. */
-  #chargedIn(key: AlertedKey, watchId: string, micros: bigint, at: number): void {
     const thresholds = key.alerts?.budgetAlertThresholds;
-    if (this.#closed || !thresholds || thresholds.length === 0 || key.spendLimitMicros === null) return;
-    const windowStart = windowStartOf(key.resetPeriod, at);
-    let watch = this.#watches.get(watchId);
-    if (!watch || watch.windowStart !== windowStart || watch.thresholds !== thresholds) {
-      if (watch) clearTimeout(watch.timer);
-      watch = { key, windowStart, thresholds, estimateMicros: 0n, sent: 0, readAt: Number.NEGATIVE_INFINITY, checking: false, dirty: false, timer: undefined };
-      this.#watches.set(watchId, watch);
+    if (!thresholds || thresholds.length === 0) return;
+    const windows = keyWindowsOf({ spendLimitMicros: key.spendLimitMicros, resetPeriod: key.resetPeriod, spendWindows: key.spendWindows ?? null });
+    for (const window of windows) {
+      // A key of several windows is watched, and named in its alerts, window by window.
+      const [watchId, subject] = windows.length === 1 ? [key.id, key] : [`${key.id}\0${window.resetPeriod}`, { ...key, spendLimitMicros: window.limitMicros, resetPeriod: window.resetPeriod }];
+      this.#watches.charged(watchId, subject, { limitMicros: window.limitMicros, start: windowStartOf(window.resetPeriod, at), thresholds }, micros);
     }
-    watch.key = key;
-    watch.estimateMicros += micros;
-    this.#decide(watch);
   }
 
   /** Stops the trailing checks (the app is closing). */
   close(): void {
-    this.#closed = true;
-    for (const watch of this.#watches.values()) clearTimeout(watch.timer);
-  }
-
-  /** Reads now when the next threshold may be reached or the estimate is stale; otherwise makes sure a read follows soon. */
-  #decide(watch: WindowWatch): void {
-    const limitMicros = watch.key.spendLimitMicros;
-    const next = watch.thresholds[watch.sent];
-    if (next === undefined || limitMicros === null || this.#closed) return;
-    if (watch.checking) {
-      watch.dirty = true;
-      return;
-    }
-    const age = performance.now() - watch.readAt;
-    if (watch.estimateMicros >= thresholdMicros(limitMicros, next) || age >= this.#refreshMs) {
-      clearTimeout(watch.timer);
-      watch.timer = undefined;
-      void this.#check(watch, limitMicros);
-    } else if (watch.timer === undefined) {
-      watch.timer = setTimeout(() => {
-        watch.timer = undefined;
-        this.#decide(watch);
-      }, this.#refreshMs - age);
-      watch.timer.unref();
-    }
-  }
-
-  async #check(watch: WindowWatch, limitMicros: bigint): Promise<void> {
-    watch.checking = true;
-    watch.dirty = false;
-    const before = watch.estimateMicros;
-    try {
-      const { spent, crossed } = await sendCrossedThresholds(this.#store, watch.key, limitMicros, watch.windowStart, watch.thresholds, this.#now, this.onSent, watch.sent);
-      // Charges that came during the read may or may not be in `spent`: counted again (an
-      // overestimate only brings the next read sooner).
-      watch.estimateMicros = spent + (watch.estimateMicros - before);
-      watch.readAt = performance.now();
-      watch.sent = Math.max(watch.sent, crossed);
-    } catch {
-      // Not sent: the trailing check (or the scan) tries again, and the marks keep it once-only.
-      watch.readAt = performance.now();
-      watch.dirty = true;
-    } finally {
-      watch.checking = false;
-    }
-    if (watch.dirty) this.#decide(watch);
+    this.#watches.close();
   }
 }
 
