@@ -112,6 +112,41 @@ test("each threshold of each key fires once per window under concurrent load acr
   expect(seen.length).toBe(expected);
 });
 
+test("each threshold of each window of a team fires once while its keys spend together across 3 processes", async () => {
+  const hook = await account(gateways[0]!, "POST", "/v1/account/webhooks", { url: receiver.url, events: ["team.budget_threshold"] });
+  expect(hook.status).toBe(201);
+  // A day of 0.03 (10 pings) and a month of 0.06: the day reaches every threshold, the month 0.25 and 0.5.
+  const team = await account(gateways[1]!, "POST", "/v1/account/teams", {
+    name: "loaded team",
+    spendPolicy: { windows: [{ limitUnits: "0.03", resetPeriod: "daily" }, { limitUnits: "0.06", resetPeriod: "monthly" }] },
+    budgetAlertThresholds: THRESHOLDS,
+  });
+  expect(team.status).toBe(201);
+  const keys: { secret: string }[] = [];
+  for (let i = 0; i < 4; i++) {
+    const created = await account(gateways[i % gateways.length]!, "POST", "/v1/account/api-keys", { name: `team member ${i}`, teamId: team.body.teamId });
+    expect(created.status).toBe(201);
+    keys.push(created.body);
+  }
+  const statuses = await load(keys, 5);
+  expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+  const ofTeam = () =>
+    receiver
+      .accepted()
+      .map((d) => JSON.parse(d.body) as { id: string; type: string; data: { teamId: string; threshold: number; resetPeriod: string } })
+      .filter((event) => event.type === "team.budget_threshold" && event.data.teamId === team.body.teamId);
+  const expected = THRESHOLDS.length + 2;
+  await receiver.waitFor(() => new Set(ofTeam().map((event) => event.id)).size >= expected, 20_000);
+  // Time for any repeat to show up: three processes each re-read the team's windows within a second.
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  const seen = ofTeam();
+  expect(seen.map((event) => `${event.data.resetPeriod} ${event.data.threshold}`).sort()).toEqual([
+    ...THRESHOLDS.map((threshold) => `daily ${threshold}`),
+    "monthly 0.25",
+    "monthly 0.5",
+  ]);
+});
+
 test("kill -9 of every process mid-delivery: a restarted process resumes the delivery, and no threshold fires twice", async () => {
   const keys = await createKeys(2, "crashed");
   receiver.holdNext(1);
