@@ -10,7 +10,7 @@ import { ThresholdWatches, type ThresholdCheck, type WatchedWindow } from "@gate
 
 const REFRESH_MS = 500;
 const THRESHOLDS = [0.5, 0.9];
-const WINDOW: WatchedWindow = { limitMicros: 1_000n, start: 0, thresholds: THRESHOLDS };
+const WINDOW: WatchedWindow = { resetPeriod: "daily", limitMicros: 1_000n, start: 0, thresholds: THRESHOLDS };
 
 /** A database stand-in: what the window holds, each read recorded, and whether reads fail. */
 function database() {
@@ -104,7 +104,7 @@ test("a new window, limit or list of thresholds starts the watch again", async (
   watches.charged("team", "team", { ...WINDOW, start: 86_400_000, limitMicros: 2_000n }, 10n);
   await sleep(0);
   expect(state.reads).toBe(3);
-  watches.charged("team", "team", { limitMicros: 2_000n, start: 86_400_000, thresholds: [0.5] }, 10n);
+  watches.charged("team", "team", { ...WINDOW, limitMicros: 2_000n, start: 86_400_000, thresholds: [0.5] }, 10n);
   await sleep(0);
   expect(state.reads).toBe(4);
 });

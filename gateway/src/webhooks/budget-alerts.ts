@@ -41,7 +41,7 @@ export class BudgetAlerts {
     for (const window of windows) {
       // A key of several windows is watched, and named in its alerts, window by window.
       const [watchId, subject] = windows.length === 1 ? [key.id, key] : [`${key.id}\0${window.resetPeriod}`, { ...key, spendLimitMicros: window.limitMicros, resetPeriod: window.resetPeriod }];
-      this.#watches.charged(watchId, subject, { limitMicros: window.limitMicros, start: windowStartOf(window.resetPeriod, at), thresholds }, micros);
+      this.#watches.charged(watchId, subject, { ...window, start: windowStartOf(window.resetPeriod, at), thresholds }, micros);
     }
   }
 

@@ -1,4 +1,4 @@
-import { formatUnits, spendWindowOf, type ResetPeriod } from "@gateway-keys/contract";
+import { formatUnits, spendWindowOf } from "@gateway-keys/contract";
 import type { Ledger } from "../metering/ledger";
 import type { TeamCache } from "../store/team-cache";
 import type { Store, StoredTeam } from "../store/types";
@@ -19,14 +19,14 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  */
 export class TeamBudgetAlerts {
   readonly #teams: TeamCache;
-  readonly #watches: ThresholdWatches<{ team: StoredTeam; resetPeriod: ResetPeriod }>;
+  readonly #watches: ThresholdWatches<StoredTeam>;
   /** Called once an alert is committed (the deliverer's nudge). */
   onSent: () => void = () => undefined;
 
   constructor(store: Store, teams: TeamCache, now: () => number, refreshMs = 1000) {
     this.#teams = teams;
-    this.#watches = new ThresholdWatches(
-      ({ team, resetPeriod }, window, alreadySent) => sendCrossedTeamThresholds(store, team, { ...window, resetPeriod }, now, () => this.onSent(), alreadySent),
+    this.#watches = new ThresholdWatches<StoredTeam>(
+      (team, window, alreadySent) => sendCrossedTeamThresholds(store, team, window, now, () => this.onSent(), alreadySent),
       refreshMs,
     );
   }
@@ -50,7 +50,7 @@ export class TeamBudgetAlerts {
     if (thresholds.length === 0) return;
     for (const window of team.spendWindows) {
       const { start } = spendWindowOf(window.resetPeriod, at, team.createdAt);
-      this.#watches.charged(`${team.id}\0${window.resetPeriod}`, { team, resetPeriod: window.resetPeriod }, { limitMicros: window.limitMicros, start, thresholds }, micros);
+      this.#watches.charged(`${team.id}\0${window.resetPeriod}`, team, { resetPeriod: window.resetPeriod, limitMicros: window.limitMicros, start, thresholds }, micros);
     }
   }
 
@@ -61,14 +61,14 @@ export class TeamBudgetAlerts {
 }
 
 /**
- * Reads the team's spend in `window` (of period `resetPeriod`, begun at `start`) and sends each
+ * Reads the team's spend in `window` (since its `start`) and sends each
  * threshold it reached past the `alreadySent` lowest, each once. Returns the spend read and how
  * many thresholds (from the lowest) it reached.
  */
 export async function sendCrossedTeamThresholds(
   store: Store,
   team: StoredTeam,
-  window: WatchedWindow & { resetPeriod: ResetPeriod },
+  window: WatchedWindow,
   now: () => number,
   onSent: () => void = () => undefined,
   alreadySent = 0,

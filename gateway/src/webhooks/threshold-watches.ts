@@ -1,7 +1,9 @@
+import type { ResetPeriod } from "@gateway-keys/contract";
 import { thresholdMicros } from "./alerts";
 
-/** One spend window of a key or a team at a charge's time: its limit, its start and the thresholds its alerts are sent at. */
+/** One spend window of a key or a team at a charge's time: its period, limit and start, and the thresholds its alerts are sent at. */
 export interface WatchedWindow {
+  readonly resetPeriod: ResetPeriod;
   readonly limitMicros: bigint;
   readonly start: number;
   readonly thresholds: readonly number[];
@@ -63,8 +65,7 @@ export class ThresholdWatches<Subject> {
   charged(watchId: string, subject: Subject, window: WatchedWindow, micros: bigint): void {
     if (this.#closed || window.thresholds.length === 0) return;
     let watch = this.#watches.get(watchId);
-    const same = watch && watch.window.start === window.start && watch.window.limitMicros === window.limitMicros && watch.window.thresholds === window.thresholds;
-    if (!watch || !same) {
+    if (!watch || watch.window.start !== window.start || watch.window.limitMicros !== window.limitMicros || watch.window.thresholds !== window.thresholds) {
       if (watch) clearTimeout(watch.timer);
       watch = { subject, window, estimateMicros: 0n, sent: 0, readAt: Number.NEGATIVE_INFINITY, checking: false, dirty: false, timer: undefined };
       this.#watches.set(watchId, watch);
